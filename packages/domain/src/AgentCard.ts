@@ -1,0 +1,129 @@
+/**
+ * The agent card (DESIGN §7): a compact card a tool-using agent can act on
+ * without reading anything else: who the product is, what it does, when to
+ * avoid it, what it costs, how trusted it is, and every link with its method.
+ */
+import { Schema } from "effect"
+import { ProductId } from "./ids.ts"
+import { agentCardPath, agentViewPath, problemsPath, productPath, VOTE_PATH } from "./paths.ts"
+import type { Product } from "./Product.ts"
+import type { Plan } from "./ProductContent.ts"
+import { Slug } from "./slug.ts"
+import { toTrust, Trust } from "./trust.ts"
+
+export const AGENT_CARD_SCHEMA_VERSION = "1.0"
+
+export const Link = Schema.Struct({
+  method: Schema.Literals(["GET", "POST"]),
+  href: Schema.String
+}).annotate({ identifier: "Link" })
+
+export const VoteLink = Schema.Struct({
+  method: Schema.Literal("POST"),
+  href: Schema.String,
+  content_type: Schema.Literal("application/json"),
+  body: Schema.Struct({
+    entity_id: Schema.String,
+    direction: Schema.String,
+    voter_id: Schema.String,
+    reason: Schema.String
+  }).annotate({ description: "Body template: direction is up|down; voter_id and reason are optional" })
+}).annotate({ identifier: "VoteLink" })
+
+export const Links = Schema.Struct({
+  self: Link,
+  record: Link,
+  agent_view: Link,
+  problems: Link,
+  vote: VoteLink
+}).annotate({ identifier: "Links" })
+
+export const CheapestPlan = Schema.Struct({ name: Schema.String, price: Schema.String }).annotate({ identifier: "CheapestPlan" })
+
+export const PricingSummary = Schema.Struct({
+  model: Schema.String,
+  cheapest_plan: Schema.NullOr(CheapestPlan).annotate({ description: "The plan with the lowest price; null when there are no plans" }),
+  plan_count: Schema.Int
+}).annotate({ identifier: "PricingSummary" })
+
+export const TrustSummary = Schema.Struct({
+  ...Trust.fields,
+  summary: Schema.String.annotate({ description: "One line an agent can quote", examples: ["87/100 from 120 votes (92% positive)"] })
+}).annotate({ identifier: "TrustSummary" })
+
+export const AgentCard = Schema.Struct({
+  schema_version: Schema.Literal(AGENT_CARD_SCHEMA_VERSION),
+  id: ProductId,
+  slug: Slug,
+  name: Schema.String,
+  category: Schema.String,
+  description: Schema.String.annotate({ description: "One paragraph on what the product is" }),
+  capabilities: Schema.Array(Schema.String),
+  use_cases: Schema.Array(Schema.String),
+  avoid_when: Schema.Array(Schema.String),
+  pricing: PricingSummary,
+  trust: TrustSummary,
+  links: Links
+}).annotate({ identifier: "AgentCard", description: "Compact card for tool-using agents" })
+export type AgentCard = typeof AgentCard.Type
+
+/** The first number in a price text; "Free" and "$0/mo" are 0; text with no number is unknown. */
+export const priceAmount = (price: string): number | undefined => {
+  if (/\bfree\b/i.test(price)) return 0
+  const match = /(\d+(?:[.,]\d+)?)/.exec(price.replace(/(\d),(\d{3})\b/g, "$1$2"))
+  return match?.[1] === undefined ? undefined : Number(match[1].replace(",", "."))
+}
+
+/** The cheapest plan by its price text; plans whose price has no number rank last, ties keep catalog order. */
+export const cheapestPlan = (plans: ReadonlyArray<Plan>): Plan | undefined => {
+  let best: { plan: Plan; amount: number } | undefined
+  for (const plan of plans) {
+    const amount = priceAmount(plan.price) ?? Number.POSITIVE_INFINITY
+    if (best === undefined || amount < best.amount) best = { plan, amount }
+  }
+  return best?.plan
+}
+
+export const trustSummaryOf = (product: Product) => {
+  const trust = toTrust(product.counters)
+  const summary = trust.evaluation_count === 0
+    ? "No votes yet"
+    : `${trust.trust_score}/100 from ${trust.evaluation_count} vote${trust.evaluation_count === 1 ? "" : "s"} (${Math.round(trust.trust_ratio * 100)}% positive)`
+  return { ...trust, summary }
+}
+
+export const linksOf = (product: Product, self: string) => ({
+  self: { method: "GET" as const, href: self },
+  record: { method: "GET" as const, href: productPath(product.id) },
+  agent_view: { method: "GET" as const, href: agentViewPath(product.slug) },
+  problems: { method: "GET" as const, href: problemsPath(product.slug) },
+  vote: {
+    method: "POST" as const,
+    href: VOTE_PATH,
+    content_type: "application/json" as const,
+    body: { entity_id: product.id, direction: "up|down", voter_id: "<your stable agent id>", reason: "<with down: the problem, ≤ 280 chars>" }
+  }
+})
+
+export const toAgentCard = (product: Product): AgentCard => {
+  const c = product.content
+  const cheapest = cheapestPlan(c.pricing.plans)
+  return {
+    schema_version: AGENT_CARD_SCHEMA_VERSION,
+    id: product.id,
+    slug: product.slug,
+    name: c.name,
+    category: c.category,
+    description: c.ai_summary,
+    capabilities: c.ai_features,
+    use_cases: c.recommended_for,
+    avoid_when: c.not_recommended_for,
+    pricing: {
+      model: c.pricing.model,
+      cheapest_plan: cheapest ? { name: cheapest.name, price: cheapest.price } : null,
+      plan_count: c.pricing.plans.length
+    },
+    trust: trustSummaryOf(product),
+    links: linksOf(product, agentCardPath(product.id))
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The agent view (DESIGN §7), `/entities/{slug}?format=agent`: the decision
+ * view, the card plus everything an agent weighs before choosing.
+ */
+import { Schema } from "effect"
+import { AgentCard, linksOf, toAgentCard } from "./AgentCard.ts"
+import { agentViewPath } from "./paths.ts"
+import { Problem } from "./Problem.ts"
+import type { Product } from "./Product.ts"
+import { HttpUrl, OffsetTimestamp, Pricing } from "./ProductContent.ts"
+import { formatOffsetTimestamp } from "./ProductRecord.ts"
+import { withTracking, type Utm } from "./tracking.ts"
+
+export const AGENT_VIEW_TOP_PROBLEMS = 3
+
+export const AgentView = Schema.Struct({
+  ...AgentCard.fields,
+  target_audience: Schema.String,
+  competitive_position: Schema.String,
+  benefits: Schema.String,
+  key_features: Schema.Array(Schema.String),
+  plans: Pricing.fields.plans,
+  website: HttpUrl,
+  problems: Schema.Struct({
+    total: Schema.Int,
+    top: Schema.Array(Problem).annotate({ description: `The ${AGENT_VIEW_TOP_PROBLEMS} most reported problems` })
+  }),
+  version: Schema.Int,
+  updated_at: OffsetTimestamp
+}).annotate({ identifier: "AgentView", description: "Decision view of a product for agents" })
+export type AgentView = typeof AgentView.Type
+
+export const toAgentView = (product: Product, problems: ReadonlyArray<Problem>, utm: Utm): AgentView => {
+  const c = product.content
+  return {
+    ...toAgentCard(product),
+    links: linksOf(product, agentViewPath(product.slug)),
+    target_audience: c.ai_optimization.target_audience,
+    competitive_position: c.ai_optimization.competitive_position,
+    benefits: c.ai_optimization.ai_benefits,
+    key_features: c.key_features,
+    plans: c.pricing.plans,
+    website: withTracking(c.website, utm),
+    problems: { total: problems.length, top: problems.slice(0, AGENT_VIEW_TOP_PROBLEMS) },
+    version: product.version,
+    updated_at: formatOffsetTimestamp(product.updatedAt)
+  }
+}

@@ -1,0 +1,35 @@
+/** The catalog: products by id or slug, batch upserts, listing, removal. */
+import { Context, type Effect, type Stream } from "effect"
+import type { InvalidCursor, ProductNotFound, ProductRemoved, StoreError } from "./errors.ts"
+import type { ProductId } from "./ids.ts"
+import type { ListQuery, Page } from "./Listing.ts"
+import type { Product, ProductInput, UpsertOutcome } from "./Product.ts"
+
+export interface CategoryCount {
+  readonly category: string
+  readonly count: number
+}
+
+export class CatalogStore extends Context.Service<CatalogStore, {
+  /** A product by id (UUID form) or slug. A removed product fails with ProductRemoved. */
+  readonly find: (ref: string) => Effect.Effect<Product, ProductNotFound | ProductRemoved | StoreError>
+  /**
+   * Creates or updates a batch of products atomically. `version` and
+   * `updated_at` move only when content or seed counts change; an unchanged
+   * input is reported `unchanged` and left alone. A removed product that comes
+   * back is restored (`updated`). Outcomes are in input order.
+   */
+  readonly upsert: (inputs: ReadonlyArray<ProductInput>) => Effect.Effect<ReadonlyArray<UpsertOutcome>, StoreError>
+  /** Live products, filtered and ordered by the query, one page after the cursor. */
+  readonly list: (query: ListQuery) => Effect.Effect<Page<Product>, InvalidCursor | StoreError>
+  /** Categories of live products with their counts, by name. */
+  readonly categories: Effect.Effect<ReadonlyArray<CategoryCount>, StoreError>
+  /** Marks products removed (reads answer 410, votes are kept). Returns how many were live. */
+  readonly remove: (ids: ReadonlyArray<ProductId>) => Effect.Effect<number, StoreError>
+  /** Live products whose id is not in `keep`: what `import --prune` would remove. */
+  readonly absentFrom: (keep: ReadonlySet<string>) => Stream.Stream<ProductId, StoreError>
+  /** Every live product by id, in pages of `batchSize`: for export, with bounded memory. */
+  readonly scan: (batchSize: number) => Stream.Stream<Product, StoreError>
+  /** Fails when the store cannot be reached: the readiness probe. */
+  readonly ping: Effect.Effect<void, StoreError>
+}>()("@productdir/domain/CatalogStore") {}

@@ -1,0 +1,120 @@
+/**
+ * Listing and search (DESIGN §8): the query, its keyset order and the opaque
+ * cursor. Every store orders by the same keys, so a cursor means the same
+ * thing whichever store made it.
+ */
+import { Result, Schema } from "effect"
+import { Base64Url } from "effect/encoding"
+import { InvalidCursor } from "./errors.ts"
+import type { Product } from "./Product.ts"
+import { trustScore } from "./trust.ts"
+
+export const ListSort = Schema.Literals(["trust", "name", "updated"]).annotate({
+  description: "`trust`: best trust score first (default); `name`: A→Z; `updated`: most recently changed first"
+})
+export type ListSort = typeof ListSort.Type
+
+export const DEFAULT_LIMIT = 20
+export const MAX_LIMIT = 100
+
+export interface ListQuery {
+  readonly q?: string | undefined
+  readonly category?: string | undefined
+  readonly updatedSince?: Date | undefined
+  readonly sort: ListSort
+  readonly limit: number
+  readonly cursor?: string | undefined
+}
+
+export interface Page<A> {
+  readonly items: ReadonlyArray<A>
+  readonly nextCursor: string | null
+}
+
+/** The position after the last item of a page, in the order of its sort. */
+export type SortKey =
+  | { readonly sort: "trust"; readonly score: number; readonly id: string }
+  | { readonly sort: "name"; readonly name: string; readonly id: string }
+  | { readonly sort: "updated"; readonly at: number; readonly id: string }
+
+/** Case-insensitive name order, compared by code point in every store. */
+export const nameKey = (name: string): string => name.toLowerCase()
+
+export const sortKeyOf = (sort: ListSort, product: Product): SortKey => {
+  switch (sort) {
+    case "trust":
+      return { sort, score: trustScore(product.counters), id: product.id }
+    case "name":
+      return { sort, name: nameKey(product.content.name), id: product.id }
+    case "updated":
+      return { sort, at: product.updatedAt.getTime(), id: product.id }
+  }
+}
+
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/** Total order of a sort: its key, then id ascending. */
+export const compareSortKeys = (a: SortKey, b: SortKey): number => {
+  if (a.sort === "trust" && b.sort === "trust") return b.score - a.score || compareText(a.id, b.id)
+  if (a.sort === "name" && b.sort === "name") return compareCodePoints(a.name, b.name) || compareText(a.id, b.id)
+  if (a.sort === "updated" && b.sort === "updated") return b.at - a.at || compareText(a.id, b.id)
+  return 0
+}
+
+/** UTF-8 byte order, which is what Postgres' "C" collation compares. */
+export const compareCodePoints = (a: string, b: string): number => {
+  const ai = a[Symbol.iterator]()
+  const bi = b[Symbol.iterator]()
+  for (;;) {
+    const x = ai.next()
+    const y = bi.next()
+    if (x.done || y.done) return x.done && y.done ? 0 : x.done ? -1 : 1
+    const d = (x.value.codePointAt(0) ?? 0) - (y.value.codePointAt(0) ?? 0)
+    if (d !== 0) return d
+  }
+}
+
+const SortKeyJson = Schema.Union([
+  Schema.Struct({ sort: Schema.Literal("trust"), score: Schema.Int, id: Schema.String }),
+  Schema.Struct({ sort: Schema.Literal("name"), name: Schema.String, id: Schema.String }),
+  Schema.Struct({ sort: Schema.Literal("updated"), at: Schema.Int, id: Schema.String })
+])
+const decodeKey = Schema.decodeUnknownResult(Schema.fromJsonString(SortKeyJson))
+
+export const encodeCursor = (key: SortKey): string => Base64Url.encode(JSON.stringify(key))
+
+export const decodeCursor = (cursor: string, sort: ListSort): Result.Result<SortKey, InvalidCursor> => {
+  const text = Base64Url.decodeString(cursor)
+  if (Result.isFailure(text)) return Result.fail(new InvalidCursor({ cursor, reason: "not a cursor this service issued" }))
+  const key = decodeKey(text.success)
+  if (Result.isFailure(key)) return Result.fail(new InvalidCursor({ cursor, reason: "not a cursor this service issued" }))
+  if (key.success.sort !== sort) {
+    return Result.fail(new InvalidCursor({ cursor, reason: `the cursor belongs to sort=${key.success.sort}, not sort=${sort}` }))
+  }
+  return Result.succeed(key.success)
+}
+
+/** The words a search matches: lowercase runs of letters and digits. */
+export const searchTokens = (text: string): ReadonlyArray<string> =>
+  text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 0)
+
+/** The text a product is found by; Postgres indexes exactly this (to_tsvector('simple', …)). */
+export const searchTextOf = (product: Pick<Product, "content">): string => {
+  const c = product.content
+  return [c.name, c.category, c.ai_summary, ...c.key_features, ...c.ai_features, ...c.recommended_for].join(" ")
+}
+
+/** The offset cursor of small in-memory lists (problems): opaque, validated like the keyset ones. */
+export const encodeOffsetCursor = (offset: number): string => Base64Url.encode(JSON.stringify({ offset }))
+
+const decodeOffset = Schema.decodeUnknownResult(
+  Schema.fromJsonString(Schema.Struct({ offset: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)) }))
+)
+
+export const decodeOffsetCursor = (cursor: string): Result.Result<number, InvalidCursor> => {
+  const text = Base64Url.decodeString(cursor)
+  const offset = Result.isSuccess(text) ? decodeOffset(text.success) : undefined
+  return offset !== undefined && Result.isSuccess(offset)
+    ? Result.succeed(offset.success.offset)
+    : Result.fail(new InvalidCursor({ cursor, reason: "not a cursor this service issued" }))
+}

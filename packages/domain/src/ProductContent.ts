@@ -1,0 +1,72 @@
+/**
+ * The content of a product: what an import writes and what a change to
+ * bumps `version`. Counters, slug and timestamps live beside it (Product.ts).
+ */
+import { Schema } from "effect"
+
+export const Text = Schema.String.check(Schema.isMaxLength(10_000))
+export const Label = Schema.String.check(Schema.isNonEmpty(), Schema.isMaxLength(200))
+export const Statements = Schema.Array(Schema.String.check(Schema.isMaxLength(2_000))).check(Schema.isMaxLength(200))
+
+export const HttpUrl = Schema.String.check(
+  Schema.isPattern(/^https?:\/\/[^\s/?#]+[^\s]*$/),
+  Schema.isMaxLength(2_048)
+).annotate({ description: "An absolute http(s) URL", examples: ["https://example.com"] })
+
+/** ISO 8601 with a UTC offset (`Z` or `±hh:mm`), as in `updated_at`. */
+export const OffsetTimestamp = Schema.String.check(
+  Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/)
+).annotate({ description: "ISO 8601 timestamp with UTC offset", examples: ["2026-11-22T10:15:00+00:00"] })
+
+/** ISO 8601 without offset, as in `ai_optimization.seeded_at`. */
+export const LocalTimestamp = Schema.String.check(
+  Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?$/)
+).annotate({ description: "ISO 8601 timestamp without UTC offset", examples: ["2026-01-15T09:30:00"] })
+
+export const AiOptimization = Schema.Struct({
+  seeded_at: LocalTimestamp,
+  use_cases: Statements,
+  seeded_url: HttpUrl,
+  ai_benefits: Text,
+  seeded_from: Schema.String.check(Schema.isMaxLength(200)),
+  target_audience: Text,
+  not_recommended_for: Text.annotate({ description: "A single string here, unlike the top-level array" }),
+  competitive_position: Text
+}).annotate({ identifier: "AiOptimization" })
+export type AiOptimization = typeof AiOptimization.Type
+
+export const Plan = Schema.Struct({
+  name: Label,
+  price: Schema.String.check(Schema.isNonEmpty(), Schema.isMaxLength(100)).annotate({
+    description: "Price text with currency and period",
+    examples: ["$12/mo", "€9/user/mo", "Free"]
+  }),
+  features: Statements
+}).annotate({ identifier: "Plan" })
+export type Plan = typeof Plan.Type
+
+export const Pricing = Schema.Struct({
+  model: Label.annotate({ description: "Pricing model label", examples: ["freemium", "subscription"] }),
+  plans: Schema.Array(Plan).check(Schema.isMaxLength(50))
+}).annotate({ identifier: "Pricing" })
+export type Pricing = typeof Pricing.Type
+
+export const ProductContent = Schema.Struct({
+  name: Label,
+  category: Label,
+  ai_summary: Text,
+  ai_features: Statements,
+  ai_optimization: AiOptimization,
+  recommended_for: Statements,
+  not_recommended_for: Statements,
+  pricing: Pricing,
+  key_features: Statements,
+  /** The home page without tracking parameters; `trust_signals.website` is derived from it. */
+  website: HttpUrl,
+  /** Known limitations listed by the catalog, beyond `not_recommended_for` (DESIGN §6). */
+  problems: Statements
+}).annotate({ identifier: "ProductContent" })
+export type ProductContent = typeof ProductContent.Type
+
+/** Content equality: both sides come out of the same schema, so key order is fixed. */
+export const sameContent = (a: ProductContent, b: ProductContent): boolean => JSON.stringify(a) === JSON.stringify(b)

@@ -1,0 +1,41 @@
+/**
+ * The domain's typed failures. Each is a schema-backed tagged error, so the
+ * API can put it on the wire and the CLIs can print it; none of them knows HTTP.
+ */
+import { Schema } from "effect"
+
+export class ProductNotFound extends Schema.TaggedError<ProductNotFound>()("ProductNotFound", {
+  ref: Schema.String
+}) {
+  override get message() {
+    return `No product has the id or slug "${this.ref}"`
+  }
+}
+
+export class ProductRemoved extends Schema.TaggedError<ProductRemoved>()("ProductRemoved", {
+  id: Schema.String,
+  removedAt: Schema.String
+}) {
+  override get message() {
+    return `Product ${this.id} was removed from the catalog at ${this.removedAt}`
+  }
+}
+
+export class InvalidCursor extends Schema.TaggedError<InvalidCursor>()("InvalidCursor", {
+  cursor: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `Invalid cursor: ${this.reason}`
+  }
+}
+
+/** The store could not be reached or failed: never the caller's fault. */
+export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
+  operation: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `Store failed during ${this.operation}: ${this.detail}`
+  }
+}
