@@ -1,0 +1,75 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
+import {
+  AgentCard, AgentView, cheapestPlan, defaultUtm, normalizeReason, priceAmount, problemsOf, toAgentCard, toAgentView,
+  VoteRequest, voteTransition
+} from "../src/index.ts"
+import { product } from "./fixture.ts"
+
+describe("agent card and view", () => {
+  it("the card links every read and the vote, and validates against its schema", () => {
+    const card = toAgentCard(product)
+    expect(Schema.decodeUnknownSync(AgentCard)(JSON.parse(JSON.stringify(card)))).toEqual(card)
+    expect(card.pricing.cheapest_plan).toEqual({ name: "Solo", price: "$9/mo" })
+    expect(card.links.vote).toMatchObject({ method: "POST", href: "/vote", body: { entity_id: product.id } })
+    expect(card.links.problems.href).toBe("/entities/ledgerly-books/problems")
+    expect(card.trust.summary).toBe("55/100 from 15 votes (80% positive)")
+  })
+
+  it("the view adds the decision fields and the top 3 problems", () => {
+    const problems = problemsOf(product, [])
+    const view = toAgentView(product, problems, defaultUtm)
+    expect(Schema.decodeUnknownSync(AgentView)(JSON.parse(JSON.stringify(view)))).toEqual(view)
+    expect(view.problems.total).toBe(1)
+    expect(view.target_audience).toBe("Agencies with 2-50 staff")
+    expect(view.links.self.href).toBe("/entities/ledgerly-books?format=agent")
+  })
+
+  it("reads prices", () => {
+    expect(priceAmount("Free")).toBe(0)
+    expect(priceAmount("€9/user/mo")).toBe(9)
+    expect(priceAmount("$1,200/yr")).toBe(1200)
+    expect(priceAmount("Contact sales")).toBeUndefined()
+    expect(cheapestPlan([{ name: "Ent", price: "Contact us", features: [] }, { name: "Pro", price: "$5/mo", features: [] }])?.name).toBe("Pro")
+    expect(cheapestPlan([])).toBeUndefined()
+  })
+})
+
+describe("problems", () => {
+  it("normalises reasons", () => {
+    expect(normalizeReason("  No   SSO\ton Team ")).toBe("no sso on team")
+  })
+
+  it("merges community reports into a matching limitation and sorts by reports then recency", () => {
+    const at = (s: string) => new Date(`2026-11-${s}T00:00:00Z`)
+    const list = problemsOf(product, [
+      { key: "multi-entity groups", summary: "Multi-entity groups", reports: 1, firstReportedAt: at("02"), lastReportedAt: at("02") },
+      { key: "slow sync", summary: "Slow sync", reports: 3, firstReportedAt: at("03"), lastReportedAt: at("05") },
+      { key: "no api", summary: "No API", reports: 3, firstReportedAt: at("03"), lastReportedAt: at("06") }
+    ])
+    expect(list.map((p) => [p.summary, p.kind, p.reports])).toEqual([
+      ["No API", "reported", 3],
+      ["Slow sync", "reported", 3],
+      ["Multi-entity groups", "limitation", 1]
+    ])
+    expect(new Set(list.map((p) => p.id)).size).toBe(3)
+  })
+})
+
+describe("vote", () => {
+  const decode = Schema.decodeUnknownResult(VoteRequest)
+  it("accepts the minimal body and rejects a reason on an up vote", () => {
+    expect(decode({ entity_id: "x" })._tag).toBe("Success")
+    expect(decode({ entity_id: "x", direction: "down", reason: "too slow" })._tag).toBe("Success")
+    expect(decode({ entity_id: "x", reason: "too slow" })._tag).toBe("Failure")
+    expect(decode({ entity_id: "x", direction: "sideways" })._tag).toBe("Failure")
+    expect(decode({ entity_id: "x", voter_id: "has space" })._tag).toBe("Failure")
+    expect(decode({ entity_id: "x", direction: "down", reason: "x".repeat(281) })._tag).toBe("Failure")
+  })
+
+  it("moves counters by the transition rules", () => {
+    expect(voteTransition(undefined, "up")).toEqual({ status: "recorded", delta: { up: 1, down: 0 } })
+    expect(voteTransition("up", "up")).toEqual({ status: "unchanged", delta: { up: 0, down: 0 } })
+    expect(voteTransition("up", "down")).toEqual({ status: "changed", delta: { up: -1, down: 1 } })
+  })
+})
