@@ -287,6 +287,9 @@ const makeLock = Effect.sync(() => {
   })
 })
 
+/** The in-process job lock alone, for stores that live in one process (embedded PGlite). */
+export const layerJobLock: Layer.Layer<JobLock> = Layer.effect(JobLock, makeLock)
+
 /** Every store service over one shared in-memory state, plus `Direct` access to it. */
 export const layer: Layer.Layer<CatalogStore | VoteLedger | ProblemStore | JobLock | Direct> = Layer.effectContext(
   Effect.gen(function*() {

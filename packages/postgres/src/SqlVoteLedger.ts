@@ -1,0 +1,131 @@
+/** VoteLedger on PostgreSQL: the ledger row, the counters and the problem report move in one transaction. */
+import { Effect, Layer, Option, Stream } from "effect"
+import { SqlClient } from "effect/sql"
+import {
+  canonicalProductId,
+  type CastVote,
+  type CounterSnapshot,
+  isProductId,
+  normalizeReason,
+  type ProductId,
+  ProductNotFound,
+  ProductRemoved,
+  type Repair,
+  type StoreError,
+  tidyReason,
+  type VoteDirection,
+  VoteLedger,
+  voteTransition
+} from "@productdir/domain"
+import { storeError } from "./errors.ts"
+import { PRODUCT_COLUMNS, type ProductRow, toProduct } from "./rows.ts"
+
+const FIRST_ID = "00000000-0000-0000-0000-000000000000"
+
+type Count = bigint | number | string
+
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  // The row lock on the product serialises votes per product; the recount of
+  // the reconciliation job takes the same lock, so neither overwrites the other.
+  const lockProduct = (entity: string, voter: string) => {
+    const where = isProductId(entity) ? sql`p.id = ${canonicalProductId(entity)}` : sql`p.slug = ${entity}`
+    return sql<ProductRow & { previous: VoteDirection | null }>`
+      SELECT ${sql.literal(PRODUCT_COLUMNS.split(", ").map((c) => `p.${c}`).join(", "))}, v.direction AS previous
+      FROM products p LEFT JOIN votes v ON v.product_id = p.id AND v.voter = ${voter}
+      WHERE ${where}
+      FOR UPDATE OF p`
+  }
+
+  const cast = Effect.fn("VoteLedger.cast")(function*(vote: CastVote) {
+    return yield* Effect.gen(function*() {
+      const row = (yield* lockProduct(vote.entity, vote.voter))[0]
+      if (row === undefined) return yield* new ProductNotFound({ ref: vote.entity })
+      if (row.removed_at !== null) return yield* new ProductRemoved({ id: row.id, removedAt: row.removed_at.toISOString() })
+      const product = toProduct(row)
+      const { delta, status } = voteTransition(row.previous ?? undefined, vote.direction)
+      let counters = product.counters
+      if (status !== "unchanged") {
+        const [after] = yield* sql<{ trust_up: Count; trust_down: Count }>`
+          WITH ballot AS (
+            INSERT INTO votes (product_id, voter, direction) VALUES (${product.id}, ${vote.voter}, ${vote.direction})
+            ON CONFLICT (product_id, voter) DO UPDATE SET direction = EXCLUDED.direction, updated_at = now()
+          )
+          UPDATE products SET trust_up = trust_up + ${delta.up}, trust_down = trust_down + ${delta.down}
+          WHERE id = ${product.id}
+          RETURNING trust_up, trust_down`
+        if (after) counters = { up: Number(after.trust_up), down: Number(after.trust_down) }
+      }
+      if (vote.direction === "up" && status === "changed") {
+        // Moving to up withdraws what this voter reported against the product.
+        yield* sql`DELETE FROM problem_reports WHERE product_id = ${product.id} AND voter = ${vote.voter}`
+      } else if (vote.direction === "down" && vote.reason !== undefined) {
+        yield* sql`
+          INSERT INTO problem_reports (product_id, problem_key, voter, summary)
+          VALUES (${product.id}, ${normalizeReason(vote.reason)}, ${vote.voter}, ${tidyReason(vote.reason)})
+          ON CONFLICT DO NOTHING`
+      }
+      return { product: { ...product, counters }, direction: vote.direction, status, counters }
+    }).pipe(sql.withTransaction, storeError("cast"))
+  })
+
+  const snapshots = (batchSize: number): Stream.Stream<ReadonlyArray<CounterSnapshot>, StoreError> =>
+    Stream.paginate(FIRST_ID, (after: string) =>
+      // One statement per batch: counters and ledger are read from the same snapshot.
+      sql<{ id: string; seed_up: Count; seed_down: Count; trust_up: Count; trust_down: Count; up: Count; down: Count }>`
+        WITH p AS (
+          SELECT id, seed_up, seed_down, trust_up, trust_down FROM products
+          WHERE id > ${after}::uuid ORDER BY id LIMIT ${batchSize}
+        ), v AS (
+          SELECT product_id, count(*) FILTER (WHERE direction = 'up') AS up, count(*) FILTER (WHERE direction = 'down') AS down
+          FROM votes WHERE product_id >= (SELECT min(id) FROM p) AND product_id <= (SELECT max(id) FROM p)
+          GROUP BY product_id
+        )
+        SELECT p.id, p.seed_up, p.seed_down, p.trust_up, p.trust_down, coalesce(v.up, 0) AS up, coalesce(v.down, 0) AS down
+        FROM p LEFT JOIN v ON v.product_id = p.id ORDER BY p.id`.pipe(
+        storeError("snapshots"),
+        Effect.map((rows) => {
+          const page = rows.map((r): CounterSnapshot => ({
+            id: r.id as ProductId,
+            seed: { up: Number(r.seed_up), down: Number(r.seed_down) },
+            stored: { up: Number(r.trust_up), down: Number(r.trust_down) },
+            ledger: { up: Number(r.up), down: Number(r.down) }
+          }))
+          const last = page.at(-1)
+          return [page.length > 0 ? [page] : [], page.length === batchSize && last ? Option.some(last.id) : Option.none()] as const
+        })
+      ))
+
+  const repair = Effect.fn("VoteLedger.repair")(function*(ids: ReadonlyArray<ProductId>) {
+    if (ids.length === 0) return []
+    const list = [...new Set(ids.map(canonicalProductId))].sort()
+    return yield* Effect.gen(function*() {
+      // Lock first, in id order; the recount below is a new statement, so its
+      // snapshot sees every vote committed before the locks were granted.
+      yield* sql`SELECT id FROM products WHERE id = ANY(${list}::uuid[]) ORDER BY id FOR UPDATE`
+      const rows = yield* sql<{ id: string; before_up: Count; before_down: Count; up: Count; down: Count }>`
+        WITH v AS (
+          SELECT product_id, count(*) FILTER (WHERE direction = 'up') AS up, count(*) FILTER (WHERE direction = 'down') AS down
+          FROM votes WHERE product_id = ANY(${list}::uuid[]) GROUP BY product_id
+        ), e AS (
+          SELECT p.id, p.trust_up AS before_up, p.trust_down AS before_down,
+                 p.seed_up + coalesce(v.up, 0) AS up, p.seed_down + coalesce(v.down, 0) AS down
+          FROM products p LEFT JOIN v ON v.product_id = p.id
+          WHERE p.id = ANY(${list}::uuid[])
+        )
+        UPDATE products p SET trust_up = e.up, trust_down = e.down
+        FROM e WHERE p.id = e.id AND (p.trust_up, p.trust_down) IS DISTINCT FROM (e.up, e.down)
+        RETURNING p.id, e.before_up, e.before_down, e.up, e.down`
+      return rows.map((r): Repair => ({
+        id: r.id as ProductId,
+        before: { up: Number(r.before_up), down: Number(r.before_down) },
+        after: { up: Number(r.up), down: Number(r.down) }
+      }))
+    }).pipe(sql.withTransaction, storeError("repair"))
+  })
+
+  return VoteLedger.of({ cast, snapshots, repair })
+})
+
+export const layer = Layer.effect(VoteLedger, make)

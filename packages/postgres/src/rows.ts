@@ -1,0 +1,33 @@
+/** Rows of the `products` table and their mapping to the domain's Product. */
+import { Schema } from "effect"
+import { type Product, ProductContent, type ProductId, type Slug } from "@productdir/domain"
+
+export interface ProductRow {
+  readonly id: string
+  readonly slug: string
+  readonly content: unknown
+  readonly seed_up: bigint | number | string
+  readonly seed_down: bigint | number | string
+  readonly trust_up: bigint | number | string
+  readonly trust_down: bigint | number | string
+  readonly version: number
+  readonly updated_at: Date
+  readonly removed_at: Date | null
+}
+
+/** The columns a ProductRow needs, for SELECT lists. */
+export const PRODUCT_COLUMNS = "id, slug, content, seed_up, seed_down, trust_up, trust_down, version, updated_at, removed_at"
+
+const decodeContent = Schema.decodeUnknownSync(ProductContent)
+
+export const toProduct = (row: ProductRow): Product => ({
+  id: row.id as ProductId,
+  slug: row.slug as Slug,
+  // jsonb comes back with its keys reordered; decoding restores the schema's order (and catches a hand-edited row).
+  content: decodeContent(row.content),
+  seed: { up: Number(row.seed_up), down: Number(row.seed_down) },
+  counters: { up: Number(row.trust_up), down: Number(row.trust_down) },
+  version: row.version,
+  updatedAt: row.updated_at,
+  removedAt: row.removed_at
+})
