@@ -119,16 +119,17 @@ export const make = Effect.gen(function*() {
     const changed = yield* sql<{ id: string; created: boolean }>`
       INSERT INTO products AS p (id, slug, name, name_key, category, content, search, seed_up, seed_down, trust_up, trust_down, updated_at)
       SELECT r.id, r.slug, r.name, r.name_key, r.category, r.content, to_tsvector('simple', r.search_text),
-             r.seed_up, r.seed_down, r.seed_up, r.seed_down, now()
+             r.seed_up, r.seed_down, r.seed_up, r.seed_down, date_trunc('milliseconds', now())
       FROM jsonb_to_recordset(${pg.json(rows)}) AS r(
         id uuid, slug text, name text, name_key text, category text, content jsonb, search_text text, seed_up bigint, seed_down bigint)
+      ORDER BY r.id
       ON CONFLICT (id) DO UPDATE SET
         name = EXCLUDED.name, name_key = EXCLUDED.name_key, category = EXCLUDED.category,
         content = EXCLUDED.content, search = EXCLUDED.search,
         trust_up = p.trust_up + (EXCLUDED.seed_up - p.seed_up),
         trust_down = p.trust_down + (EXCLUDED.seed_down - p.seed_down),
         seed_up = EXCLUDED.seed_up, seed_down = EXCLUDED.seed_down,
-        version = p.version + 1, updated_at = now(), removed_at = NULL
+        version = p.version + 1, updated_at = date_trunc('milliseconds', now()), removed_at = NULL
       WHERE p.content IS DISTINCT FROM EXCLUDED.content
          OR p.seed_up IS DISTINCT FROM EXCLUDED.seed_up
          OR p.seed_down IS DISTINCT FROM EXCLUDED.seed_down
@@ -197,7 +198,7 @@ export const make = Effect.gen(function*() {
   const remove = Effect.fn("CatalogStore.remove")(function*(ids: ReadonlyArray<ProductId>) {
     if (ids.length === 0) return 0
     const rows = yield* sql<{ id: string }>`
-      UPDATE products SET removed_at = now()
+      UPDATE products SET removed_at = date_trunc('milliseconds', now())
       WHERE id = ANY(${ids.map(canonicalProductId)}::uuid[]) AND removed_at IS NULL
       RETURNING id`.pipe(storeError("remove"))
     return rows.length

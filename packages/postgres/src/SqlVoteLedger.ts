@@ -29,22 +29,22 @@ export const make = Effect.gen(function*() {
 
   // The row lock on the product serialises votes per product; the recount of
   // the reconciliation job takes the same lock, so neither overwrites the other.
-  const lockProduct = (entity: string, voter: string) => {
-    const where = isProductId(entity) ? sql`p.id = ${canonicalProductId(entity)}` : sql`p.slug = ${entity}`
-    return sql<ProductRow & { previous: VoteDirection | null }>`
-      SELECT ${sql.literal(PRODUCT_COLUMNS.split(", ").map((c) => `p.${c}`).join(", "))}, v.direction AS previous
-      FROM products p LEFT JOIN votes v ON v.product_id = p.id AND v.voter = ${voter}
-      WHERE ${where}
-      FOR UPDATE OF p`
-  }
+  const lockProduct = (entity: string) =>
+    isProductId(entity)
+      ? sql<ProductRow>`SELECT ${sql.literal(PRODUCT_COLUMNS)} FROM products WHERE id = ${canonicalProductId(entity)} FOR UPDATE`
+      : sql<ProductRow>`SELECT ${sql.literal(PRODUCT_COLUMNS)} FROM products WHERE slug = ${entity} FOR UPDATE`
 
   const cast = Effect.fn("VoteLedger.cast")(function*(vote: CastVote) {
     return yield* Effect.gen(function*() {
-      const row = (yield* lockProduct(vote.entity, vote.voter))[0]
+      const row = (yield* lockProduct(vote.entity))[0]
       if (row === undefined) return yield* new ProductNotFound({ ref: vote.entity })
       if (row.removed_at !== null) return yield* new ProductRemoved({ id: row.id, removedAt: row.removed_at.toISOString() })
       const product = toProduct(row)
-      const { delta, status } = voteTransition(row.previous ?? undefined, vote.direction)
+      // Read after the lock, in a statement of its own: its snapshot sees every
+      // vote committed by whoever held the lock before us.
+      const [previous] = yield* sql<{ direction: VoteDirection }>`
+        SELECT direction FROM votes WHERE product_id = ${product.id} AND voter = ${vote.voter}`
+      const { delta, status } = voteTransition(previous?.direction, vote.direction)
       let counters = product.counters
       if (status !== "unchanged") {
         const [after] = yield* sql<{ trust_up: Count; trust_down: Count }>`
@@ -79,7 +79,7 @@ export const make = Effect.gen(function*() {
           WHERE id > ${after}::uuid ORDER BY id LIMIT ${batchSize}
         ), v AS (
           SELECT product_id, count(*) FILTER (WHERE direction = 'up') AS up, count(*) FILTER (WHERE direction = 'down') AS down
-          FROM votes WHERE product_id >= (SELECT min(id) FROM p) AND product_id <= (SELECT max(id) FROM p)
+          FROM votes WHERE product_id IN (SELECT id FROM p)
           GROUP BY product_id
         )
         SELECT p.id, p.seed_up, p.seed_down, p.trust_up, p.trust_down, coalesce(v.up, 0) AS up, coalesce(v.down, 0) AS down

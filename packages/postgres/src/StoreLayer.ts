@@ -6,6 +6,8 @@
 import { PgClient } from "@effect/sql-pg"
 import { Config, Effect, Layer, Option, type Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
+import type * as Migrator from "effect/sql/Migrator"
+import type { SqlError } from "effect/sql/SqlError"
 import { type CatalogStore, type JobLock, MemoryStore, type ProblemStore, StoreError, type VoteLedger } from "@productdir/domain"
 import { migrate } from "./migrations.ts"
 import * as PgliteClient from "./PgliteClient.ts"
@@ -34,9 +36,9 @@ const Migrated = Layer.effectDiscard(
 
 const sqlServices = Layer.mergeAll(SqlCatalogStore.layer, SqlVoteLedger.layer, SqlProblemStore.layer)
 
-/** The SQL stores over a PgClient, migrated. The job lock is a Postgres advisory lock. */
+/** The SQL stores over a PgClient, migrated; the client stays available beside them. The job lock is a Postgres advisory lock. */
 export const layerSql = <E, R>(client: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, E, R>) =>
-  Layer.mergeAll(sqlServices, SqlJobLock.layer).pipe(Layer.provide(Migrated), Layer.provide(client))
+  Layer.mergeAll(sqlServices, SqlJobLock.layer).pipe(Layer.provide(Migrated), Layer.provideMerge(client))
 
 /** A PostgreSQL server. */
 export const layerPostgres = (url: Redacted.Redacted, options: { readonly maxConnections?: number } = {}) =>
@@ -47,22 +49,28 @@ export const layerPostgres = (url: Redacted.Redacted, options: { readonly maxCon
  * in-process one: no second process can open the same data directory.
  */
 export const layerPglite = (options: { readonly dataDir?: string | undefined } = {}) =>
-  Layer.mergeAll(sqlServices.pipe(Layer.provide(Migrated), Layer.provide(PgliteClient.layer(options))), MemoryStore.layerJobLock)
+  Layer.mergeAll(sqlServices, MemoryStore.layerJobLock).pipe(Layer.provide(Migrated), Layer.provideMerge(PgliteClient.layer(options)))
+
+/** Failures a store layer can fail to build with. */
+export type StoreLayerError = Migrator.MigrationError | SqlError | StoreError
 
 /** The store the environment asks for. */
-export const layerFromConfig = Layer.unwrap(Effect.gen(function*() {
-  const config = yield* StoreConfig
-  const kind = storeKind(config)
-  yield* Effect.logInfo(`store: ${kind}${kind === "pglite" ? ` in ${config.dataDir}` : ""}`)
-  switch (kind) {
-    case "memory":
-      return MemoryStore.layer as Layer.Layer<Stores>
-    case "postgres":
-      if (Option.isNone(config.databaseUrl)) {
-        return yield* new StoreError({ operation: "configure", detail: "STORE=postgres needs DATABASE_URL" })
+export const layerFromConfig: Layer.Layer<Stores, StoreLayerError | Config.ConfigError> = Layer.unwrap(
+  Effect.gen(function*() {
+    const config = yield* StoreConfig
+    const kind = storeKind(config)
+    yield* Effect.logInfo(`store: ${kind}${kind === "pglite" ? ` in ${config.dataDir}` : ""}`)
+    switch (kind) {
+      case "memory":
+        return MemoryStore.layer as Layer.Layer<Stores, StoreLayerError>
+      case "pglite":
+        return layerPglite({ dataDir: config.dataDir })
+      case "postgres": {
+        if (Option.isNone(config.databaseUrl)) {
+          return yield* new StoreError({ operation: "configure", detail: "STORE=postgres needs DATABASE_URL" })
+        }
+        return layerPostgres(config.databaseUrl.value)
       }
-      return layerPostgres(config.databaseUrl.value)
-    case "pglite":
-      return layerPglite({ dataDir: config.dataDir })
-  }
-}))
+    }
+  })
+)

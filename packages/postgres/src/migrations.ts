@@ -46,7 +46,8 @@ export const migrations = Migrator.fromRecord({
         trust_score smallint GENERATED ALWAYS AS (productdir_trust_score(trust_up, trust_down)) STORED,
         version     integer NOT NULL DEFAULT 1,
         created_at  timestamptz NOT NULL DEFAULT now(),
-        updated_at  timestamptz NOT NULL DEFAULT now(),
+        -- milliseconds, like the timestamps clients see and the cursors they send back
+        updated_at  timestamptz NOT NULL DEFAULT date_trunc('milliseconds', now()),
         removed_at  timestamptz
       )`
     yield* sql`CREATE INDEX products_by_trust ON products (trust_score DESC, id) WHERE removed_at IS NULL`

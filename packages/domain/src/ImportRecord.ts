@@ -1,0 +1,101 @@
+/**
+ * The import shape (DESIGN §11): the detail record, with derived fields
+ * optional and ignored, `id` and `trust` optional, and the extras `slug` and
+ * `problems`. Export writes the same shape, so export → import is a no-op.
+ */
+import { Schema } from "effect"
+import { ProductId } from "./ids.ts"
+import type { Product, ProductInput } from "./Product.ts"
+import { AiOptimization, HttpUrl, Label, Pricing, Statements, Text } from "./ProductContent.ts"
+import { type ProductRecord, toProductRecord } from "./ProductRecord.ts"
+import { Slug } from "./slug.ts"
+import { withoutTracking, type Utm } from "./tracking.ts"
+import { Count, toTrust } from "./trust.ts"
+
+/** Present in exported data, recomputed on import: accepted whatever they hold. */
+const Derived = Schema.optionalKey(Schema.Unknown)
+
+export const ImportTrust = Schema.Struct({
+  trust_up: Count,
+  trust_down: Count,
+  trust_score: Schema.optionalKey(Schema.Number),
+  trust_ratio: Schema.optionalKey(Schema.Number),
+  evaluation_count: Schema.optionalKey(Schema.Number)
+})
+
+export const ImportRecord = Schema.Struct({
+  tip: Derived,
+  schema_version: Derived,
+  id: Schema.optionalKey(ProductId),
+  slug: Schema.optionalKey(Slug),
+  name: Label,
+  category: Label,
+  trust: Schema.optionalKey(ImportTrust).annotate({ description: "trust_up/trust_down become the seed counts" }),
+  ai_summary: Text,
+  ai_features: Statements,
+  ai_optimization: AiOptimization,
+  recommended_for: Statements,
+  not_recommended_for: Statements,
+  pricing: Pricing,
+  key_features: Statements,
+  trust_signals: Schema.optionalKey(Schema.Struct({ website: HttpUrl })),
+  version: Derived,
+  updated_at: Derived,
+  discovery_endpoint: Derived,
+  agent_card_endpoint: Derived,
+  vote_endpoint: Derived,
+  problems: Schema.optionalKey(Statements)
+}).annotate({ identifier: "ImportRecord" })
+export type ImportRecord = typeof ImportRecord.Type
+
+export interface Imported {
+  readonly input: ProductInput
+  /** Given derived trust values that disagree with the recomputed ones. */
+  readonly warnings: ReadonlyArray<string>
+}
+
+/** The product an import record describes; `id` is used when the record has none. */
+export const fromImportRecord = (record: ImportRecord, id: ProductId): Imported => {
+  const seed = { up: record.trust?.trust_up ?? 0, down: record.trust?.trust_down ?? 0 }
+  const computed = toTrust(seed)
+  const warnings: Array<string> = []
+  for (const key of ["trust_score", "trust_ratio", "evaluation_count"] as const) {
+    const given = record.trust?.[key]
+    if (given !== undefined && given !== computed[key]) {
+      warnings.push(`trust.${key}: given ${given}, recomputed ${computed[key]} from the counts`)
+    }
+  }
+  return {
+    input: {
+      id: record.id ?? id,
+      slug: record.slug,
+      seed,
+      content: {
+        name: record.name,
+        category: record.category,
+        ai_summary: record.ai_summary,
+        ai_features: record.ai_features,
+        ai_optimization: record.ai_optimization,
+        recommended_for: record.recommended_for,
+        not_recommended_for: record.not_recommended_for,
+        pricing: record.pricing,
+        key_features: record.key_features,
+        website: withoutTracking(record.trust_signals?.website ?? record.ai_optimization.seeded_url),
+        problems: record.problems ?? []
+      }
+    },
+    warnings
+  }
+}
+
+export type ExportRecord = ProductRecord & { readonly slug: Slug; readonly problems: ReadonlyArray<string> }
+
+/**
+ * A product in the import shape. Its trust carries the seed counts, not the
+ * live ones: live votes stay in the ledger, so re-importing never counts them twice.
+ */
+export const toExportRecord = (product: Product, utm: Utm): ExportRecord => ({
+  ...toProductRecord({ ...product, counters: product.seed }, utm),
+  slug: product.slug,
+  problems: product.content.problems
+})
