@@ -27,6 +27,7 @@ import { expectedCounters, hasDrifted } from "./Reconciliation.ts"
 import { firstFreeSlug, slugify } from "./slug.ts"
 import { addTally, type Tally, tallyEquals } from "./trust.ts"
 import { type CastResult, type CastVote, type VoteDirection, voteTransition } from "./Vote.ts"
+import { Settings } from "./Settings.ts"
 import { VoteLedger } from "./VoteLedger.ts"
 
 interface LedgerVote {
@@ -48,9 +49,10 @@ export interface State {
   readonly votes: Map<string, Map<string, LedgerVote>>
   /** product id -> normalised reason -> voter -> report */
   readonly reports: Map<string, Map<string, Map<string, Report>>>
+  readonly settings: Map<string, string>
 }
 
-export const emptyState = (): State => ({ products: new Map(), slugs: new Map(), votes: new Map(), reports: new Map() })
+export const emptyState = (): State => ({ products: new Map(), slugs: new Map(), votes: new Map(), reports: new Map(), settings: new Map() })
 
 /** Direct access to the state, as SQL is to the Postgres store: for drift tests and fixtures. */
 export class Direct extends Context.Service<Direct, State>()("@productdir/domain/MemoryStore/Direct") {}
@@ -287,11 +289,20 @@ const makeLock = Effect.sync(() => {
   })
 })
 
+const makeSettings = (state: State) =>
+  Settings.of({
+    getOrInit: (key, initial) =>
+      Effect.sync(() => {
+        if (!state.settings.has(key)) state.settings.set(key, initial)
+        return state.settings.get(key)!
+      })
+  })
+
 /** The in-process job lock alone, for stores that live in one process (embedded PGlite). */
 export const layerJobLock: Layer.Layer<JobLock> = Layer.effect(JobLock, makeLock)
 
 /** Every store service over one shared in-memory state, plus `Direct` access to it. */
-export const layer: Layer.Layer<CatalogStore | VoteLedger | ProblemStore | JobLock | Direct> = Layer.effectContext(
+export const layer: Layer.Layer<CatalogStore | VoteLedger | ProblemStore | JobLock | Settings | Direct> = Layer.effectContext(
   Effect.gen(function*() {
     const state = emptyState()
     const lock = yield* makeLock
@@ -299,6 +310,7 @@ export const layer: Layer.Layer<CatalogStore | VoteLedger | ProblemStore | JobLo
       Context.add(VoteLedger, makeLedger(state)),
       Context.add(ProblemStore, makeProblems(state)),
       Context.add(JobLock, lock),
+      Context.add(Settings, makeSettings(state)),
       Context.add(Direct, state)
     )
   })

@@ -8,15 +8,16 @@ import { Config, Effect, Layer, Option, type Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
 import type * as Migrator from "effect/sql/Migrator"
 import type { SqlError } from "effect/sql/SqlError"
-import { type CatalogStore, type JobLock, MemoryStore, type ProblemStore, StoreError, type VoteLedger } from "@productdir/domain"
+import { type CatalogStore, type JobLock, MemoryStore, type ProblemStore, type Settings, StoreError, type VoteLedger } from "@productdir/domain"
 import { migrate } from "./migrations.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 import * as SqlCatalogStore from "./SqlCatalogStore.ts"
 import * as SqlJobLock from "./SqlJobLock.ts"
 import * as SqlProblemStore from "./SqlProblemStore.ts"
+import * as SqlSettings from "./SqlSettings.ts"
 import * as SqlVoteLedger from "./SqlVoteLedger.ts"
 
-export type Stores = CatalogStore | VoteLedger | ProblemStore | JobLock
+export type Stores = CatalogStore | VoteLedger | ProblemStore | JobLock | Settings
 
 export type StoreKind = "postgres" | "pglite" | "memory"
 
@@ -34,7 +35,7 @@ const Migrated = Layer.effectDiscard(
   migrate.pipe(Effect.tap((ran) => ran.length > 0 ? Effect.logInfo(`migrations applied: ${ran.map(([id, name]) => `${id}_${name}`).join(", ")}`) : Effect.void))
 )
 
-const sqlServices = Layer.mergeAll(SqlCatalogStore.layer, SqlVoteLedger.layer, SqlProblemStore.layer)
+const sqlServices = Layer.mergeAll(SqlCatalogStore.layer, SqlVoteLedger.layer, SqlProblemStore.layer, SqlSettings.layer)
 
 /** The SQL stores over a PgClient, migrated; the client stays available beside them. The job lock is a Postgres advisory lock. */
 export const layerSql = <E, R>(client: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, E, R>) =>

@@ -16,6 +16,7 @@ import {
   type ProductInput,
   ProblemStore,
   problemsOf,
+  Settings,
   type Slug,
   toTrust,
   trustScore,
@@ -25,7 +26,7 @@ import { Backdoor } from "./Backdoor.ts"
 import { generateRecord } from "./generator.ts"
 import { seeded } from "./random.ts"
 
-export type ContractStores = CatalogStore | VoteLedger | ProblemStore | JobLock | Backdoor
+export type ContractStores = CatalogStore | VoteLedger | ProblemStore | JobLock | Settings | Backdoor
 
 const rng = seeded(Date.now() % 1_000_000)
 let counter = 0
@@ -588,6 +589,15 @@ export const storeContract = (name: string, stores: Layer.Layer<ContractStores, 
           const p = yield* CatalogStore.use((s) => s.find(input.id))
           assert.deepStrictEqual(p.counters, { up: 200, down: 0 })
         }), 120_000)
+
+      // ---- settings ---------------------------------------------------------------
+      it.effect("a setting keeps its first value", () =>
+        Effect.gen(function*() {
+          const settings = yield* Settings
+          const key = `contract-${rng.uuid()}`
+          assert.strictEqual(yield* settings.getOrInit(key, "first"), "first")
+          assert.strictEqual(yield* settings.getOrInit(key, "second"), "first")
+        }))
 
       // ---- job lock ---------------------------------------------------------------
       it.effect("the job lock lets one holder in and tells the other it is busy", () =>

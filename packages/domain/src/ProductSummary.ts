@@ -1,0 +1,45 @@
+/** The compact product of listings and search results. */
+import { Schema } from "effect"
+import { ProductId } from "./ids.ts"
+import { agentCardPath, agentViewPath, productPath } from "./paths.ts"
+import type { Product } from "./Product.ts"
+import { Slug } from "./slug.ts"
+import { toTrust, Trust } from "./trust.ts"
+
+export const ProductSummary = Schema.Struct({
+  id: ProductId,
+  slug: Slug,
+  name: Schema.String,
+  category: Schema.String,
+  summary: Schema.String,
+  pricing_model: Schema.String,
+  trust: Trust,
+  links: Schema.Struct({ record: Schema.String, agent_card: Schema.String, agent_view: Schema.String })
+}).annotate({ identifier: "ProductSummary" })
+export type ProductSummary = typeof ProductSummary.Type
+
+export const toProductSummary = (product: Product): ProductSummary => ({
+  id: product.id,
+  slug: product.slug,
+  name: product.content.name,
+  category: product.content.category,
+  summary: product.content.ai_summary,
+  pricing_model: product.content.pricing.model,
+  trust: toTrust(product.counters),
+  links: { record: productPath(product.id), agent_card: agentCardPath(product.id), agent_view: agentViewPath(product.slug) }
+})
+
+export const ProductPage = Schema.Struct({
+  items: Schema.Array(ProductSummary),
+  next_cursor: Schema.NullOr(Schema.String).annotate({ description: "Pass as `cursor` for the next page; null on the last page" })
+}).annotate({ identifier: "ProductPage" })
+export type ProductPage = typeof ProductPage.Type
+
+export const CategoryList = Schema.Struct({
+  categories: Schema.Array(Schema.Struct({
+    category: Schema.String,
+    count: Schema.Int,
+    products: Schema.String.annotate({ description: "The listing of this category" })
+  }))
+}).annotate({ identifier: "CategoryList" })
+export type CategoryList = typeof CategoryList.Type
