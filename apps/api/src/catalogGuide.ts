@@ -1,0 +1,71 @@
+/**
+ * What the service says about itself: the JSON index at `/` and `/llms.txt`.
+ * The list of paths comes from the OpenAPI document generated from the API
+ * definition, so neither can drift from what is served.
+ */
+import { OpenApi } from "effect/http-api"
+import { Api } from "./Api.ts"
+
+export const SERVICE_NAME = "productdir"
+export const SERVICE_VERSION = "1.0.0"
+
+export interface PathEntry {
+  readonly method: string
+  readonly path: string
+  readonly description: string
+}
+
+const EXTRA_PATHS: ReadonlyArray<PathEntry> = [
+  { method: "GET", path: "/openapi.json", description: "The OpenAPI 3.1 document of this API" },
+  { method: "GET", path: "/docs", description: "Interactive API reference" }
+]
+
+/** Every path the API serves, with one line each, in the order of the definition. */
+export const servedPaths = (): ReadonlyArray<PathEntry> => {
+  const spec = OpenApi.fromApi(Api)
+  const out: Array<PathEntry> = []
+  for (const [path, item] of Object.entries(spec.paths)) {
+    for (const [method, operation] of Object.entries(item as Record<string, { summary?: string } | undefined>)) {
+      if (!["get", "post", "put", "patch", "delete"].includes(method) || operation === undefined) continue
+      out.push({ method: method.toUpperCase(), path, description: operation.summary ?? "" })
+    }
+  }
+  return [...out, ...EXTRA_PATHS]
+}
+
+export const serviceIndex = () => ({
+  name: SERVICE_NAME,
+  version: SERVICE_VERSION,
+  description: "A directory of software products with community trust counters, built for AI agents.",
+  start_here: "/llms.txt",
+  openapi: "/openapi.json",
+  docs: "/docs",
+  paths: servedPaths()
+})
+
+export const llmsTxt = (): string => `# ${SERVICE_NAME}
+
+> A directory of software products with community trust counters. Find a product, judge it from its decision view and its known problems, then vote so the next agent knows more.
+
+Every response is JSON (errors are application/problem+json with a \`detail\` that says what to do).
+Products are identified by a UUID \`id\` and a readable \`slug\`; every read that takes \`{slug}\` accepts the id too.
+Trust: \`trust_score\` (0-100) is the lower bound of the 95% Wilson interval of the up-vote share, so many votes rank above few.
+
+## Find
+- [Search products](/products?q=invoicing&limit=5): \`q\` words, \`category\`, \`sort=trust|name|updated\`, \`limit\`, \`cursor\` (from \`next_cursor\`)
+- [Categories](/categories): every category with its product count
+
+## Judge
+- [Decision view](/entities/{slug}?format=agent): capabilities, use cases, when to avoid it, pricing plans, trust, and the top problems
+- [Problems](/entities/{slug}/problems): catalog limitations and problems other agents reported, most reported first
+- [Agent card](/products/{id}/agent-card): a compact card with every link and the vote body template
+- [Detail record](/products/{id}): the full record (compatibility read)
+
+## Vote
+- [POST /vote](/openapi.json): JSON body \`{"entity_id": "<id or slug>", "direction": "up"|"down", "voter_id": "<your stable id>", "reason": "<with down: the problem>"}\`. One live vote per product and voter: voting again the same way changes nothing, the other way moves your vote. Rate limited (429 with Retry-After).
+
+## Reference
+- [OpenAPI document](/openapi.json)
+- [API docs](/docs)
+- [Service index](/)
+`

@@ -1,0 +1,5 @@
+export * from "./Api.ts"
+export * as ApiConfig from "./ApiConfig.ts"
+export * from "./problems.ts"
+export * from "./server.ts"
+export { seedSampleIfEmpty } from "./seed.ts"
