@@ -23,7 +23,10 @@ const NonNegativeInt = (name: string, fallback: number) =>
   )
 
 export const ApiConfigFromEnv = Config.all({
-  port: Config.Port("PORT").pipe(Config.withDefault(3000)),
+  // 0 asks the OS for a free port (tests, side-by-side runs); the announced URL has the real one.
+  port: Config.schema(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 65535 })), "PORT").pipe(
+    Config.withDefault(3000)
+  ),
   host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
   seed: Config.option(Config.Literals(["sample", "none"], "SEED")).pipe(Config.map(Option.getOrUndefined)),
   votesPerVoter: NonNegativeInt("VOTE_RATE_PER_VOTER", 60),

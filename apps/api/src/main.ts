@@ -7,7 +7,7 @@
  *   HttpLive (routes, docs, logging, limits) on NodeServerLive (HOST:PORT)
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Cause, Effect, Exit, Layer, Runtime } from "effect"
 import { HttpServer } from "effect/http"
 import { layerFromConfig, StoreConfig, storeKind } from "@productdir/postgres"
 import * as ApiConfig from "./ApiConfig.ts"
@@ -36,4 +36,8 @@ const MainLive = Layer.mergeAll(HttpLive, AnnounceLive).pipe(
   Layer.provide(LoggingLive)
 )
 
-NodeRuntime.runMain(Layer.launch(MainLive))
+// SIGTERM/SIGINT interrupt the server: after the graceful drain that is a clean stop, exit 0.
+const teardown: Runtime.Teardown = (exit, onExit) =>
+  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+
+NodeRuntime.runMain(Layer.launch(MainLive), { teardown })

@@ -26,12 +26,12 @@ export const storeVariants = (): ReadonlyArray<StoreVariant> => {
   return variants
 }
 
-export const memoryStores = (): Layer.Layer<Stores> => MemoryStore.layer
+export const memoryStores = () => MemoryStore.layer
 
 const SampleSeeded = Layer.effectDiscard(CatalogStore.use((catalog) => catalog.upsert(sampleCatalog())))
 
 /** The served API with the sample catalog loaded; the stores stay reachable for assertions. */
-export const serverLayer = (stores: Layer.Layer<Stores, unknown>, overrides: Partial<ApiConfig.ApiSettings> = {}) =>
+export const serverLayer = <S extends Stores>(stores: Layer.Layer<S, unknown>, overrides: Partial<ApiConfig.ApiSettings> = {}) =>
   HttpLive.pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(SampleSeeded),
