@@ -43,7 +43,13 @@ export const layerSql = <E, R>(client: Layer.Layer<PgClient.PgClient | SqlClient
 
 /** A PostgreSQL server. */
 export const layerPostgres = (url: Redacted.Redacted, options: { readonly maxConnections?: number } = {}) =>
-  layerSql(PgClient.layer({ url, maxConnections: options.maxConnections ?? 10 }))
+  layerSql(PgClient.layer({
+    url,
+    maxConnections: options.maxConnections ?? 10,
+    // Reads from many requests are pipelined on each connection (one write for many
+    // statements); transactions still get a connection of their own.
+    multiplex: true
+  }))
 
 /**
  * Embedded PGlite. It lives in this process, so the job lock is the
