@@ -3,7 +3,7 @@ import { Context, type Effect, type Stream } from "effect"
 import type { InvalidCursor, ProductNotFound, ProductRemoved, StoreError } from "./errors.ts"
 import type { ProductId } from "./ids.ts"
 import type { ListQuery, Page } from "./Listing.ts"
-import type { Product, ProductInput, UpsertOutcome } from "./Product.ts"
+import type { Product, ProductInput, UpsertOutcome, UpsertStatus } from "./Product.ts"
 
 export interface CategoryCount {
   readonly category: string
@@ -20,6 +20,8 @@ export class CatalogStore extends Context.Service<CatalogStore, {
    * back is restored (`updated`). Outcomes are in input order.
    */
   readonly upsert: (inputs: ReadonlyArray<ProductInput>) => Effect.Effect<ReadonlyArray<UpsertOutcome>, StoreError>
+  /** What `upsert` would report for these inputs, writing nothing (dry runs). */
+  readonly preview: (inputs: ReadonlyArray<ProductInput>) => Effect.Effect<ReadonlyArray<UpsertStatus>, StoreError>
   /** Live products, filtered and ordered by the query, one page after the cursor. */
   readonly list: (query: ListQuery) => Effect.Effect<Page<Product>, InvalidCursor | StoreError>
   /** Categories of live products with their counts, by name. */

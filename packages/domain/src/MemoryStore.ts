@@ -20,7 +20,7 @@ import {
 } from "./Listing.ts"
 import { normalizeReason, type ReportedProblem, tidyReason } from "./Problem.ts"
 import { ProblemStore } from "./ProblemStore.ts"
-import type { Product, ProductInput, UpsertOutcome } from "./Product.ts"
+import type { Product, ProductInput, UpsertOutcome, UpsertStatus } from "./Product.ts"
 import { sameContent } from "./ProductContent.ts"
 import type { CounterSnapshot, Repair } from "./Reconciliation.ts"
 import { expectedCounters, hasDrifted } from "./Reconciliation.ts"
@@ -80,6 +80,9 @@ const ledgerTally = (state: State, id: string): Tally => {
   return { up, down }
 }
 
+const isUnchanged = (existing: Product, input: ProductInput): boolean =>
+  sameContent(existing.content, input.content) && tallyEquals(existing.seed, input.seed) && existing.removedAt === null
+
 const upsertOne = (state: State, input: ProductInput, now: Date): UpsertOutcome => {
   const id = canonicalProductId(input.id)
   const existing = state.products.get(id)
@@ -98,9 +101,7 @@ const upsertOne = (state: State, input: ProductInput, now: Date): UpsertOutcome 
     })
     return { id, slug, status: "created" }
   }
-  const unchanged = sameContent(existing.content, input.content) && tallyEquals(existing.seed, input.seed) &&
-    existing.removedAt === null
-  if (unchanged) return { id, slug: existing.slug, status: "unchanged" }
+  if (isUnchanged(existing, input)) return { id, slug: existing.slug, status: "unchanged" }
   const seedDelta = { up: input.seed.up - existing.seed.up, down: input.seed.down - existing.seed.down }
   state.products.set(id, {
     ...existing,
@@ -129,6 +130,22 @@ const makeCatalog = (state: State) =>
       Effect.sync(() => {
         const now = new Date()
         return inputs.map((input) => upsertOne(state, input, now))
+      }),
+    preview: (inputs) =>
+      Effect.sync(() => {
+        // Later inputs see earlier ones of the same batch, as upsert does.
+        const seen = new Map<string, ProductInput>()
+        return inputs.map((input): UpsertStatus => {
+          const id = canonicalProductId(input.id)
+          const before = seen.get(id)
+          seen.set(id, input)
+          if (before !== undefined) {
+            return sameContent(before.content, input.content) && tallyEquals(before.seed, input.seed) ? "unchanged" : "updated"
+          }
+          const existing = state.products.get(id)
+          if (existing === undefined) return "created"
+          return isUnchanged(existing, input) ? "unchanged" : "updated"
+        })
       }),
     list: (query) =>
       Effect.suspend(() => {

@@ -24,7 +24,8 @@ import {
   slugify,
   sortKeyOf,
   type StoreError,
-  type UpsertOutcome
+  type UpsertOutcome,
+  type UpsertStatus
 } from "@productdir/domain"
 import { storeError } from "./errors.ts"
 import { PRODUCT_COLUMNS, type ProductRow, toProduct } from "./rows.ts"
@@ -148,6 +149,28 @@ export const make = Effect.gen(function*() {
     return outcomes.flat()
   })
 
+  const preview = Effect.fn("CatalogStore.preview")(function*(inputs: ReadonlyArray<ProductInput>) {
+    if (inputs.length === 0) return []
+    const rows = inputs.map((input) => ({ id: canonicalProductId(input.id), content: input.content, seed_up: input.seed.up, seed_down: input.seed.down }))
+    const existing = yield* sql<{ id: string; changed: boolean }>`
+      SELECT p.id,
+             (p.content IS DISTINCT FROM r.content OR p.seed_up <> r.seed_up OR p.seed_down <> r.seed_down
+              OR p.removed_at IS NOT NULL) AS changed
+      FROM jsonb_to_recordset(${pg.json(rows)}) AS r(id uuid, content jsonb, seed_up bigint, seed_down bigint)
+      JOIN products p ON p.id = r.id`.pipe(storeError("preview"))
+    const changed = new Map(existing.map((row) => [row.id, row.changed]))
+    // Later inputs see earlier ones of the same batch, as upsert does.
+    const seen = new Map<string, string>()
+    return rows.map((row): UpsertStatus => {
+      const key = JSON.stringify([row.content, row.seed_up, row.seed_down])
+      const before = seen.get(row.id)
+      seen.set(row.id, key)
+      if (before !== undefined) return before === key ? "unchanged" : "updated"
+      const known = changed.get(row.id)
+      return known === undefined ? "created" : known ? "updated" : "unchanged"
+    })
+  })
+
   const list = Effect.fn("CatalogStore.list")(function*(query: ListQuery) {
     let after = undefined as ReturnType<typeof sortKeyOf> | undefined
     if (query.cursor !== undefined) {
@@ -233,6 +256,7 @@ export const make = Effect.gen(function*() {
   return CatalogStore.of({
     find,
     upsert,
+    preview,
     list,
     categories,
     remove,

@@ -188,6 +188,22 @@ export const storeContract = (name: string, stores: Layer.Layer<ContractStores, 
           assert.strictEqual(p.version, 2)
         }))
 
+      it.effect("preview tells what an upsert would do and writes nothing", () =>
+        Effect.gen(function*() {
+          const store = yield* CatalogStore
+          const a = freshInput()
+          const b = freshInput()
+          yield* store.upsert([a, b])
+          const c = freshInput()
+          const changedB = { ...b, content: { ...b.content, ai_summary: "Changed." } }
+          const inputs = [c, a, changedB, { ...c, seed: { up: 9, down: 0 } }]
+          const previewed = yield* store.preview(inputs)
+          assert.deepStrictEqual(previewed, ["created", "unchanged", "updated", "updated"])
+          assert.strictEqual((yield* Effect.flip(store.find(c.id)))._tag, "ProductNotFound")
+          assert.strictEqual((yield* store.find(b.id)).content.ai_summary, b.content.ai_summary)
+          assert.deepStrictEqual((yield* store.upsert(inputs)).map((o) => o.status), previewed)
+        }))
+
       it.effect("an empty batch is a no-op", () =>
         Effect.gen(function*() {
           const store = yield* CatalogStore
