@@ -356,13 +356,14 @@ export const storeContract = (name: string, stores: Layer.Layer<ContractStores, 
         Effect.gen(function*() {
           const store = yield* CatalogStore
           const word = `zq${rng.uuid().replace(/-/g, "").slice(0, 10)}`
-          const hit = freshInput({ name: `Quokka ${word} Books` })
+          const second = `yk${rng.uuid().replace(/-/g, "").slice(0, 10)}`
+          const hit = freshInput({ name: `Quokka ${word} ${second}` })
           const other = freshInput({ name: `Quokka ${word}x Metrics` })
           const miss = freshInput()
           yield* store.upsert([hit, other, miss])
           const byPrefix = yield* store.list({ q: word.slice(0, 8), sort: "name", limit: 10 })
           assert.deepStrictEqual(new Set(byPrefix.items.map((p) => p.id)), new Set([hit.id, other.id]))
-          const both = yield* store.list({ q: `${word.toUpperCase()} books`, sort: "name", limit: 10 })
+          const both = yield* store.list({ q: `${word.toUpperCase()} ${second}`, sort: "name", limit: 10 })
           assert.deepStrictEqual(both.items.map((p) => p.id), [hit.id])
           const none = yield* store.list({ q: `${word} nonexistentword`, sort: "name", limit: 10 })
           assert.deepStrictEqual(none.items, [])
