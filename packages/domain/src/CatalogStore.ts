@@ -28,8 +28,8 @@ export class CatalogStore extends Context.Service<CatalogStore, {
   readonly categories: Effect.Effect<ReadonlyArray<CategoryCount>, StoreError>
   /** Marks products removed (reads answer 410, votes are kept). Returns how many were live. */
   readonly remove: (ids: ReadonlyArray<ProductId>) => Effect.Effect<number, StoreError>
-  /** Live products whose id is not in `keep`: what `import --prune` would remove. */
-  readonly absentFrom: (keep: ReadonlySet<string>) => Stream.Stream<ProductId, StoreError>
+  /** Live products whose id `isKept` refuses: what `import --prune` removes. */
+  readonly absentFrom: (isKept: (id: ProductId) => boolean) => Stream.Stream<ProductId, StoreError>
   /** Every live product by id, in pages of `batchSize`: for export, with bounded memory. */
   readonly scan: (batchSize: number) => Stream.Stream<Product, StoreError>
   /** Fails when the store cannot be reached: the readiness probe. */

@@ -190,9 +190,9 @@ const makeCatalog = (state: State) =>
         }
         return removed
       }),
-    absentFrom: (keep) =>
+    absentFrom: (isKept) =>
       Stream.fromIterableEffect(
-        Effect.sync(() => [...state.products.values()].filter((p) => isLive(p) && !keep.has(p.id)).map((p) => p.id))
+        Effect.sync(() => [...state.products.values()].filter((p) => isLive(p) && !isKept(p.id)).map((p) => p.id))
       ),
     scan: (batchSize) =>
       Stream.paginate(undefined as string | undefined, (after) =>

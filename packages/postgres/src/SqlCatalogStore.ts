@@ -239,7 +239,7 @@ export const make = Effect.gen(function*() {
         })
       ))
 
-  const absentFrom = (keep: ReadonlySet<string>) =>
+  const absentFrom = (isKept: (id: ProductId) => boolean) =>
     Stream.paginate("00000000-0000-0000-0000-000000000000", (after: string) =>
       sql<{ id: string }>`
         SELECT id FROM products WHERE removed_at IS NULL AND id > ${after}::uuid ORDER BY id LIMIT 10000`.pipe(
@@ -247,7 +247,7 @@ export const make = Effect.gen(function*() {
         Effect.map((rows) => {
           const last = rows.at(-1)
           return [
-            rows.filter((row) => !keep.has(row.id)).map((row) => row.id as ProductId),
+            rows.map((row) => row.id as ProductId).filter((id) => !isKept(id)),
             rows.length === 10000 && last ? Option.some(last.id) : Option.none()
           ] as const
         })

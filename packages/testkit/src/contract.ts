@@ -405,7 +405,7 @@ export const storeContract = (name: string, stores: Layer.Layer<ContractStores, 
           assert.isTrue(ids.includes(inputs[0]!.id) && ids.includes(inputs[1]!.id))
           assert.isFalse(ids.includes(inputs[2]!.id))
           const keep = new Set(ids.filter((id) => id !== inputs[1]!.id))
-          const absent = yield* Stream.runCollect(store.absentFrom(keep))
+          const absent = yield* Stream.runCollect(store.absentFrom((id) => keep.has(id)))
           assert.deepStrictEqual(absent, [inputs[1]!.id])
         }))
 

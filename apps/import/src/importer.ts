@@ -1,0 +1,142 @@
+/**
+ * The import run: read → validate → upsert in batches (each one
+ * transaction) → tally. Reruns are no-ops; a bad record is reported and
+ * skipped; `strict` checks everything before writing anything.
+ */
+import { Effect, Stream } from "effect"
+import { CatalogStore, type ProductId, type UpsertStatus } from "@productdir/domain"
+import type { Readable } from "node:stream"
+import { describePosition, type Format, type InputError, readRecords } from "./records.ts"
+import { check, type Checked, type Rejection } from "./validate.ts"
+
+type Valid = Extract<Checked, { readonly _tag: "Valid" }>
+
+export interface ImportOptions {
+  /** Opens the input; called once per pass (strict mode reads it twice). */
+  readonly open: () => Readable
+  readonly format: Format | "auto"
+  readonly batchSize: number
+  readonly dryRun: boolean
+  readonly strict: boolean
+  readonly prune: boolean
+  /** Called for every rejection as it is found (the CLI prints it at once). */
+  readonly onRejection?: (rejection: Rejection) => void
+  /** Called after every batch. */
+  readonly onProgress?: (tally: Tally) => void
+}
+
+export interface Tally {
+  read: number
+  created: number
+  updated: number
+  unchanged: number
+  removed: number
+  rejected: number
+  warnings: number
+}
+
+export interface Warning {
+  readonly where: string
+  readonly message: string
+}
+
+/** Kept for the report; past this many, only the counts grow. */
+export const MAX_LISTED = 10_000
+
+export interface ImportResult {
+  readonly tally: Tally
+  readonly rejections: ReadonlyArray<Rejection>
+  readonly warnings: ReadonlyArray<Warning>
+  /** Why a requested prune did not run, if it did not. */
+  readonly pruneSkipped?: string
+  /** Nothing was written (dry run, or a strict run with rejections). */
+  readonly wroteNothing: boolean
+  readonly durationMs: number
+}
+
+/** Ids as 52-bit numbers: a million of them fit in a few MB, unlike a million strings. */
+const idKey = (id: string): number => parseInt(id.replace(/-/g, "").slice(0, 13), 16)
+
+export const runImport = Effect.fn("Importer.run")(function*(options: ImportOptions) {
+  const catalog = yield* CatalogStore
+  const started = Date.now()
+  const tally: Tally = { read: 0, created: 0, updated: 0, unchanged: 0, removed: 0, rejected: 0, warnings: 0 }
+  const rejections: Array<Rejection> = []
+  const warnings: Array<Warning> = []
+  /** id → line or index of its first record (numbers: a million entries stay small). */
+  const seen = new Map<number, number>()
+  const reject = (rejection: Rejection) => {
+    tally.rejected++
+    if (rejections.length < MAX_LISTED) rejections.push(rejection)
+    options.onRejection?.(rejection)
+  }
+  const warn = (warning: Warning) => {
+    tally.warnings++
+    if (warnings.length < MAX_LISTED) warnings.push(warning)
+  }
+  const result = (extra: Partial<ImportResult>): ImportResult => ({
+    tally, rejections, warnings, wroteNothing: options.dryRun, durationMs: Date.now() - started, ...extra
+  })
+
+  /** Counts rejections and warnings on the way through; passes the valid records on. */
+  const note = (countWarnings: boolean) => (c: Checked): Checked => {
+    if (c._tag === "Rejected") reject(c.rejection)
+    else if (countWarnings) {
+      const where = describePosition(c.position)
+      const at = "line" in c.position ? c.position.line : c.position.index
+      const key = idKey(c.imported.input.id)
+      const first = seen.get(key)
+      if (first !== undefined) {
+        const earlier = describePosition("line" in c.position ? { line: first } : { index: first })
+        warn({ where, message: `same id as ${earlier}: the later record wins` })
+      } else seen.set(key, at)
+      for (const message of c.imported.warnings) warn({ where, message })
+    }
+    return c
+  }
+
+  const checked = (countWarnings: boolean) =>
+    readRecords(options.open(), options.format).pipe(
+      Stream.map((record) => note(countWarnings)(check(record))),
+      Stream.filter((c): c is Valid => c._tag === "Valid")
+    )
+
+  if (options.strict) {
+    // First pass: validate everything; write nothing unless every record is good.
+    yield* checked(false).pipe(Stream.runDrain)
+    if (tally.rejected > 0) return result({ wroteNothing: true })
+  }
+
+  yield* checked(true).pipe(
+    Stream.grouped(options.batchSize),
+    Stream.mapEffect((batch) => {
+      const inputs = batch.map((c) => c.imported.input)
+      const statuses: Effect.Effect<ReadonlyArray<UpsertStatus>, unknown> = options.dryRun
+        ? catalog.preview(inputs)
+        : Effect.map(catalog.upsert(inputs), (outcomes) => outcomes.map((o) => o.status))
+      return statuses
+    }),
+    Stream.runForEach((statuses) =>
+      Effect.sync(() => {
+        for (const status of statuses) tally[status]++
+        tally.read = tally.created + tally.updated + tally.unchanged + tally.rejected
+        options.onProgress?.(tally)
+      })
+    )
+  )
+  tally.read = tally.created + tally.updated + tally.unchanged + tally.rejected
+
+  if (!options.prune) return result({})
+  if (tally.rejected > 0) {
+    return result({ pruneSkipped: `${tally.rejected} record(s) were rejected; a rejected record's product would be pruned by mistake. Fix them and rerun.` })
+  }
+  const kept = (id: ProductId) => seen.has(idKey(id))
+  const absent = yield* Stream.runCollect(catalog.absentFrom(kept))
+  if (!options.dryRun) {
+    for (let i = 0; i < absent.length; i += 1000) yield* catalog.remove(absent.slice(i, i + 1000))
+  }
+  tally.removed = absent.length
+  return result({})
+})
+
+export type { InputError }

@@ -1,0 +1,5 @@
+export * from "./errors.ts"
+export * from "./exporter.ts"
+export * from "./importer.ts"
+export * from "./records.ts"
+export * from "./validate.ts"

@@ -1,0 +1,121 @@
+/**
+ * Reading a catalog: NDJSON or a JSON array (detected from the first
+ * non-space byte, or forced), from a file or stdin, streamed with bounded
+ * memory. Each record keeps its position (line or index) for the report.
+ */
+import { Schema, Stream } from "effect"
+import type { Readable } from "node:stream"
+import streamArray from "stream-json/streamers/stream-array.js"
+
+export const MAX_RECORD_BYTES = 1024 * 1024
+
+export type Format = "ndjson" | "json"
+
+export type Position = { readonly line: number } | { readonly index: number }
+
+export const describePosition = (position: Position): string =>
+  "line" in position ? `line ${position.line}` : `index ${position.index}`
+
+export type RawRecord =
+  | { readonly _tag: "Parsed"; readonly position: Position; readonly value: unknown }
+  | { readonly _tag: "Unreadable"; readonly position: Position; readonly message: string }
+
+/** The input itself cannot be read on (missing file, a broken JSON array): the run stops here. */
+export class InputError extends Schema.TaggedError<InputError>()("InputError", { message: Schema.String }) {}
+
+const isSpace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09
+
+/** Splits bytes into lines; a line over the limit is reported by its size, never held whole. */
+async function* ndjsonRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawRecord> {
+  let parts: Array<Buffer> = []
+  let size = 0
+  let line = 0
+  const finish = (): RawRecord | undefined => {
+    line++
+    const bytes = size
+    const text = bytes <= MAX_RECORD_BYTES ? Buffer.concat(parts).toString("utf8") : ""
+    parts = []
+    size = 0
+    const position = { line }
+    if (bytes > MAX_RECORD_BYTES) {
+      return { _tag: "Unreadable", position, message: `the record is ${bytes} bytes, over the ${MAX_RECORD_BYTES}-byte limit` }
+    }
+    if (text.trim().length === 0) return undefined
+    try {
+      return { _tag: "Parsed", position, value: JSON.parse(text) }
+    } catch (error) {
+      return { _tag: "Unreadable", position, message: `not valid JSON (${(error as Error).message})` }
+    }
+  }
+  for await (const chunk of chunks) {
+    let start = 0
+    for (let newline = chunk.indexOf(0x0a, start); newline !== -1; newline = chunk.indexOf(0x0a, start)) {
+      const piece = chunk.subarray(start, newline)
+      size += piece.length
+      if (size <= MAX_RECORD_BYTES) parts.push(piece)
+      const record = finish()
+      if (record) yield record
+      start = newline + 1
+    }
+    const rest = chunk.subarray(start)
+    size += rest.length
+    if (size <= MAX_RECORD_BYTES) parts.push(rest)
+  }
+  if (size > 0) {
+    const record = finish()
+    if (record) yield record
+  }
+}
+
+async function* arrayRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawRecord> {
+  const parser = streamArray.withParserAsStream()
+  const feed = (async () => {
+    try {
+      for await (const chunk of chunks) {
+        if (!parser.write(chunk)) await new Promise((resolve) => parser.once("drain", resolve))
+      }
+      parser.end()
+    } catch (error) {
+      parser.destroy(error as Error)
+    }
+  })()
+  try {
+    for await (const item of parser as AsyncIterable<{ key: number; value: unknown }>) {
+      const position = { index: item.key }
+      const bytes = Buffer.byteLength(JSON.stringify(item.value))
+      yield bytes > MAX_RECORD_BYTES
+        ? { _tag: "Unreadable", position, message: `the record is ${bytes} bytes, over the ${MAX_RECORD_BYTES}-byte limit` }
+        : { _tag: "Parsed", position, value: item.value }
+    }
+  } catch (error) {
+    throw new Error(`the JSON array is malformed (${(error as Error).message}); nothing after that point was read`)
+  } finally {
+    await feed
+  }
+}
+
+/** Holds back the first bytes until the format is known, then replays them. */
+async function* detect(source: Readable, format: Format | "auto"): AsyncGenerator<RawRecord> {
+  const iterator = (source as AsyncIterable<Buffer>)[Symbol.asyncIterator]()
+  const head: Array<Buffer> = []
+  let chosen: Format | undefined = format === "auto" ? undefined : format
+  while (chosen === undefined) {
+    const next = await iterator.next()
+    if (next.done) return // empty or only white space: no records
+    const chunk = typeof next.value === "string" ? Buffer.from(next.value) : next.value
+    head.push(chunk)
+    const first = chunk.findIndex((byte) => !isSpace(byte))
+    if (first !== -1) chosen = chunk[first] === 0x5b ? "json" : "ndjson" // '['
+  }
+  async function* replay(): AsyncGenerator<Buffer> {
+    yield* head
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      yield typeof next.value === "string" ? Buffer.from(next.value) : next.value
+    }
+  }
+  yield* chosen === "json" ? arrayRecords(replay()) : ndjsonRecords(replay())
+}
+
+export const readRecords = (source: Readable, format: Format | "auto"): Stream.Stream<RawRecord, InputError> =>
+  Stream.fromAsyncIterable(detect(source, format), (error) =>
+    new InputError({ message: error instanceof Error ? error.message : String(error) }))
