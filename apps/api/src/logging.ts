@@ -4,7 +4,8 @@
  * 50 ms: one write per batch instead of one synchronous write per request,
  * which was a sixth of the CPU time of a read under load.
  */
-import { Config, Effect, Layer, Logger, References } from "effect"
+import { Effect, Layer, Logger, References } from "effect"
+import { logLevelConfig } from "@productdir/domain"
 
 const batchedJson = Logger.batched(Logger.formatJson, {
   window: "50 millis",
@@ -12,7 +13,7 @@ const batchedJson = Logger.batched(Logger.formatJson, {
 })
 
 export const LoggingLive = Layer.unwrap(Effect.gen(function*() {
-  const level = yield* Config.LogLevel("LOG_LEVEL").pipe(Config.withDefault("Info" as const))
+  const level = yield* logLevelConfig("Info")
   const logger = process.stdout.isTTY ? Logger.consolePretty() : batchedJson
   return Layer.mergeAll(
     Logger.layer([logger]),

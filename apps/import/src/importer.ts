@@ -121,7 +121,8 @@ export const runImport = Effect.fn("Importer.run")(function*(options: ImportOpti
         for (const status of statuses) tally[status]++
         tally.read = tally.created + tally.updated + tally.unchanged + tally.rejected
         options.onProgress?.(tally)
-      })
+        return `batch ${options.dryRun ? "checked" : "committed"}: ${statuses.length} records, ${tally.read} so far`
+      }).pipe(Effect.flatMap(Effect.logDebug))
     )
   )
   tally.read = tally.created + tally.updated + tally.unchanged + tally.rejected

@@ -1,0 +1,232 @@
+import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import type { ImportRecord } from "@productdir/domain"
+import { generateRecord } from "@productdir/testkit/generator"
+import { readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { runCli, spawnCli, type Target, targets, workDir } from "./cli.ts"
+
+type Exported = ImportRecord & { id: string; slug: string; version: number; updated_at: string; trust: { trust_up: number } }
+
+/** Generated records always carry an id and trust. */
+type Generated = ImportRecord & { id: string; trust: { trust_up: number; trust_down: number } }
+const records = (seed: number, n: number) => Array.from({ length: n }, (_, i) => generateRecord(seed, i) as Generated)
+const ndjson = (rs: ReadonlyArray<unknown>) => rs.map((r) => JSON.stringify(r)).join("\n") + "\n"
+
+for (const variant of targets()) {
+  describe(`productdir-import on ${variant.name}`, { timeout: 180_000 }, () => {
+    let target: Target
+    let dir: string
+    const file = (name: string, text: string) => {
+      const path = join(dir, name)
+      writeFileSync(path, text)
+      return path
+    }
+    const cli = (args: ReadonlyArray<string>, stdin?: string) => runCli(args, target.env, stdin)
+    const exported = async (): Promise<Array<Exported>> => {
+      const run = await cli(["export", "-"])
+      expect(run.code, run.stderr).toBe(0)
+      return run.stdout.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as Exported)
+    }
+
+    beforeEach(async () => {
+      target = await variant.make()
+      dir = workDir()
+    })
+    afterEach(async () => {
+      await target.dispose()
+    })
+
+    it("imports a clean file, and a rerun changes nothing", async () => {
+      const input = records(1, 30)
+      const path = file("clean.ndjson", ndjson(input))
+      const first = await cli([path])
+      expect(first.code, first.stderr).toBe(0)
+      expect(first.stdout).toMatch(/created\s+30/)
+      const before = await exported()
+      expect(before.map((r) => r.id).sort()).toEqual(input.map((r) => r.id).sort())
+      const one = before.find((r) => r.id === input[0]!.id)!
+      expect([one.name, one.category, one.version]).toEqual([input[0]!.name, input[0]!.category, 1])
+      expect(one.trust.trust_up).toBe(input[0]!.trust!.trust_up)
+      const again = await cli([path])
+      expect(again.code).toBe(0)
+      expect(again.stdout).toMatch(/unchanged\s+30/)
+      expect(again.stdout).toMatch(/created\s+0/)
+      const after = await exported()
+      expect(after.map((r) => [r.id, r.version, r.updated_at]).sort()).toEqual(before.map((r) => [r.id, r.version, r.updated_at]).sort())
+    })
+
+    it("reports each bad line with its field paths and loads the good ones", async () => {
+      const good = records(2, 5)
+      const { category: _c, ...noCategory } = good[1]!
+      const badPrice = { ...good[3]!, pricing: { model: "x", plans: [{ name: "p", price: 12, features: [] }] } }
+      const lines = [good[0], noCategory, good[2], "{not json", badPrice, good[4]].map((r) => typeof r === "string" ? r : JSON.stringify(r))
+      const run = await cli([file("mixed.ndjson", lines.join("\n") + "\n"), "--report", join(dir, "report.json")])
+      expect(run.code).toBe(1)
+      expect(run.stderr).toContain("line 2: rejected: category: Missing key")
+      expect(run.stderr).toMatch(/line 4: rejected: \(record\): not valid JSON/)
+      expect(run.stderr).toContain("line 5: rejected: pricing.plans[0].price: Expected string")
+      expect(run.stdout).toMatch(/created\s+3/)
+      expect(run.stdout).toMatch(/rejected\s+3/)
+      const report = JSON.parse(readFileSync(join(dir, "report.json"), "utf8"))
+      expect(report.summary).toMatchObject({ created: 3, rejected: 3, read: 6 })
+      expect(report.rejections.map((r: { line: number }) => r.line)).toEqual([2, 4, 5])
+      expect(report.rejections[0].errors).toEqual([{ path: "category", message: "Missing key" }])
+      expect((await exported()).map((r) => r.id).sort()).toEqual([good[0]!.id, good[2]!.id, good[4]!.id].sort())
+    })
+
+    it("--strict: one bad record fails the run and writes nothing", async () => {
+      const input = records(3, 8)
+      const lines = ndjson(input) + "{\"name\": 1}\n"
+      const run = await cli([file("strict.ndjson", lines), "--strict"])
+      expect(run.code).toBe(1)
+      expect(run.stderr).toContain("line 9: rejected")
+      expect(run.stdout).toContain("strict: nothing written")
+      expect(await exported()).toEqual([])
+      const fromStdin = await cli(["-", "--strict"], ndjson(input))
+      expect(fromStdin.code, fromStdin.stderr).toBe(0)
+      expect((await exported()).length).toBe(8)
+    })
+
+    it("--dry-run reports what would change and writes nothing", async () => {
+      const input = records(4, 6)
+      const path = file("dry.ndjson", ndjson(input))
+      await cli([file("seed.ndjson", ndjson(input.slice(0, 2)))])
+      const before = await exported()
+      const changed = [{ ...input[0]!, ai_summary: "Rewritten." }, ...input.slice(1)]
+      const run = await cli([file("dry2.ndjson", ndjson(changed)), "--dry-run"])
+      expect(run.code).toBe(0)
+      expect(run.stdout).toContain("dry run")
+      expect(run.stdout).toMatch(/created\s+4 \(would be\)/)
+      expect(run.stdout).toMatch(/updated\s+1 \(would be\)/)
+      expect(run.stdout).toMatch(/unchanged\s+1 \(would be\)/)
+      expect(await exported()).toEqual(before)
+      void path
+    })
+
+    it("a changed record bumps version and updated_at; the others stay", async () => {
+      const input = records(5, 4)
+      await cli([file("v1.ndjson", ndjson(input))])
+      const before = await exported()
+      await new Promise((r) => setTimeout(r, 1100))
+      const changed = input.map((r, i) => (i === 2 ? { ...r, key_features: ["Entirely new"] } : r))
+      const run = await cli([file("v2.ndjson", ndjson(changed))])
+      expect(run.stdout).toMatch(/updated\s+1/)
+      const after = await exported()
+      const byId = (rs: Array<Exported>, id: string) => rs.find((r) => r.id === id)!
+      expect(byId(after, input[2]!.id).version).toBe(2)
+      expect(byId(after, input[2]!.id).updated_at > byId(before, input[2]!.id).updated_at).toBe(true)
+      expect(byId(after, input[2]!.id).key_features).toEqual(["Entirely new"])
+      expect(byId(after, input[1]!.id)).toEqual(byId(before, input[1]!.id))
+    })
+
+    it("--prune removes products absent from the input, and a later import restores them", async () => {
+      const input = records(6, 5)
+      await cli([file("all.ndjson", ndjson(input))])
+      const run = await cli([file("some.ndjson", ndjson(input.slice(0, 3))), "--prune"])
+      expect(run.code).toBe(0)
+      expect(run.stdout).toMatch(/removed\s+2/)
+      expect((await exported()).map((r) => r.id).sort()).toEqual(input.slice(0, 3).map((r) => r.id).sort())
+      const withBad = await cli([file("bad.ndjson", ndjson(input.slice(0, 2)) + "{}\n"), "--prune"])
+      expect(withBad.code).toBe(1)
+      expect(withBad.stdout).toContain("prune skipped")
+      expect((await exported()).length).toBe(3)
+      const restored = await cli([file("all2.ndjson", ndjson(input))])
+      expect(restored.stdout).toMatch(/updated\s+2/)
+      expect((await exported()).length).toBe(5)
+    })
+
+    it("reads a JSON array, and NDJSON from stdin", async () => {
+      const input = records(7, 6)
+      const array = await cli([file("array.json", `  \n${JSON.stringify(input.slice(0, 3), null, 2)}`)])
+      expect(array.code, array.stderr).toBe(0)
+      expect(array.stdout).toMatch(/created\s+3/)
+      const badArray = await cli([file("bad-array.json", JSON.stringify([input[3], { name: 1 }]))])
+      expect(badArray.code).toBe(1)
+      expect(badArray.stderr).toContain("index 1: rejected")
+      const stdin = await cli(["-"], ndjson(input.slice(4)))
+      expect(stdin.code, stdin.stderr).toBe(0)
+      expect(stdin.stdout).toMatch(/imported stdin: 2 records/)
+      expect((await exported()).length).toBe(6)
+      const broken = await cli([file("broken.json", "[{\"name\": \"x\"}, {")])
+      expect(broken.code).toBe(2)
+      expect(broken.stderr).toContain("malformed")
+    })
+
+    it("an empty file imports nothing and succeeds; a missing file is exit 2 with a clear message", async () => {
+      const empty = await cli([file("empty.ndjson", "")])
+      expect(empty.code).toBe(0)
+      expect(empty.stdout).toMatch(/0 records/)
+      const missing = await cli([join(dir, "nope.ndjson")])
+      expect(missing.code).toBe(2)
+      expect(missing.stderr).toMatch(/cannot read .*nope\.ndjson: no such file/)
+      const usage = await cli(["--batch-size", "0", "x"])
+      expect(usage.code).toBe(2)
+    })
+
+    it("a record over 1 MiB is rejected, not a crash", async () => {
+      const input = records(8, 2)
+      const huge = { ...input[0]!, ai_summary: "x".repeat(1_200_000) }
+      const run = await cli([file("huge.ndjson", ndjson([huge, input[1]]))])
+      expect(run.code).toBe(1)
+      expect(run.stderr).toMatch(/line 1: rejected: \(record\): the record is \d+ bytes, over the 1048576-byte limit/)
+      expect((await exported()).map((r) => r.id)).toEqual([input[1]!.id])
+    })
+
+    it("export then import is a no-op, seed counts and problems included", async () => {
+      const input = records(9, 10).map((r, i) => (i === 0 ? { ...r, problems: ["Sync stalls above 1M rows"] } : r))
+      await cli([file("in.ndjson", ndjson(input))])
+      const exportRun = await cli(["export", join(dir, "out.ndjson")])
+      expect(exportRun.code).toBe(0)
+      const round = await cli([join(dir, "out.ndjson")])
+      expect(round.code, round.stderr).toBe(0)
+      expect(round.stdout).toMatch(/unchanged\s+10/)
+      expect(round.stdout).toMatch(/warnings\s+0/)
+      const first = (await exported()).find((r) => r.id === input[0]!.id)!
+      expect(first.problems).toEqual(["Sync stalls above 1M rows"])
+      expect(first.trust.trust_up).toBe(input[0]!.trust!.trust_up)
+    })
+
+    it("given trust values that disagree with the counts are warnings", async () => {
+      const [r] = records(10, 1)
+      const run = await cli([file("warn.ndjson", ndjson([{ ...r, trust: { ...r!.trust, trust_score: 99, evaluation_count: 1 } }]))])
+      expect(run.code).toBe(0)
+      expect(run.stdout).toMatch(/warnings\s+2/)
+      expect(run.stdout).toContain("trust.trust_score: given 99")
+    })
+
+    it("a run killed mid-way, then rerun, leaves the catalog a clean import would", async () => {
+      const input = records(11, 3000)
+      const path = file("big.ndjson", ndjson(input))
+      const killed = spawnCli([path, "--batch-size", "100"], { ...target.env, LOG_LEVEL: "debug" })
+      await new Promise<void>((resolveKill, reject) => {
+        const timer = setTimeout(() => reject(new Error("no batch was committed within 60 s")), 60_000)
+        killed.child.stderr!.on("data", (d: Buffer) => {
+          if (d.toString().includes("batch committed")) {
+            clearTimeout(timer)
+            killed.child.kill("SIGKILL")
+            resolveKill()
+          }
+        })
+      })
+      const stopped = await killed.done
+      expect(stopped.code).toBe(null)
+      const partial = (await exported()).length
+      expect(partial).toBeGreaterThan(0)
+      expect(partial).toBeLessThan(3000)
+      const rerun = await cli([path, "--batch-size", "100"])
+      expect(rerun.code, rerun.stderr).toBe(0)
+      const resumed = await exported()
+      const clean = await variant.make()
+      try {
+        expect((await runCli([path], clean.env)).code).toBe(0)
+        const cleanRun = await runCli(["export", "-"], clean.env)
+        const reference = cleanRun.stdout.split("\n").filter((l) => l).map((l) => JSON.parse(l) as Exported)
+        const comparable = (rs: Array<Exported>) =>
+          rs.map(({ updated_at: _u, ...r }) => r).sort((a, b) => (a.id < b.id ? -1 : 1))
+        expect(comparable(resumed)).toEqual(comparable(reference))
+      } finally {
+        await clean.dispose()
+      }
+    })
+  })
+}
