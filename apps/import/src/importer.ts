@@ -109,6 +109,8 @@ export const runImport = Effect.fn("Importer.run")(function*(options: ImportOpti
 
   yield* checked(true).pipe(
     Stream.grouped(options.batchSize),
+    // Read and validate the next batches while the store writes this one.
+    Stream.buffer({ capacity: 2 }),
     Stream.mapEffect((batch) => {
       const inputs = batch.map((c) => c.imported.input)
       const statuses: Effect.Effect<ReadonlyArray<UpsertStatus>, unknown> = options.dryRun

@@ -47,6 +47,3 @@ export const firstFreeSlug = (base: Slug, isTaken: (candidate: string) => boolea
     if (!isTaken(candidate)) return candidate as Slug
   }
 }
-
-/** The base a slug was made from, when it carries a collision suffix. */
-export const slugBase = (slug: string): string => slug.replace(/-\d+$/, "")

@@ -20,7 +20,6 @@ import {
   searchTextOf,
   searchTokens,
   type Slug,
-  slugBase,
   slugify,
   sortKeyOf,
   type StoreError,
@@ -77,12 +76,18 @@ export const make = Effect.gen(function*() {
   /** Slugs for the new products of a batch: asked-for or from the name, then the first free one. */
   const assignSlugs = Effect.fn("CatalogStore.assignSlugs")(function*(fresh: ReadonlyArray<ProductInput>) {
     const wanted = fresh.map((input) => input.slug ?? slugify(input.content.name))
-    const bases = [...new Set(wanted.map(slugBase))]
+    // Each wanted slug and its `-N` variants; stripping a trailing number first would make
+    // "Acme 12" look up every "acme-…" slug in the catalog.
+    const bases = [...new Set<string>(wanted)]
     const taken = new Set<string>()
     if (bases.length > 0) {
+      // Two index range scans per base: the base itself, and `base-…` (in C order, "-" < "." so
+      // `base-` ≤ slug < `base.` is exactly the suffixed ones). A LIKE ANY would scan the table.
       const rows = yield* sql<{ slug: string }>`
-        SELECT slug FROM products
-        WHERE slug = ANY(${bases}::text[]) OR slug LIKE ANY(${bases.map((b) => `${b}-%`)}::text[])`
+        SELECT p.slug FROM unnest(${bases}::text[]) AS b(base) JOIN products p ON p.slug = b.base
+        UNION ALL
+        SELECT p.slug FROM unnest(${bases}::text[]) AS b(base)
+          JOIN products p ON p.slug > b.base || '-' AND p.slug < b.base || '.'`
       for (const row of rows) taken.add(row.slug)
     }
     return wanted.map((slug) => {
