@@ -2,8 +2,10 @@
  * Reconciliation (DESIGN §12): expected counters are seed counts plus the
  * live votes of the ledger; anything else stored is drift.
  */
+import { Effect, Stream } from "effect"
 import type { ProductId } from "./ids.ts"
 import { addTally, type Tally, tallyEquals } from "./trust.ts"
+import { VoteLedger } from "./VoteLedger.ts"
 
 export interface CounterSnapshot {
   readonly id: ProductId
@@ -22,3 +24,58 @@ export const expectedCounters = (snapshot: Pick<CounterSnapshot, "seed" | "ledge
   addTally(snapshot.seed, snapshot.ledger)
 
 export const hasDrifted = (snapshot: CounterSnapshot): boolean => !tallyEquals(snapshot.stored, expectedCounters(snapshot))
+
+export interface Drift {
+  readonly id: ProductId
+  readonly stored: Tally
+  readonly expected: Tally
+}
+
+export interface ReconcileSummary {
+  checked: number
+  drifted: number
+  repaired: number
+  votesScanned: number
+  /** The first drifts found (at most MAX_LISTED_DRIFTS); the counts go on past that. */
+  readonly drifts: Array<Drift>
+}
+
+export const MAX_LISTED_DRIFTS = 10_000
+
+export interface ReconcileOptions {
+  /** false: report only (check); true: repair what drifted. */
+  readonly repair: boolean
+  readonly batchSize: number
+  /** Called after every batch. */
+  readonly onBatch?: (summary: ReconcileSummary) => void
+}
+
+/**
+ * One reconciliation pass over every product, batch by batch (memory stays
+ * flat). Each batch finishes even when the run is interrupted: a stop ends
+ * the run between batches, never inside one.
+ */
+export const reconcile = Effect.fn("reconcile")(function*(options: ReconcileOptions) {
+  const ledger = yield* VoteLedger
+  const summary: ReconcileSummary = { checked: 0, drifted: 0, repaired: 0, votesScanned: 0, drifts: [] }
+  yield* ledger.snapshots(options.batchSize).pipe(
+    Stream.runForEach((batch) =>
+      Effect.gen(function*() {
+        summary.checked += batch.length
+        for (const s of batch) summary.votesScanned += s.ledger.up + s.ledger.down
+        const drifted = batch.filter(hasDrifted)
+        summary.drifted += drifted.length
+        for (const s of drifted) {
+          if (summary.drifts.length < MAX_LISTED_DRIFTS) summary.drifts.push({ id: s.id, stored: s.stored, expected: expectedCounters(s) })
+        }
+        if (options.repair && drifted.length > 0) {
+          // The repair recounts under row locks: a vote since the snapshot is counted, not lost.
+          const repairs = yield* ledger.repair(drifted.map((s) => s.id))
+          summary.repaired += repairs.length
+        }
+        options.onBatch?.(summary)
+      }).pipe(Effect.uninterruptible)
+    )
+  )
+  return summary
+})
