@@ -47,10 +47,11 @@ const prepare = async () => {
       JSON.stringify(input.content), searchTokens(searchTextOf(input)).join(" "),
       input.seed.up, input.seed.down, input.seed.up, input.seed.down
     ].map(csvField).join(",")
-    const a = ndjson.write(`${JSON.stringify(record)}\n`)
-    const b = csv.write(`${row}\n`)
-    if (!a) await once(ndjson, "drain")
-    if (!b) await once(csv, "drain")
+    ndjson.write(`${JSON.stringify(record)}\n`)
+    csv.write(`${row}\n`)
+    // Check each stream's own state: a drain that already happened must not be awaited.
+    if (ndjson.writableNeedDrain) await once(ndjson, "drain")
+    if (csv.writableNeedDrain) await once(csv, "drain")
   }
   ndjson.end()
   csv.end()
