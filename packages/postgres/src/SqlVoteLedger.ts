@@ -77,9 +77,12 @@ export const make = Effect.gen(function*() {
         WITH p AS (
           SELECT id, seed_up, seed_down, trust_up, trust_down FROM products
           WHERE id > ${after}::uuid ORDER BY id LIMIT ${batchSize}
+        ), bounds AS (
+          SELECT (SELECT id FROM p ORDER BY id LIMIT 1) AS lo, (SELECT id FROM p ORDER BY id DESC LIMIT 1) AS hi
         ), v AS (
+          -- One range of the ledger's primary key per batch: the batch's products are consecutive ids.
           SELECT product_id, count(*) FILTER (WHERE direction = 'up') AS up, count(*) FILTER (WHERE direction = 'down') AS down
-          FROM votes WHERE product_id IN (SELECT id FROM p)
+          FROM votes, bounds WHERE product_id BETWEEN bounds.lo AND bounds.hi
           GROUP BY product_id
         )
         SELECT p.id, p.seed_up, p.seed_down, p.trust_up, p.trust_down, coalesce(v.up, 0) AS up, coalesce(v.down, 0) AS down
