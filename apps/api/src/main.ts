@@ -7,11 +7,11 @@
  *   HttpLive (routes, docs, logging, limits) on NodeServerLive (HOST:PORT)
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Exit, Layer, Runtime } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import { layerFromConfig, StoreConfig, storeKind } from "@productdir/postgres"
+import { layerServer as LoggingLive, teardown } from "@productdir/runtime"
 import * as ApiConfig from "./ApiConfig.ts"
-import { LoggingLive } from "./logging.ts"
 import { seedSampleIfEmpty } from "./seed.ts"
 import { HttpLive, NodeServerLive } from "./server.ts"
 
@@ -37,7 +37,4 @@ const MainLive = Layer.mergeAll(HttpLive, AnnounceLive).pipe(
 )
 
 // SIGTERM/SIGINT interrupt the server: after the graceful drain that is a clean stop, exit 0.
-const teardown: Runtime.Teardown = (exit, onExit) =>
-  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
-
-NodeRuntime.runMain(Layer.launch(MainLive), { teardown })
+NodeRuntime.runMain(Layer.launch(MainLive), { teardown: teardown(1) })

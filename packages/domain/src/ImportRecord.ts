@@ -6,7 +6,7 @@
 import { Schema } from "effect"
 import { ProductId } from "./ids.ts"
 import type { Product, ProductInput } from "./Product.ts"
-import { AiOptimization, HttpUrl, Label, Pricing, Statements, Text } from "./ProductContent.ts"
+import { CatalogFields, HttpUrl, Statements } from "./ProductContent.ts"
 import { type ProductRecord, toProductRecord } from "./ProductRecord.ts"
 import { Slug } from "./slug.ts"
 import { withoutTracking, type Utm } from "./tracking.ts"
@@ -28,16 +28,8 @@ export const ImportRecord = Schema.Struct({
   schema_version: Derived,
   id: Schema.optionalKey(ProductId),
   slug: Schema.optionalKey(Slug),
-  name: Label,
-  category: Label,
+  ...CatalogFields,
   trust: Schema.optionalKey(ImportTrust).annotate({ description: "trust_up/trust_down become the seed counts" }),
-  ai_summary: Text,
-  ai_features: Statements,
-  ai_optimization: AiOptimization,
-  recommended_for: Statements,
-  not_recommended_for: Statements,
-  pricing: Pricing,
-  key_features: Statements,
   trust_signals: Schema.optionalKey(Schema.Struct({ website: HttpUrl })),
   version: Derived,
   updated_at: Derived,

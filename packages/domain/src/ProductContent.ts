@@ -51,7 +51,8 @@ export const Pricing = Schema.Struct({
 }).annotate({ identifier: "Pricing" })
 export type Pricing = typeof Pricing.Type
 
-export const ProductContent = Schema.Struct({
+/** The catalog's own fields, shared by the stored content and the import shape. */
+export const CatalogFields = {
   name: Label,
   category: Label,
   ai_summary: Text,
@@ -60,7 +61,11 @@ export const ProductContent = Schema.Struct({
   recommended_for: Statements,
   not_recommended_for: Statements,
   pricing: Pricing,
-  key_features: Statements,
+  key_features: Statements
+}
+
+export const ProductContent = Schema.Struct({
+  ...CatalogFields,
   /** The home page without tracking parameters; `trust_signals.website` is derived from it. */
   website: HttpUrl,
   /** Known limitations listed by the catalog, beyond `not_recommended_for` (DESIGN §6). */

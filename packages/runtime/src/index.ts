@@ -1,0 +1,3 @@
+export * from "./exit.ts"
+export * from "./logging.ts"
+export * from "./logLevel.ts"
