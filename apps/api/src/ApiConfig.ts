@@ -13,6 +13,8 @@ export interface ApiSettings {
   readonly cacheMaxAge: number
   readonly shutdownGrace: Duration.Duration
   readonly utm: Utm
+  /** Origins whose browser requests may use /mcp; requests without an Origin header always may. */
+  readonly mcpAllowedOrigins: ReadonlyArray<string>
 }
 
 export class ApiConfig extends Context.Service<ApiConfig, ApiSettings>()("@productdir/api/ApiConfig") {}
@@ -35,6 +37,10 @@ export const ApiConfigFromEnv = Config.all({
   trustProxy: Config.Boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
   cacheMaxAge: NonNegativeInt("CACHE_MAX_AGE", 10),
   shutdownGrace: NonNegativeInt("SHUTDOWN_GRACE", 10).pipe(Config.map((s) => Duration.seconds(s))),
+  mcpAllowedOrigins: Config.String("MCP_ALLOWED_ORIGINS").pipe(
+    Config.withDefault(""),
+    Config.map((list) => list.split(",").map((o) => o.trim()).filter((o) => o.length > 0))
+  ),
   utm: Config.all({
     source: Config.String("UTM_SOURCE").pipe(Config.withDefault(defaultUtm.source)),
     medium: Config.String("UTM_MEDIUM").pipe(Config.withDefault(defaultUtm.medium)),
@@ -57,5 +63,6 @@ export const layerWith = (overrides: Partial<ApiSettings> = {}) =>
     cacheMaxAge: 10,
     shutdownGrace: Duration.seconds(10),
     utm: defaultUtm,
+    mcpAllowedOrigins: [],
     ...overrides
   })

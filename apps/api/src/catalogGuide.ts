@@ -17,7 +17,8 @@ export interface PathEntry {
 
 const EXTRA_PATHS: ReadonlyArray<PathEntry> = [
   { method: "GET", path: "/openapi.json", description: "The OpenAPI 3.1 document of this API" },
-  { method: "GET", path: "/docs", description: "Interactive API reference" }
+  { method: "GET", path: "/docs", description: "Interactive API reference" },
+  { method: "POST", path: "/mcp", description: "Model Context Protocol (Streamable HTTP): tools to search, read, judge and vote" }
 ]
 
 /** Every path the API serves, with one line each, in the order of the definition. */
@@ -38,6 +39,7 @@ export const serviceIndex = () => ({
   version: SERVICE_VERSION,
   description: "A directory of software products with community trust counters, built for AI agents.",
   start_here: "/llms.txt",
+  mcp: "/mcp",
   openapi: "/openapi.json",
   docs: "/docs",
   paths: servedPaths()
@@ -50,6 +52,9 @@ export const llmsTxt = (): string => `# ${SERVICE_NAME}
 Every response is JSON (errors are application/problem+json with a \`detail\` that says what to do).
 Products are identified by a UUID \`id\` and a readable \`slug\`; every read that takes \`{slug}\` accepts the id too.
 Trust: \`trust_score\` (0-100) is the lower bound of the 95% Wilson interval of the up-vote share, so many votes rank above few.
+
+## MCP
+- [Model Context Protocol endpoint](/mcp): Streamable HTTP. Tools: \`search_products\`, \`get_product\`, \`get_problems\`, \`list_categories\`, \`vote\` (the same rules and limits as the HTTP API). Connect an MCP client to \`<base URL>/mcp\`.
 
 ## Find
 - [Search products](/products?q=invoicing&limit=5): \`q\` words, \`category\`, \`sort=trust|name|updated\`, \`limit\`, \`cursor\` (from \`next_cursor\`)

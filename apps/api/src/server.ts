@@ -10,23 +10,29 @@ import { HttpApiBuilder, HttpApiMiddleware, HttpApiScalar } from "effect/http-ap
 import { createServer } from "node:http"
 import { Api } from "./Api.ts"
 import { ApiConfig } from "./ApiConfig.ts"
+import * as Directory from "./Directory.ts"
 import { DirectoryLive } from "./handlers/directory.ts"
 import { EntitiesLive } from "./handlers/entities.ts"
 import { ProductsLive } from "./handlers/products.ts"
 import { VotesLive } from "./handlers/votes.ts"
 import { BodyLimit } from "./http/bodyLimit.ts"
 import { RequestLog } from "./http/requestLog.ts"
+import { McpLive } from "./mcp/server.ts"
 import * as RateLimiter from "./RateLimiter.ts"
 import * as VoterIdentity from "./VoterIdentity.ts"
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
   Layer.provide([ProductsLive, EntitiesLive, VotesLive, DirectoryLive]),
   Layer.provide(HttpApiMiddleware.layerProblemDetails({ includeDetails: true })),
+  Layer.provide(Directory.layer),
   Layer.provide([RateLimiter.layer, VoterIdentity.layer])
 )
 
+const McpRoutes = McpLive.pipe(Layer.provide(Directory.layer), Layer.provide([RateLimiter.layer, VoterIdentity.layer]))
+
 export const AppRoutes = Layer.mergeAll(
   ApiRoutes,
+  McpRoutes,
   HttpApiScalar.layer(Api, { path: "/docs" }),
   RequestLog,
   BodyLimit

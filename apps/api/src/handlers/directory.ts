@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { CatalogStore } from "@productdir/domain"
 import { Api } from "../Api.ts"
+import { Directory } from "../Directory.ts"
 import { llmsTxt, serviceIndex } from "../catalogGuide.ts"
 import { cachedJson } from "../http/cachedJson.ts"
 import { ServiceUnavailable } from "../problems.ts"
@@ -10,24 +11,14 @@ import { ServiceUnavailable } from "../problems.ts"
 export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =>
   Effect.gen(function*() {
     const catalog = yield* CatalogStore
+    const directory = yield* Directory
     const index = serviceIndex()
     const guide = llmsTxt()
     const unavailable = () => Effect.fail(new ServiceUnavailable({ detail: "The catalog store is unavailable. Retry shortly." }))
 
     return handlers
       .handle("listCategories", () =>
-        catalog.categories.pipe(
-          Effect.flatMap((categories) =>
-            cachedJson({
-              categories: categories.map(({ category, count }) => ({
-                category,
-                count,
-                products: `/products?category=${encodeURIComponent(category)}`
-              }))
-            })
-          ),
-          Effect.catchTag("StoreError", unavailable)
-        ))
+        directory.categories.pipe(Effect.flatMap(cachedJson), Effect.catchTag("StoreError", unavailable)))
       .handle("index", () => cachedJson(index))
       .handle("llms", () => Effect.succeed(guide))
       .handle("healthz", () => Effect.succeed({ status: "ok" as const }))

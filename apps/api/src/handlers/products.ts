@@ -3,15 +3,14 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import {
   CatalogStore,
-  DEFAULT_LIMIT,
   isProductId,
   type ProductId,
   toAgentCard,
-  toProductRecord,
-  toProductSummary
+  toProductRecord
 } from "@productdir/domain"
 import { Api } from "../Api.ts"
 import { ApiConfig } from "../ApiConfig.ts"
+import { Directory } from "../Directory.ts"
 import { cachedJson } from "../http/cachedJson.ts"
 import { withProblems } from "../http/domainProblems.ts"
 import { BadRequest } from "../problems.ts"
@@ -39,6 +38,7 @@ const parseSince = (since: string | undefined) => {
 export const ProductsLive = HttpApiBuilder.group(Api, "products", (handlers) =>
   Effect.gen(function*() {
     const catalog = yield* CatalogStore
+    const directory = yield* Directory
     const config = yield* ApiConfig
     return handlers
       .handle("getProduct", ({ params }) =>
@@ -56,14 +56,7 @@ export const ProductsLive = HttpApiBuilder.group(Api, "products", (handlers) =>
       .handle("listProducts", ({ query }) =>
         Effect.gen(function*() {
           const updatedSince = yield* parseSince(query.updated_since)
-          const page = yield* catalog.list({
-            q: query.q,
-            category: query.category,
-            updatedSince,
-            sort: query.sort ?? "trust",
-            limit: query.limit ?? DEFAULT_LIMIT,
-            cursor: query.cursor
-          })
-          return yield* cachedJson({ items: page.items.map(toProductSummary), next_cursor: page.nextCursor })
+          const page = yield* directory.search({ ...query, updatedSince })
+          return yield* cachedJson(page)
         }).pipe(withProblems))
   }))
