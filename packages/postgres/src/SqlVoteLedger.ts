@@ -1,6 +1,7 @@
 /** VoteLedger on PostgreSQL: the ledger row, the counters and the problem report move in one transaction. */
 import { Effect, Layer, Option, Stream } from "effect"
 import { SqlClient } from "effect/sql"
+import { isSqlError } from "effect/sql/SqlError"
 import {
   canonicalProductId,
   type CastVote,
@@ -12,6 +13,7 @@ import {
   ProductRemoved,
   type Repair,
   type StoreError,
+  StoreError as StoreErrorClass,
   tidyReason,
   type VoteDirection,
   VoteLedger,
@@ -24,7 +26,25 @@ const FIRST_ID = "00000000-0000-0000-0000-000000000000"
 
 type Count = bigint | number | string
 
-export const make = Effect.gen(function*() {
+type SnapshotRow = { id: string; seed_up: Count; seed_down: Count; trust_up: Count; trust_down: Count; up: Count; down: Count }
+
+const toSnapshot = (r: SnapshotRow): CounterSnapshot => ({
+  id: r.id as ProductId,
+  seed: { up: Number(r.seed_up), down: Number(r.seed_down) },
+  stored: { up: Number(r.trust_up), down: Number(r.trust_down) },
+  ledger: { up: Number(r.up), down: Number(r.down) }
+})
+
+export interface Options {
+  /**
+   * Read all snapshots with one streamed statement (a cursor on a connection of its own): one
+   * aggregate over the ledger, the plan a server runs fastest. Needs a second connection for the
+   * repairs, so the embedded store (one connection) reads batch by batch instead.
+   */
+  readonly streamSnapshots: boolean
+}
+
+export const make = (options: Options) => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   // The row lock on the product serialises votes per product; the recount of
@@ -70,10 +90,23 @@ export const make = Effect.gen(function*() {
     }).pipe(sql.withTransaction, storeError("cast"))
   })
 
-  const snapshots = (batchSize: number): Stream.Stream<ReadonlyArray<CounterSnapshot>, StoreError> =>
+  const streamed = (batchSize: number): Stream.Stream<ReadonlyArray<CounterSnapshot>, StoreError> =>
+    sql<SnapshotRow>`
+      SELECT p.id, p.seed_up, p.seed_down, p.trust_up, p.trust_down, coalesce(v.up, 0) AS up, coalesce(v.down, 0) AS down
+      FROM products p LEFT JOIN (
+        SELECT product_id, count(*) FILTER (WHERE direction = 'up') AS up, count(*) FILTER (WHERE direction = 'down') AS down
+        FROM votes GROUP BY product_id
+      ) v ON v.product_id = p.id`.stream.pipe(
+      Stream.map(toSnapshot),
+      Stream.grouped(batchSize),
+      Stream.catchIf(isSqlError, (error) =>
+        Stream.fromEffect(Effect.fail(new StoreErrorClass({ operation: "snapshots", detail: error.reason._tag }))))
+    )
+
+  const paged = (batchSize: number): Stream.Stream<ReadonlyArray<CounterSnapshot>, StoreError> =>
     Stream.paginate(FIRST_ID, (after: string) =>
       // One statement per batch: counters and ledger are read from the same snapshot.
-      sql<{ id: string; seed_up: Count; seed_down: Count; trust_up: Count; trust_down: Count; up: Count; down: Count }>`
+      sql<SnapshotRow>`
         WITH p AS (
           SELECT id, seed_up, seed_down, trust_up, trust_down FROM products
           WHERE id > ${after}::uuid ORDER BY id LIMIT ${batchSize}
@@ -89,16 +122,13 @@ export const make = Effect.gen(function*() {
         FROM p LEFT JOIN v ON v.product_id = p.id ORDER BY p.id`.pipe(
         storeError("snapshots"),
         Effect.map((rows) => {
-          const page = rows.map((r): CounterSnapshot => ({
-            id: r.id as ProductId,
-            seed: { up: Number(r.seed_up), down: Number(r.seed_down) },
-            stored: { up: Number(r.trust_up), down: Number(r.trust_down) },
-            ledger: { up: Number(r.up), down: Number(r.down) }
-          }))
+          const page = rows.map(toSnapshot)
           const last = page.at(-1)
           return [page.length > 0 ? [page] : [], page.length === batchSize && last ? Option.some(last.id) : Option.none()] as const
         })
       ))
+
+  const snapshots = options.streamSnapshots ? streamed : paged
 
   const repair = Effect.fn("VoteLedger.repair")(function*(ids: ReadonlyArray<ProductId>) {
     if (ids.length === 0) return []
@@ -131,4 +161,4 @@ export const make = Effect.gen(function*() {
   return VoteLedger.of({ cast, snapshots, repair })
 })
 
-export const layer = Layer.effect(VoteLedger, make)
+export const layer = (options: Options) => Layer.effect(VoteLedger, make(options))

@@ -35,11 +35,12 @@ const Migrated = Layer.effectDiscard(
   migrate.pipe(Effect.tap((ran) => ran.length > 0 ? Effect.logInfo(`migrations applied: ${ran.map(([id, name]) => `${id}_${name}`).join(", ")}`) : Effect.void))
 )
 
-const sqlServices = Layer.mergeAll(SqlCatalogStore.layer, SqlVoteLedger.layer, SqlProblemStore.layer, SqlSettings.layer)
+const sqlServices = (ledger: SqlVoteLedger.Options) =>
+  Layer.mergeAll(SqlCatalogStore.layer, SqlVoteLedger.layer(ledger), SqlProblemStore.layer, SqlSettings.layer)
 
 /** The SQL stores over a PgClient, migrated; the client stays available beside them. The job lock is a Postgres advisory lock. */
 export const layerSql = <E, R>(client: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, E, R>) =>
-  Layer.mergeAll(sqlServices, SqlJobLock.layer).pipe(Layer.provide(Migrated), Layer.provideMerge(client))
+  Layer.mergeAll(sqlServices({ streamSnapshots: true }), SqlJobLock.layer).pipe(Layer.provide(Migrated), Layer.provideMerge(client))
 
 /** A PostgreSQL server. */
 export const layerPostgres = (url: Redacted.Redacted, options: { readonly maxConnections?: number } = {}) =>
@@ -56,7 +57,7 @@ export const layerPostgres = (url: Redacted.Redacted, options: { readonly maxCon
  * in-process one: no second process can open the same data directory.
  */
 export const layerPglite = (options: { readonly dataDir?: string | undefined } = {}) =>
-  Layer.mergeAll(sqlServices, MemoryStore.layerJobLock).pipe(Layer.provide(Migrated), Layer.provideMerge(PgliteClient.layer(options)))
+  Layer.mergeAll(sqlServices({ streamSnapshots: false }), MemoryStore.layerJobLock).pipe(Layer.provide(Migrated), Layer.provideMerge(PgliteClient.layer(options)))
 
 /** Failures a store layer can fail to build with. */
 export type StoreLayerError = Migrator.MigrationError | SqlError | StoreError
