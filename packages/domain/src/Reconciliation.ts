@@ -52,30 +52,42 @@ export interface ReconcileOptions {
 
 /**
  * One reconciliation pass over every product, batch by batch (memory stays
- * flat). Each batch finishes even when the run is interrupted: a stop ends
- * the run between batches, never inside one.
+ * flat). Drifted products are repaired in batches of up to `batchSize`, so a
+ * catalog with a little drift costs a few repair transactions, not one per
+ * batch read. Each repair finishes even when the run is interrupted: a stop
+ * ends the run between batches, never inside one.
  */
 export const reconcile = Effect.fn("reconcile")(function*(options: ReconcileOptions) {
   const ledger = yield* VoteLedger
   const summary: ReconcileSummary = { checked: 0, drifted: 0, repaired: 0, votesScanned: 0, drifts: [] }
+  let pending: Array<ProductId> = []
+  // The repair recounts under row locks: a vote since the snapshot is counted, not lost.
+  const repairPending = Effect.suspend(() => {
+    const ids = pending
+    pending = []
+    return ids.length === 0
+      ? Effect.void
+      : Effect.map(ledger.repair(ids), (repairs) => {
+        summary.repaired += repairs.length
+      })
+  }).pipe(Effect.uninterruptible)
+
   yield* ledger.snapshots(options.batchSize).pipe(
     Stream.runForEach((batch) =>
       Effect.gen(function*() {
         summary.checked += batch.length
         for (const s of batch) summary.votesScanned += s.ledger.up + s.ledger.down
-        const drifted = batch.filter(hasDrifted)
-        summary.drifted += drifted.length
-        for (const s of drifted) {
+        for (const s of batch.filter(hasDrifted)) {
+          summary.drifted++
           if (summary.drifts.length < MAX_LISTED_DRIFTS) summary.drifts.push({ id: s.id, stored: s.stored, expected: expectedCounters(s) })
+          if (options.repair) pending.push(s.id)
         }
-        if (options.repair && drifted.length > 0) {
-          // The repair recounts under row locks: a vote since the snapshot is counted, not lost.
-          const repairs = yield* ledger.repair(drifted.map((s) => s.id))
-          summary.repaired += repairs.length
-        }
+        if (pending.length >= options.batchSize) yield* repairPending
         options.onBatch?.(summary)
-      }).pipe(Effect.uninterruptible)
+      })
     )
   )
+  yield* repairPending
+  options.onBatch?.(summary)
   return summary
 })
