@@ -254,15 +254,16 @@ const makeLedger = (state: State) =>
           const last = page.at(-1)
           return [[page], page.length === batchSize && last ? Option.some(last.id) : Option.none()] as const
         })).pipe(Stream.filter((page) => page.length > 0)),
-    repair: (ids) =>
+    repair: (drifted) =>
       Effect.sync(() => {
+        // One synchronous step: nothing can move between the check and the write.
         const repairs: Array<Repair> = []
-        for (const id of ids) {
-          const product = state.products.get(canonicalProductId(id))
+        for (const snapshot of drifted) {
+          const product = state.products.get(canonicalProductId(snapshot.id))
           if (product === undefined) continue
-          const snapshot = { id: product.id, seed: product.seed, stored: product.counters, ledger: ledgerTally(state, product.id) }
-          if (!hasDrifted(snapshot)) continue
-          const after = expectedCounters(snapshot)
+          const current = { id: product.id, seed: product.seed, stored: product.counters, ledger: ledgerTally(state, product.id) }
+          if (!hasDrifted(current)) continue
+          const after = expectedCounters(current)
           state.products.set(product.id, { ...product, counters: after })
           repairs.push({ id: product.id, before: product.counters, after })
         }

@@ -60,14 +60,14 @@ export interface ReconcileOptions {
 export const reconcile = Effect.fn("reconcile")(function*(options: ReconcileOptions) {
   const ledger = yield* VoteLedger
   const summary: ReconcileSummary = { checked: 0, drifted: 0, repaired: 0, votesScanned: 0, drifts: [] }
-  let pending: Array<ProductId> = []
-  // The repair recounts under row locks: a vote since the snapshot is counted, not lost.
+  let pending: Array<CounterSnapshot> = []
+  // Compare-and-set, else a recount under row locks: a vote since the snapshot is counted, not lost.
   const repairPending = Effect.suspend(() => {
-    const ids = pending
+    const drifted = pending
     pending = []
-    return ids.length === 0
+    return drifted.length === 0
       ? Effect.void
-      : Effect.map(ledger.repair(ids), (repairs) => {
+      : Effect.map(ledger.repair(drifted), (repairs) => {
         summary.repaired += repairs.length
       })
   }).pipe(Effect.uninterruptible)
@@ -80,7 +80,7 @@ export const reconcile = Effect.fn("reconcile")(function*(options: ReconcileOpti
         for (const s of batch.filter(hasDrifted)) {
           summary.drifted++
           if (summary.drifts.length < MAX_LISTED_DRIFTS) summary.drifts.push({ id: s.id, stored: s.stored, expected: expectedCounters(s) })
-          if (options.repair) pending.push(s.id)
+          if (options.repair) pending.push(s)
         }
         if (pending.length >= options.batchSize) yield* repairPending
         options.onBatch?.(summary)

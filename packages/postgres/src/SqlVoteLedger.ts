@@ -1,5 +1,6 @@
 /** VoteLedger on PostgreSQL: the ledger row, the counters and the problem report move in one transaction. */
 import { Effect, Layer, Option, Stream } from "effect"
+import { PgClient } from "@effect/sql-pg"
 import { SqlClient } from "effect/sql"
 import { isSqlError } from "effect/sql/SqlError"
 import {
@@ -46,6 +47,7 @@ export interface Options {
 
 export const make = (options: Options) => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const pg = yield* PgClient.PgClient
 
   // The row lock on the product serialises votes per product; the recount of
   // the reconciliation job takes the same lock, so neither overwrites the other.
@@ -130,14 +132,13 @@ export const make = (options: Options) => Effect.gen(function*() {
 
   const snapshots = options.streamSnapshots ? streamed : paged
 
-  const repair = Effect.fn("VoteLedger.repair")(function*(ids: ReadonlyArray<ProductId>) {
-    if (ids.length === 0) return []
-    const list = [...new Set(ids.map(canonicalProductId))].sort()
-    return yield* Effect.gen(function*() {
+  /** Recount under row locks: for products that moved since their snapshot. */
+  const recount = (list: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
       // Lock first, in id order; the recount below is a new statement, so its
       // snapshot sees every vote committed before the locks were granted.
       yield* sql`SELECT id FROM products WHERE id = ANY(${list}::uuid[]) ORDER BY id FOR UPDATE`
-      const rows = yield* sql<{ id: string; before_up: Count; before_down: Count; up: Count; down: Count }>`
+      return yield* sql<{ id: string; before_up: Count; before_down: Count; up: Count; down: Count }>`
         WITH v AS (
           SELECT product_id, count(*) FILTER (WHERE direction = 'up') AS up, count(*) FILTER (WHERE direction = 'down') AS down
           FROM votes WHERE product_id = ANY(${list}::uuid[]) GROUP BY product_id
@@ -150,11 +151,48 @@ export const make = (options: Options) => Effect.gen(function*() {
         UPDATE products p SET trust_up = e.up, trust_down = e.down
         FROM e WHERE p.id = e.id AND (p.trust_up, p.trust_down) IS DISTINCT FROM (e.up, e.down)
         RETURNING p.id, e.before_up, e.before_down, e.up, e.down`
-      return rows.map((r): Repair => ({
-        id: r.id as ProductId,
-        before: { up: Number(r.before_up), down: Number(r.before_down) },
-        after: { up: Number(r.up), down: Number(r.down) }
+    })
+
+  const repair = Effect.fn("VoteLedger.repair")(function*(drifted: ReadonlyArray<CounterSnapshot>) {
+    if (drifted.length === 0) return []
+    const rows = [...drifted]
+      .map((s) => ({
+        id: canonicalProductId(s.id),
+        seed_up: s.seed.up,
+        seed_down: s.seed.down,
+        stored_up: s.stored.up,
+        stored_down: s.stored.down,
+        up: s.seed.up + s.ledger.up,
+        down: s.seed.down + s.ledger.down
       }))
+      .filter((r) => r.up !== r.stored_up || r.down !== r.stored_down)
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
+    if (rows.length === 0) return []
+    return yield* Effect.gen(function*() {
+      // Compare-and-set: a vote or an import since the snapshot moved the counters or the seed, and
+      // then the row is left to the recount. A vote waiting on the row lock sees our write first.
+      const set = yield* sql<{ id: string }>`
+        UPDATE products p SET trust_up = x.up, trust_down = x.down
+        FROM jsonb_to_recordset(${pg.json(rows)}) AS x(
+          id uuid, seed_up bigint, seed_down bigint, stored_up bigint, stored_down bigint, up bigint, down bigint)
+        WHERE p.id = x.id AND p.trust_up = x.stored_up AND p.trust_down = x.stored_down
+          AND p.seed_up = x.seed_up AND p.seed_down = x.seed_down
+        RETURNING p.id`
+      const done = new Set(set.map((r) => r.id))
+      const moved = rows.filter((r) => !done.has(r.id)).map((r) => r.id)
+      const recounted = moved.length > 0 ? yield* recount(moved) : []
+      return [
+        ...rows.filter((r) => done.has(r.id)).map((r): Repair => ({
+          id: r.id,
+          before: { up: r.stored_up, down: r.stored_down },
+          after: { up: r.up, down: r.down }
+        })),
+        ...recounted.map((r): Repair => ({
+          id: r.id as ProductId,
+          before: { up: Number(r.before_up), down: Number(r.before_down) },
+          after: { up: Number(r.up), down: Number(r.down) }
+        }))
+      ]
     }).pipe(sql.withTransaction, storeError("repair"))
   })
 
