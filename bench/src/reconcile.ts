@@ -115,8 +115,9 @@ const main = async () => {
   writeSection("Reconciliation: productdir-reconcile against bare SQL", `
 Command: \`npm run bench:reconcile\` (${PRODUCTS.toLocaleString("en")} products, ${(PRODUCTS * PER_PRODUCT).toLocaleString("en")} ledger votes, 1 % of the products
 drifted before each pass; PostgreSQL on 127.0.0.1:5432; ${ROUNDS} rounds, medians). Machine: ${cpus().length} cores, ${new Date().toISOString().slice(0, 10)}.
-The job is timed as a whole process (\`apps/reconcile/bin/productdir-reconcile.js\`, start to exit, batches of 1,000,
-each repair batch a transaction that recounts under row locks). The baseline: for the check, one statement (the
+The job is timed as a whole process (\`apps/reconcile/bin/productdir-reconcile.js\`, start to exit: one streamed aggregate of
+the ledger read in batches of 1,000, drifted products repaired by compare-and-set in transactions of up to
+1,000, with a locked recount for any product a vote moved meanwhile). The baseline: for the check, one statement (the
 \`GROUP BY\` tally joined to the products); for the repair, the same aggregate into a temporary table of the
 drifted rows and one \`UPDATE … FROM\` of them (as a single \`UPDATE … FROM (aggregate)\`, PostgreSQL 15 picked
 an index-ordered aggregate here that ran about 10× slower, so the faster form is the bar).
