@@ -1,6 +1,6 @@
 /** The summary line, the progress line and the JSON report. */
 import type { ReconcileSummary } from "@productdir/domain"
-import cliProgress from "cli-progress"
+import { makeProgress as progressLine } from "@productdir/runtime"
 
 const n = (x: number) => x.toLocaleString("en")
 
@@ -22,18 +22,11 @@ export const reportJson = (summary: ReconcileSummary, check: boolean, startedAt:
   }))
 })
 
-/** Progress on stderr only when it is a terminal. */
-export const makeProgress = (stream: NodeJS.WriteStream = process.stderr) => {
-  if (!stream.isTTY) return { update: (_: ReconcileSummary) => undefined, stop: () => undefined }
-  const bar = new cliProgress.SingleBar({
-    stream,
-    format: "{value} products checked | {drifted} drifted | {repaired} repaired",
-    hideCursor: true,
-    clearOnComplete: true
-  }, cliProgress.Presets.shades_classic)
-  bar.start(0, 0, { drifted: 0, repaired: 0 })
+/** The pass's progress line (on a terminal only). */
+export const makeProgress = () => {
+  const line = progressLine("{value} products checked | {drifted} drifted | {repaired} repaired", { drifted: 0, repaired: 0 })
   return {
-    update: (s: ReconcileSummary) => bar.update(s.checked, { drifted: s.drifted, repaired: s.repaired }),
-    stop: () => bar.stop()
+    update: (s: ReconcileSummary) => line.update(s.checked, { drifted: s.drifted, repaired: s.repaired }),
+    stop: line.stop
   }
 }

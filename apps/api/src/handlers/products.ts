@@ -2,7 +2,6 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import {
-  CatalogStore,
   isProductId,
   type ProductId,
   toAgentCard,
@@ -37,19 +36,18 @@ const parseSince = (since: string | undefined) => {
 
 export const ProductsLive = HttpApiBuilder.group(Api, "products", (handlers) =>
   Effect.gen(function*() {
-    const catalog = yield* CatalogStore
     const directory = yield* Directory
     const config = yield* ApiConfig
     return handlers
       .handle("getProduct", ({ params }) =>
         requireProductId(params.id).pipe(
-          Effect.flatMap(catalog.find),
+          Effect.flatMap(directory.product),
           Effect.flatMap((product) => cachedJson(toProductRecord(product, config.utm))),
           withProblems
         ))
       .handle("getAgentCard", ({ params }) =>
         requireProductId(params.id).pipe(
-          Effect.flatMap(catalog.find),
+          Effect.flatMap(directory.product),
           Effect.flatMap((product) => cachedJson(toAgentCard(product))),
           withProblems
         ))
