@@ -23,19 +23,22 @@ import * as VoterIdentity from "./VoterIdentity.ts"
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
   Layer.provide([ProductsLive, EntitiesLive, VotesLive, DirectoryLive]),
-  Layer.provide(HttpApiMiddleware.layerProblemDetails({ includeDetails: true })),
-  Layer.provide(Directory.layer),
-  Layer.provide([RateLimiter.layer, VoterIdentity.layer])
+  Layer.provide(HttpApiMiddleware.layerProblemDetails({ includeDetails: true }))
 )
 
-const McpRoutes = McpLive.pipe(Layer.provide(Directory.layer), Layer.provide([RateLimiter.layer, VoterIdentity.layer]))
-
+/**
+ * One Directory (and so one rate limiter) under both transports: a voter's votes over HTTP
+ * and over MCP draw on the same buckets.
+ */
 export const AppRoutes = Layer.mergeAll(
   ApiRoutes,
-  McpRoutes,
+  McpLive,
   HttpApiScalar.layer(Api, { path: "/docs" }),
   RequestLog,
   BodyLimit
+).pipe(
+  Layer.provide(Directory.layer),
+  Layer.provide([RateLimiter.layer, VoterIdentity.layer])
 )
 
 /** Node's HTTP server on HOST:PORT, draining in-flight requests for SHUTDOWN_GRACE on shutdown. */

@@ -1,4 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Effect, Layer } from "effect"
 import { MemoryStore } from "@productdir/domain"
 import { sampleCatalog } from "@productdir/testkit/sample"
@@ -43,6 +45,26 @@ describe("vote rate limit and voter identity", () => {
         const elsewhere = yield* postJson(`${base}/vote`, { entity_id: a!.id, voter_id: "fleet-6" }, { "x-forwarded-for": "198.51.100.10" })
         expect(elsewhere.status).toBe(201)
       }))
+
+    it.effect("votes over HTTP and over MCP draw on the same rate limit", () =>
+      Effect.gen(function*() {
+        const base = yield* baseUrl
+        const http = yield* Effect.forEach([a, b, c], (p) => postJson(`${base}/vote`, { entity_id: p!.id, voter_id: "two-doors" }))
+        expect(http.map((r) => r.status)).toEqual([201, 201, 201])
+        const client = yield* Effect.acquireRelease(
+          Effect.promise(async () => {
+            const mcp = new Client({ name: "limits-test", version: "1.0.0" })
+            await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)))
+            return mcp
+          }),
+          (mcp) => Effect.promise(() => mcp.close())
+        )
+        const result = yield* Effect.promise(() =>
+          client.callTool({ name: "vote", arguments: { entity_id: a!.id, voter_id: "two-doors", direction: "down" } }) as Promise<{ isError?: boolean; content: Array<{ text?: string }> }>
+        )
+        expect(result.isError).toBe(true)
+        expect(result.content[0]?.text).toContain("rate limit")
+      }).pipe(Effect.scoped))
 
     it.effect("anonymous voters are keyed by a hash of their address, never the address itself", () =>
       Effect.gen(function*() {

@@ -6,7 +6,7 @@
 import { Effect, Stream } from "effect"
 import { CatalogStore, type ProductId, type UpsertStatus } from "@productdir/domain"
 import type { Readable } from "node:stream"
-import { describePosition, type Format, type InputError, readRecords } from "./records.ts"
+import { describePosition, type Format, readRecords } from "./records.ts"
 import { check, type Checked, type Rejection } from "./validate.ts"
 
 type Valid = Extract<Checked, { readonly _tag: "Valid" }>
@@ -142,4 +142,3 @@ export const runImport = Effect.fn("Importer.run")(function*(options: ImportOpti
   return result({})
 })
 
-export type { InputError }

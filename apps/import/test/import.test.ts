@@ -89,7 +89,6 @@ for (const variant of targets()) {
 
     it("--dry-run reports what would change and writes nothing", async () => {
       const input = records(4, 6)
-      const path = file("dry.ndjson", ndjson(input))
       await cli([file("seed.ndjson", ndjson(input.slice(0, 2)))])
       const before = await exported()
       const changed = [{ ...input[0]!, ai_summary: "Rewritten." }, ...input.slice(1)]
@@ -100,7 +99,6 @@ for (const variant of targets()) {
       expect(run.stdout).toMatch(/updated\s+1 \(would be\)/)
       expect(run.stdout).toMatch(/unchanged\s+1 \(would be\)/)
       expect(await exported()).toEqual(before)
-      void path
     })
 
     it("a changed record bumps version and updated_at; the others stay", async () => {
