@@ -9,7 +9,7 @@
  *   BENCH_RECORDS=100000 npm run bench:import
  */
 import { fromImportRecord, nameKey, type ProductId, searchTextOf, searchTokens, slugify } from "@productdir/domain"
-import { generateRecord } from "@productdir/testkit/generator"
+import { generateRecord } from "@productdir/fixtures/generator"
 import { spawnSync } from "node:child_process"
 import { createWriteStream, existsSync, mkdirSync, statSync } from "node:fs"
 import { cpus } from "node:os"
@@ -25,7 +25,7 @@ const CSV = join(DIR, `catalog-v2-${RECORDS}.csv`)
 
 const csvField = (value: string | number) => {
   const text = String(value)
-  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, "\"\"")}"` : text
+  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
 
 /** Writes the input file and the same rows as CSV for COPY (once; reused by later runs). */
@@ -43,10 +43,20 @@ const prepare = async () => {
     for (let n = 2; slugs.has(slug); n++) slug = `${slugify(input.content.name)}-${n}` as typeof slug
     slugs.add(slug)
     const row = [
-      input.id, slug, input.content.name, nameKey(input.content.name), input.content.category,
-      JSON.stringify(input.content), searchTokens(searchTextOf(input)).join(" "),
-      input.seed.up, input.seed.down, input.seed.up, input.seed.down
-    ].map(csvField).join(",")
+      input.id,
+      slug,
+      input.content.name,
+      nameKey(input.content.name),
+      input.content.category,
+      JSON.stringify(input.content),
+      searchTokens(searchTextOf(input)).join(" "),
+      input.seed.up,
+      input.seed.down,
+      input.seed.up,
+      input.seed.down
+    ]
+      .map(csvField)
+      .join(",")
     ndjson.write(`${JSON.stringify(record)}\n`)
     csv.write(`${row}\n`)
     // Check each stream's own state: a drain that already happened must not be awaited.
@@ -60,7 +70,11 @@ const prepare = async () => {
 
 const timed = (command: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) => {
   const started = process.hrtime.bigint()
-  const run = spawnSync("/usr/bin/time", ["-v", command, ...args], { env: { ...process.env, ...env }, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
+  const run = spawnSync("/usr/bin/time", ["-v", command, ...args], {
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024
+  })
   const seconds = Number(process.hrtime.bigint() - started) / 1e9
   if (run.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${run.status}):\n${run.stderr.slice(-2000)}`)
   const rss = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(run.stderr)?.[1] ?? 0) / 1024
@@ -77,9 +91,17 @@ const main = async () => {
   // COPY: a fresh database with the same schema (migrated by the importer on an empty input).
   const copyUrl = await ensureDatabase("productdir_bench_copy", true)
   timed(importer, ["-"], { DATABASE_URL: copyUrl })
-  const copy = timed("psql", [copyUrl, "-v", "ON_ERROR_STOP=1", "-c",
-    `\\copy products (id, slug, name, name_key, category, content, search, seed_up, seed_down, trust_up, trust_down) FROM '${CSV}' WITH (FORMAT csv)`
-  ], {})
+  const copy = timed(
+    "psql",
+    [
+      copyUrl,
+      "-v",
+      "ON_ERROR_STOP=1",
+      "-c",
+      `\\copy products (id, slug, name, name_key, category, content, search, seed_up, seed_down, trust_up, trust_down) FROM '${CSV}' WITH (FORMAT csv)`
+    ],
+    {}
+  )
   console.log(`COPY: ${copy.seconds.toFixed(1)} s`)
 
   const importUrl = await ensureDatabase("productdir_bench_import", true)
@@ -98,7 +120,9 @@ const main = async () => {
   ].join("\n")
   console.log(`\n${table}\n`)
   const { writeSection } = await import("./lib.ts")
-  writeSection("Import: productdir-import against COPY", `
+  writeSection(
+    "Import: productdir-import against COPY",
+    `
 Command: \`npm run bench:import\` (${RECORDS.toLocaleString("en")} generated records, ${(statSync(NDJSON).size / RECORDS).toFixed(0)} bytes each on
 average, ${sizeMb.toFixed(0)} MB of NDJSON; PostgreSQL on 127.0.0.1:5432; a fresh, migrated database for each loader).
 Machine: ${cpus().length} cores, ${new Date().toISOString().slice(0, 10)}. Both are timed as whole processes, start to exit; the
@@ -107,7 +131,8 @@ change detection. COPY loads the same rows, pre-computed as CSV (slug, search wo
 same table with the same indexes: the limit, not a competitor. Peak RSS from \`/usr/bin/time -v\`.
 
 ${table}
-`)
+`
+  )
 }
 
 main().catch((error) => {

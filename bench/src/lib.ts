@@ -66,7 +66,8 @@ export const writeSection = (title: string, body: string) => {
   try {
     text = readFileSync(path, "utf8")
   } catch {
-    text = "# Benchmarks\n\nEach benchmark measures productdir and its baseline side by side in one run, on the same machine and database. These machines are noisy: compare the ratios, not the absolute figures.\n"
+    text =
+      "# Benchmarks\n\nEach benchmark measures productdir and its baseline side by side in one run, on the same machine and database. These machines are noisy: compare the ratios, not the absolute figures.\n"
   }
   const heading = `## ${title}`
   const start = text.indexOf(heading)

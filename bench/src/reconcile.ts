@@ -44,22 +44,30 @@ const setUp = async (client: pg.Client) => {
   console.log(`creating ${PRODUCTS.toLocaleString("en")} products and ${(PRODUCTS * PER_PRODUCT).toLocaleString("en")} votes…`)
   await client.query("TRUNCATE products CASCADE")
   // Reconciliation reads counters and the ledger only: the products' content can stay minimal here.
-  await client.query(`
+  await client.query(
+    `
     INSERT INTO products (id, slug, name, name_key, category, content, search, seed_up, seed_down, trust_up, trust_down)
     SELECT gen_random_uuid(), 'product-' || i, 'Product ' || i, 'product ' || i, 'Bench', '{}'::jsonb, ''::tsvector,
            i % 50, i % 7, 0, 0
-    FROM generate_series(1, $1) AS i`, [PRODUCTS])
-  await client.query(`
+    FROM generate_series(1, $1) AS i`,
+    [PRODUCTS]
+  )
+  await client.query(
+    `
     INSERT INTO votes (product_id, voter, direction)
     SELECT p.id, 'voter-' || g, CASE WHEN random() < 0.8 THEN 'up' ELSE 'down' END
-    FROM products p CROSS JOIN generate_series(1, $1) AS g`, [PER_PRODUCT])
+    FROM products p CROSS JOIN generate_series(1, $1) AS g`,
+    [PER_PRODUCT]
+  )
   await client.query(BARE_REPAIR)
   await client.query("VACUUM ANALYZE products")
   await client.query("VACUUM ANALYZE votes")
 }
 
 const drift = (client: pg.Client) =>
-  client.query(`UPDATE products SET trust_up = trust_up + 3 WHERE id IN (SELECT id FROM products ORDER BY md5(id::text) LIMIT $1)`, [PRODUCTS / 100])
+  client.query(`UPDATE products SET trust_up = trust_up + 3 WHERE id IN (SELECT id FROM products ORDER BY md5(id::text) LIMIT $1)`, [
+    PRODUCTS / 100
+  ])
 
 const timeSql = async (client: pg.Client, text: string) => {
   const started = performance.now()
@@ -71,7 +79,8 @@ const timeJob = (args: ReadonlyArray<string>, url: string) => {
   const started = performance.now()
   const run = spawnSync("/usr/bin/time", ["-v", BIN, ...args], { env: { ...process.env, DATABASE_URL: url }, encoding: "utf8" })
   const seconds = (performance.now() - started) / 1000
-  if (run.status !== 0 && run.status !== 1) throw new Error(`productdir-reconcile ${args.join(" ")} failed (${run.status}): ${run.stderr.slice(-2000)}`)
+  if (run.status !== 0 && run.status !== 1)
+    throw new Error(`productdir-reconcile ${args.join(" ")} failed (${run.status}): ${run.stderr.slice(-2000)}`)
   const rss = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(run.stderr)?.[1] ?? 0) / 1024
   return { seconds, rssMb: rss, stdout: run.stdout.trim(), code: run.status }
 }
@@ -98,7 +107,9 @@ const main = async () => {
     times["sql repair"]!.push(sqlRepair.seconds)
     times["job repair"]!.push(jobRepair.seconds)
     const repairedRows = (Array.isArray(sqlRepair.result) ? sqlRepair.result[1] : sqlRepair.result).rowCount
-    console.log(`round ${round}: check job ${jobCheck.seconds.toFixed(1)} s / sql ${sqlCheck.seconds.toFixed(1)} s (${sqlCheck.result.rows[0].count} drifted); repair job ${jobRepair.seconds.toFixed(1)} s / sql ${sqlRepair.seconds.toFixed(1)} s (${repairedRows} rows)`)
+    console.log(
+      `round ${round}: check job ${jobCheck.seconds.toFixed(1)} s / sql ${sqlCheck.seconds.toFixed(1)} s (${sqlCheck.result.rows[0].count} drifted); repair job ${jobRepair.seconds.toFixed(1)} s / sql ${sqlRepair.seconds.toFixed(1)} s (${repairedRows} rows)`
+    )
     console.log(`  ${jobRepair.stdout}`)
   }
   const left = await timeSql(client, BARE_CHECK)
@@ -112,7 +123,9 @@ const main = async () => {
     `| full repair | ${m("job repair").toFixed(1)} | ${m("sql repair").toFixed(1)} | ${(m("job repair") / m("sql repair")).toFixed(2)}× | | ≤ 1.5× |`
   ].join("\n")
   console.log(`\n${table}\n`)
-  writeSection("Reconciliation: productdir-reconcile against bare SQL", `
+  writeSection(
+    "Reconciliation: productdir-reconcile against bare SQL",
+    `
 Command: \`npm run bench:reconcile\` (${PRODUCTS.toLocaleString("en")} products, ${(PRODUCTS * PER_PRODUCT).toLocaleString("en")} ledger votes, 1 % of the products
 drifted before each pass; PostgreSQL on 127.0.0.1:5432; ${ROUNDS} rounds, medians). Machine: ${cpus().length} cores, ${new Date().toISOString().slice(0, 10)}.
 The job is timed as a whole process (\`apps/reconcile/bin/productdir-reconcile.js\`, start to exit: one streamed aggregate of
@@ -124,7 +137,8 @@ an index-ordered aggregate here that ran about 10× slower, so the faster form i
 Peak RSS from \`/usr/bin/time -v\`.
 
 ${table}
-`)
+`
+  )
 }
 
 main().catch((error) => {

@@ -1,4 +1,4 @@
-/** The API's configuration (DESIGN §14), read once at start with `Config`. */
+/** The API's configuration (README, "Configuration"), read once at start with `Config`. */
 import { Config, Context, Duration, Layer, Option, type Redacted, Schema } from "effect"
 import { defaultUtm, type Utm } from "@productdir/domain"
 
@@ -9,20 +9,62 @@ export interface ApiSettings {
   readonly votesPerVoter: number
   readonly votesPerAddress: number
   readonly voterSecret: Option.Option<Redacted.Redacted>
-  readonly trustProxy: boolean
+  /**
+   * Trusted proxies in front of the API: 0, the socket's address is the client's; N, the N-th
+   * `X-Forwarded-For` entry from the right (the one the nearest trusted proxy wrote) is.
+   */
+  readonly trustProxy: number
+  /** Agent registrations per client network per day; 0 turns the limit off. */
+  readonly registrationsPerAddress: number
+  /** Hosts whose key directories may be fetched over plain HTTP (tests on loopback); every other one needs HTTPS. */
+  readonly signedAgentsHttpHosts: ReadonlyArray<string>
   readonly cacheMaxAge: number
+  /** Bytes the read cache may hold (responses ready to send); 0 turns it off. */
+  readonly cacheBytes: number
   readonly shutdownGrace: Duration.Duration
+  /** A client must send its request headers within this (slowloris). */
+  readonly headersTimeout: Duration.Duration
+  /** … and the whole request, headers and body, within this. */
+  readonly requestTimeout: Duration.Duration
+  /** An idle keep-alive connection is closed after this. */
+  readonly keepAliveTimeout: Duration.Duration
+  /** Connections beyond this are refused. */
+  readonly maxConnections: number
   readonly utm: Utm
   /** Origins whose browser requests may use /mcp; requests without an Origin header always may. */
   readonly mcpAllowedOrigins: ReadonlyArray<string>
+  /** The URL clients reach this service at, e.g. https://productdir.example: absolute links, the server's own origin. */
+  readonly publicUrl: Option.Option<string>
 }
 
 export class ApiConfig extends Context.Service<ApiConfig, ApiSettings>()("@productdir/api/ApiConfig") {}
 
-const NonNegativeInt = (name: string, fallback: number) =>
-  Config.schema(Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0)), name).pipe(
-    Config.withDefault(fallback)
+const commaList = (name: string) =>
+  Config.String(name).pipe(
+    Config.withDefault(""),
+    Config.map((list) =>
+      list
+        .split(",")
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0)
+    )
   )
+
+/** TRUST_PROXY: a number of hops; `true` and `false`, from when it was a switch, are 1 and 0. */
+const TrustProxy = Config.schema(
+  Schema.String.check(
+    Schema.isPattern(/^(true|false|[0-9]|[12][0-9]|3[0-2])$/u, {
+      message: "must be a number of trusted proxy hops from 0 to 32 (true means 1, false 0)"
+    })
+  ),
+  "TRUST_PROXY"
+).pipe(
+  Config.map((value) => (value === "true" ? 1 : value === "false" ? 0 : Number(value))),
+  Config.withDefault(0)
+)
+
+const NonNegativeInt = (name: string, fallback: number) =>
+  Config.schema(Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0)), name).pipe(Config.withDefault(fallback))
 
 export const ApiConfigFromEnv = Config.all({
   // 0 asks the OS for a free port (tests, side-by-side runs); the announced URL has the real one.
@@ -34,13 +76,23 @@ export const ApiConfigFromEnv = Config.all({
   votesPerVoter: NonNegativeInt("VOTE_RATE_PER_VOTER", 60),
   votesPerAddress: NonNegativeInt("VOTE_RATE_PER_ADDRESS", 60),
   voterSecret: Config.option(Config.Redacted("VOTER_SECRET")),
-  trustProxy: Config.Boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
+  trustProxy: TrustProxy,
+  registrationsPerAddress: NonNegativeInt("AGENT_REGISTRATIONS_PER_ADDRESS", 5),
+  signedAgentsHttpHosts: commaList("SIGNED_AGENTS_HTTP_HOSTS"),
   cacheMaxAge: NonNegativeInt("CACHE_MAX_AGE", 10),
+  cacheBytes: NonNegativeInt("CACHE_BYTES", 64 * 1024 * 1024),
   shutdownGrace: NonNegativeInt("SHUTDOWN_GRACE", 10).pipe(Config.map((s) => Duration.seconds(s))),
-  mcpAllowedOrigins: Config.String("MCP_ALLOWED_ORIGINS").pipe(
-    Config.withDefault(""),
-    Config.map((list) => list.split(",").map((o) => o.trim()).filter((o) => o.length > 0))
+  headersTimeout: NonNegativeInt("HTTP_HEADERS_TIMEOUT", 10).pipe(Config.map((s) => Duration.seconds(s))),
+  requestTimeout: NonNegativeInt("HTTP_REQUEST_TIMEOUT", 30).pipe(Config.map((s) => Duration.seconds(s))),
+  keepAliveTimeout: NonNegativeInt("HTTP_KEEP_ALIVE_TIMEOUT", 5).pipe(Config.map((s) => Duration.seconds(s))),
+  maxConnections: NonNegativeInt("HTTP_MAX_CONNECTIONS", 1024),
+  publicUrl: Config.option(
+    Config.schema(
+      Schema.String.check(Schema.isPattern(/^https?:\/\/[^/?#\s]+$/u, { message: "must be an origin such as https://productdir.example" })),
+      "PUBLIC_URL"
+    )
   ),
+  mcpAllowedOrigins: commaList("MCP_ALLOWED_ORIGINS"),
   utm: Config.all({
     source: Config.String("UTM_SOURCE").pipe(Config.withDefault(defaultUtm.source)),
     medium: Config.String("UTM_MEDIUM").pipe(Config.withDefault(defaultUtm.medium)),
@@ -59,10 +111,18 @@ export const layerWith = (overrides: Partial<ApiSettings> = {}) =>
     votesPerVoter: 60,
     votesPerAddress: 60,
     voterSecret: Option.none(),
-    trustProxy: false,
+    trustProxy: 0,
+    registrationsPerAddress: 5,
+    signedAgentsHttpHosts: [],
     cacheMaxAge: 10,
+    cacheBytes: 64 * 1024 * 1024,
     shutdownGrace: Duration.seconds(10),
+    headersTimeout: Duration.seconds(10),
+    requestTimeout: Duration.seconds(30),
+    keepAliveTimeout: Duration.seconds(5),
+    maxConnections: 1024,
     utm: defaultUtm,
     mcpAllowedOrigins: [],
+    publicUrl: Option.none(),
     ...overrides
   })

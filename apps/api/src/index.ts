@@ -1,5 +1,4 @@
-export * from "./Api.ts"
 export * as ApiConfig from "./ApiConfig.ts"
-export * from "./problems.ts"
-export * from "./server.ts"
+export { Lifecycle } from "./http/lifecycle.ts"
 export { seedSampleIfEmpty } from "./seed.ts"
+export * from "./server.ts"

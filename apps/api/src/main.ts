@@ -4,37 +4,57 @@
  *
  *   environment ─► ApiConfig, store choice (STORE / DATABASE_URL / DATA_DIR)
  *   store ─► migrations ─► sample seed (embedded stores, first start)
- *   HttpLive (routes, docs, logging, limits) on NodeServerLive (HOST:PORT)
+ *   HttpLive (routes, docs, logging, limits) on NodeServerLive (HOST:PORT, timeouts, connection cap)
+ *   SIGTERM ─► DrainOnShutdown (readiness off, keep-alive closed) ─► server closes ─► store closes
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
-import { layerFromConfig, StoreConfig, storeKind } from "@productdir/postgres"
-import { layerServer as LoggingLive, teardown } from "@productdir/runtime"
+import { layerFromConfig, layerServer as LoggingLive, StoreConfig, storeFailureHandlers, storeKind, teardown } from "@productdir/runtime"
+import { type PgliteClient, SHARING_TOOL } from "@productdir/store-postgres"
 import * as ApiConfig from "./ApiConfig.ts"
 import { seedSampleIfEmpty } from "./seed.ts"
+import { DrainOnShutdown, Lifecycle } from "./http/lifecycle.ts"
 import { HttpLive, NodeServerLive } from "./server.ts"
 
-const SeedLive = Layer.effectDiscard(Effect.gen(function*() {
-  const config = yield* ApiConfig.ApiConfig
-  const kind = storeKind(yield* StoreConfig)
-  yield* seedSampleIfEmpty(config.seed, kind)
-}))
+const SeedLive = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const config = yield* ApiConfig.ApiConfig
+    const kind = storeKind(yield* StoreConfig)
+    yield* seedSampleIfEmpty(config.seed, kind)
+  })
+)
 
-const AnnounceLive = Layer.effectDiscard(Effect.gen(function*() {
-  const server = yield* HttpServer.HttpServer
-  const base = HttpServer.formatAddress(server.address)
-  yield* Effect.logInfo(`productdir API listening on ${base}  (docs: ${base}/docs, agents: ${base}/llms.txt)`)
-}))
+const AnnounceLive = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const server = yield* HttpServer.HttpServer
+    const base = HttpServer.formatAddress(server.address)
+    yield* Effect.logInfo(`productdir API listening on ${base}  (docs: ${base}/docs, agents: ${base}/llms.txt)`)
+  })
+)
 
-const StoresLive = Layer.provideMerge(SeedLive, layerFromConfig)
+/** The API owns an embedded data directory and serves it to the CLIs on a local socket. */
+const ROLE: PgliteClient.Role = { tool: SHARING_TOOL, share: true }
 
-const MainLive = Layer.mergeAll(HttpLive, AnnounceLive).pipe(
-  Layer.provide(NodeServerLive),
+const StoresLive = Layer.provideMerge(SeedLive, layerFromConfig(ROLE))
+
+// DrainOnShutdown is built after the server serves, so on SIGTERM it runs first: readiness
+// fails and keep-alive connections close while the server still answers.
+const MainLive = Layer.mergeAll(DrainOnShutdown, AnnounceLive).pipe(
+  Layer.provideMerge(HttpLive),
+  Layer.provide([NodeServerLive, Lifecycle.layer]),
   Layer.provide(StoresLive),
   Layer.provide(ApiConfig.layerFromEnv),
   Layer.provide(LoggingLive)
 )
 
+const program = Layer.launch(MainLive).pipe(
+  Effect.catchTags({
+    ...storeFailureHandlers(ROLE, 1),
+    // Another API owns the data directory: a usage error, not a failure of this one.
+    DataDirOwned: storeFailureHandlers(ROLE, 2).DataDirOwned
+  })
+)
+
 // SIGTERM/SIGINT interrupt the server: after the graceful drain that is a clean stop, exit 0.
-NodeRuntime.runMain(Layer.launch(MainLive), { teardown: teardown(1) })
+NodeRuntime.runMain(program, { teardown: teardown(1) })

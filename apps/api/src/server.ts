@@ -1,55 +1,122 @@
 /**
- * The HTTP application: the API's routes, the docs page and the fallback,
- * wrapped in request logging and the body limit, served by Node's HTTP server.
- * Needs the stores and ApiConfig; the entry point (main.ts) chooses them.
+ * The HTTP application: the contract's routes (@productdir/contract) answered by
+ * the use cases (@productdir/usecases), the MCP endpoint, the docs page and the
+ * fallback, wrapped in the request log, the drain and the body policy, served by
+ * Node's HTTP server. Needs the stores, ApiConfig and the Lifecycle; the entry
+ * point (main.ts) chooses them.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
-import { HttpApiBuilder, HttpApiMiddleware, HttpApiScalar } from "effect/http-api"
-import { createServer } from "node:http"
-import { Api } from "./Api.ts"
+import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { Api } from "@productdir/contract"
+import { Agents, Directory, VoterIdentity } from "@productdir/usecases"
 import { ApiConfig } from "./ApiConfig.ts"
-import * as Directory from "./Directory.ts"
+import * as Callers from "./auth/callers.ts"
+import * as KeyDirectories from "./auth/keyDirectory.ts"
+import * as SignedAgents from "./auth/signatures.ts"
+import { AgentsLive } from "./handlers/agents.ts"
 import { DirectoryLive } from "./handlers/directory.ts"
 import { EntitiesLive } from "./handlers/entities.ts"
 import { ProductsLive } from "./handlers/products.ts"
 import { VotesLive } from "./handlers/votes.ts"
-import { BodyLimit } from "./http/bodyLimit.ts"
-import { RequestLog } from "./http/requestLog.ts"
+import { bodyPolicy } from "./http/bodyPolicy.ts"
+import * as AccessLog from "./http/accessLog.ts"
+import { AuthenticationLive } from "./http/authentication.ts"
+import { HotPath, HotPathServer, hotPathOf } from "./http/hotPath.ts"
+import { answerClientError } from "./http/clientErrors.ts"
+import { compress } from "./http/compression.ts"
+import { constantReads } from "./http/constantReads.ts"
+import { drain } from "./http/lifecycle.ts"
+import { makeRequestLog } from "./http/requestLog.ts"
+import { RequestValidationLive } from "./http/requestValidation.ts"
+import { HotReadsLive } from "./cache/hotReads.ts"
+import * as ReadCache from "./cache/ReadCache.ts"
+import { makeMcpEdge } from "./mcp/edge.ts"
 import { McpLive } from "./mcp/server.ts"
-import * as RateLimiter from "./RateLimiter.ts"
-import * as VoterIdentity from "./VoterIdentity.ts"
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
-  Layer.provide([ProductsLive, EntitiesLive, VotesLive, DirectoryLive]),
-  Layer.provide(HttpApiMiddleware.layerProblemDetails({ includeDetails: true }))
+  Layer.provide([ProductsLive, EntitiesLive, VotesLive, AgentsLive, DirectoryLive]),
+  Layer.provide([RequestValidationLive, AuthenticationLive])
+)
+
+const serveConstantReads = constantReads()
+
+/**
+ * The use cases and the proof of who is calling, configured from ApiConfig. A signature is
+ * checked against the origin clients reach this service at: PUBLIC_URL, else the Host the
+ * request came to.
+ */
+const UseCasesLive = Layer.unwrap(
+  Effect.gen(function* () {
+    const config = yield* ApiConfig
+    const identity = VoterIdentity.layer(config.voterSecret)
+    const agents = Agents.layer({ registrationsPerAddress: config.registrationsPerAddress }).pipe(Layer.provide(identity))
+    const signed = SignedAgents.layer({
+      origin: (headers) => Option.getOrElse(config.publicUrl, () => (headers.host === undefined ? undefined : `http://${headers.host}`))
+    }).pipe(Layer.provide(KeyDirectories.layer({ httpHosts: config.signedAgentsHttpHosts })))
+    return Layer.mergeAll(
+      Directory.layer({ votesPerVoter: config.votesPerVoter, votesPerClient: config.votesPerAddress, utm: config.utm }),
+      Callers.layer.pipe(Layer.provide([agents, signed, identity])),
+      agents,
+      identity
+    )
+  })
 )
 
 /**
- * One Directory (and so one rate limiter) under both transports: a voter's votes over HTTP
- * and over MCP draw on the same buckets.
+ * One Directory and one proof of identity under both transports: a voter's votes over HTTP
+ * and over MCP are the same voter's, and draw on the same rate-limit buckets.
  */
 export const AppRoutes = Layer.mergeAll(
   ApiRoutes,
   McpLive,
+  HotReadsLive,
   HttpApiScalar.layer(Api, { path: "/docs" }),
-  RequestLog,
-  BodyLimit
-).pipe(
-  Layer.provide(Directory.layer),
-  Layer.provide([RateLimiter.layer, VoterIdentity.layer])
-)
+  // Around every route, the docs and the fallback, outermost first: the log line, the drain,
+  // compression of what is not prepared already, the prepared constant reads, the edge of /mcp,
+  // the body policy. (The product reads the cache holds never get here: HotReadsLive.)
+  HttpRouter.middleware(
+    Effect.map(
+      Effect.all([makeRequestLog, makeMcpEdge]),
+      ([requestLog, mcpEdge]) =>
+        (httpEffect) =>
+          requestLog(drain(compress(serveConstantReads(mcpEdge(bodyPolicy(httpEffect))))))
+    ),
+    { global: true }
+  )
+).pipe(Layer.provide([ReadCache.layer, AccessLog.layer]), Layer.provide(UseCasesLive))
 
-/** Node's HTTP server on HOST:PORT, draining in-flight requests for SHUTDOWN_GRACE on shutdown. */
-export const NodeServerLive = Layer.unwrap(Effect.gen(function*() {
-  const config = yield* ApiConfig
-  return NodeHttpServer.layer(createServer, {
-    port: config.port,
-    host: config.host,
-    gracefulShutdownTimeout: config.shutdownGrace
+/**
+ * Node's HTTP server on HOST:PORT, with the limits a server facing the internet
+ * needs: a deadline for headers and for the whole request (slow clients), a cap
+ * on connections, problem+json for the errors Node answers itself (malformed
+ * requests 400, headers too large 431, timeouts 408). On shutdown in-flight
+ * requests get up to SHUTDOWN_GRACE.
+ */
+export const NodeServerLive = Layer.unwrap(
+  Effect.gen(function* () {
+    const config = yield* ApiConfig
+    const seconds = (d: Duration.Duration) => Duration.toMillis(d)
+    const server = new HotPathServer({
+      headersTimeout: Math.min(seconds(config.headersTimeout), seconds(config.requestTimeout) || Infinity),
+      requestTimeout: seconds(config.requestTimeout),
+      keepAliveTimeout: seconds(config.keepAliveTimeout),
+      // How often Node looks for requests past their deadline: 30 s by default, far coarser than the deadlines.
+      connectionsCheckingInterval: 1_000
+    })
+    if (config.maxConnections > 0) server.maxConnections = config.maxConnections
+    server.on("clientError", answerClientError)
+    return Layer.merge(
+      NodeHttpServer.layer(() => server, {
+        port: config.port,
+        host: config.host,
+        gracefulShutdownTimeout: config.shutdownGrace
+      }),
+      Layer.succeed(HotPath, hotPathOf(server))
+    )
   })
-}))
+)
 
 /** The served application; the request logger is ours (one structured line per request). */
 export const HttpLive = HttpRouter.serve(AppRoutes, { disableLogger: true, disableListenLog: true })

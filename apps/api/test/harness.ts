@@ -1,16 +1,12 @@
-/**
- * A real API server on a loopback socket (port 0) over a real store: PGlite
- * always, and a fresh database on the PostgreSQL server when DATABASE_URL is set.
- */
-import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Redacted } from "effect"
 import { HttpServer } from "effect/http"
-import { CatalogStore, MemoryStore } from "@productdir/domain"
-import { layerPglite, layerPostgres, type Stores } from "@productdir/postgres"
-import { freshDatabaseUrl } from "@productdir/postgres/testing"
-import { sampleCatalog } from "@productdir/testkit/sample"
-import { createServer } from "node:http"
-import { ApiConfig, HttpLive } from "../src/index.ts"
+import { CatalogStore, type Stores } from "@productdir/domain"
+import * as MemoryStore from "@productdir/store-memory"
+import { layerPglite, layerPostgres } from "@productdir/store-postgres"
+import { freshDatabaseUrl } from "@productdir/store-postgres/testing"
+import { sampleCatalog } from "@productdir/fixtures/sample"
+import { ProductdirClient } from "@productdir/client"
+import { ApiConfig, HttpLive, Lifecycle, NodeServerLive } from "../src/index.ts"
 
 export type StoreVariant = { readonly name: string; readonly stores: () => Layer.Layer<Stores, unknown> }
 
@@ -33,10 +29,28 @@ const SampleSeeded = Layer.effectDiscard(CatalogStore.use((catalog) => catalog.u
 /** The served API with the sample catalog loaded; the stores stay reachable for assertions. */
 export const serverLayer = <S extends Stores>(stores: Layer.Layer<S, unknown>, overrides: Partial<ApiConfig.ApiSettings> = {}) =>
   HttpLive.pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    // The server main.ts runs (its limits and its hot path), on a free loopback port.
+    Layer.provideMerge(NodeServerLive),
+    Layer.provideMerge(Lifecycle.layer),
     Layer.provideMerge(SampleSeeded),
     Layer.provideMerge(stores),
-    Layer.provide(ApiConfig.layerWith({ votesPerAddress: 0, votesPerVoter: 0, ...overrides }))
+    Layer.provide(ApiConfig.layerWith({ votesPerAddress: 0, votesPerVoter: 0, registrationsPerAddress: 0, ...overrides }))
   )
 
 export const baseUrl = HttpServer.HttpServer.useSync((server) => HttpServer.formatAddress(server.address))
+
+/** The typed client (@productdir/client) of the server under test, over the platform's fetch. */
+export const apiClient = Effect.flatMap(baseUrl, (base) =>
+  ProductdirClient.useSync((client) => client).pipe(Effect.provide(ProductdirClient.layer({ baseUrl: base })))
+)
+
+/** A newly registered agent of the server under test: its key, and a typed client that votes as it. */
+export const registeredAgent = (name: string) =>
+  Effect.gen(function* () {
+    const base = yield* baseUrl
+    const { agent_id, api_key } = yield* (yield* apiClient).agents.registerAgent({ payload: { name } })
+    const client = yield* ProductdirClient.useSync((c) => c).pipe(
+      Effect.provide(ProductdirClient.layer({ baseUrl: base, apiKey: Redacted.make(api_key) }))
+    )
+    return { agentId: agent_id, apiKey: api_key, client, authorization: { authorization: `Bearer ${api_key}` } }
+  })

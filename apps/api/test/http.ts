@@ -12,7 +12,7 @@ export const request = (url: string, init: RequestInit = {}) =>
   Effect.promise(async (): Promise<Reply> => {
     const response = await fetch(url, init)
     const text = await response.text()
-    let json: unknown = undefined
+    let json: unknown
     try {
       json = text.length > 0 ? JSON.parse(text) : undefined
     } catch {

@@ -2,7 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Effect } from "effect"
-import { sampleCatalog } from "@productdir/testkit/sample"
+import { sampleCatalog } from "@productdir/fixtures/sample"
 import { baseUrl, serverLayer, storeVariants } from "./harness.ts"
 import { bodyOf, postJson, request } from "./http.ts"
 
@@ -32,7 +32,7 @@ for (const variant of storeVariants()) {
   describe(`MCP server on ${variant.name}`, () => {
     layer(serverLayer(variant.stores(), { mcpAllowedOrigins: [ALLOWED] }), { timeout: "120 seconds", excludeTestServices: true })((it) => {
       it.effect("an agent with only the base URL finds /mcp, connects and lists the tools", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const base = yield* baseUrl
           const index = bodyOf<{ mcp?: string; paths: Array<{ path: string }> }>(yield* request(`${base}/`))
           expect(index.mcp).toBe("/mcp")
@@ -42,16 +42,24 @@ for (const variant of storeVariants()) {
           const { tools } = yield* Effect.promise(() => client.listTools())
           expect(tools.map((t) => t.name).sort()).toEqual(["get_problems", "get_product", "list_categories", "search_products", "vote"])
           const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
-          expect(Object.keys(byName["search_products"]!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["q", "category", "limit", "cursor"]))
-          expect(byName["vote"]!.inputSchema.required).toEqual(["entity_id"])
-          expect(byName["get_product"]!.outputSchema).toBeDefined()
-          expect(byName["search_products"]!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
-          expect(byName["vote"]!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true })
+          expect(Object.keys(byName.search_products!.inputSchema.properties ?? {})).toEqual(
+            expect.arrayContaining(["q", "category", "limit", "cursor"])
+          )
+          expect(byName.vote!.inputSchema.required).toEqual(["entity_id"])
+          expect(byName.get_product!.outputSchema).toBeDefined()
+          for (const name of ["search_products", "get_product", "get_problems", "list_categories"]) {
+            expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true })
+          }
+          // One name for the product across tools, as in POST /vote.
+          for (const name of ["get_product", "get_problems", "vote"])
+            expect(byName[name]!.inputSchema.required, name).toContain("entity_id")
+          expect(byName.vote!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true })
           for (const tool of tools) expect(tool.description?.length, tool.name).toBeGreaterThan(40)
-        }).pipe(Effect.scoped))
+        }).pipe(Effect.scoped)
+      )
 
       it.effect("search, read a product and its problems, list categories", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const base = yield* baseUrl
           const client = yield* connect(base)
           const target = sample[5]!
@@ -60,44 +68,50 @@ for (const variant of storeVariants()) {
           const items = (found.structuredContent as { items: Array<{ id: string; slug: string }> }).items
           const hit = items.find((i) => i.id === target.id)!
           expect(hit).toBeDefined()
-          const view = yield* call(client, "get_product", { entity: hit.slug })
+          const view = yield* call(client, "get_product", { entity_id: hit.slug })
           expect(view.isError).toBeFalsy()
           expect(view.structuredContent).toMatchObject({ id: target.id, name: target.content.name })
           expect(JSON.parse(textOf(view))).toMatchObject({ id: target.id })
-          const problems = yield* call(client, "get_problems", { entity: target.id, limit: 2 })
+          const problems = yield* call(client, "get_problems", { entity_id: target.id, limit: 2 })
           expect((problems.structuredContent as { entity: { id: string } }).entity.id).toBe(target.id)
           const categories = yield* call(client, "list_categories", {})
           const list = (categories.structuredContent as { categories: Array<{ count: number }> }).categories
           expect(list.reduce((n, c) => n + c.count, 0)).toBe(sample.length)
-        }).pipe(Effect.scoped))
+        }).pipe(Effect.scoped)
+      )
 
       it.effect("a vote through MCP changes the counters the detail record shows; a down vote's reason becomes a problem", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const base = yield* baseUrl
           const client = yield* connect(base)
           const target = sample[6]!
           const before = bodyOf<{ trust: { trust_up: number; trust_down: number } }>(yield* request(`${base}/products/${target.id}`)).trust
-          const voted = yield* call(client, "vote", { entity_id: target.id, direction: "down", voter_id: "mcp-agent", reason: "Webhooks arrive out of order" })
+          const voted = yield* call(client, "vote", {
+            entity_id: target.id,
+            direction: "down",
+            reason: "Webhooks arrive out of order"
+          })
           expect(voted.isError, textOf(voted)).toBeFalsy()
           expect(voted.structuredContent).toMatchObject({ entity_id: target.id, status: "recorded", direction: "down" })
           const after = bodyOf<{ trust: { trust_up: number; trust_down: number } }>(yield* request(`${base}/products/${target.id}`)).trust
           expect(after).toMatchObject({ trust_up: before.trust_up, trust_down: before.trust_down + 1 })
-          const again = yield* call(client, "vote", { entity_id: target.id, direction: "down", voter_id: "mcp-agent" })
+          const again = yield* call(client, "vote", { entity_id: target.id, direction: "down" })
           expect((again.structuredContent as { status: string }).status).toBe("unchanged")
-          const problems = yield* call(client, "get_problems", { entity: target.id })
+          const problems = yield* call(client, "get_problems", { entity_id: target.id })
           expect(textOf(problems)).toContain("Webhooks arrive out of order")
-          // The same rules as POST /vote: the HTTP API sees the MCP vote as this voter's.
-          const http = yield* postJson(`${base}/vote`, { entity_id: target.id, direction: "down", voter_id: "mcp-agent" })
+          // The same rules as POST /vote: without a key, both count for this client's address, as one voter.
+          const http = yield* postJson(`${base}/vote`, { entity_id: target.id, direction: "down" })
           expect(bodyOf<{ status: string }>(http).status).toBe("unchanged")
-        }).pipe(Effect.scoped))
+        }).pipe(Effect.scoped)
+      )
 
       it.effect("bad arguments and unknown products are tool errors that say what is wrong", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const base = yield* baseUrl
           const client = yield* connect(base)
-          const unknown = yield* call(client, "get_product", { entity: "no-such-product" })
+          const unknown = yield* call(client, "get_product", { entity_id: "no-such-product" })
           expect(unknown.isError).toBe(true)
-          expect(textOf(unknown)).toContain("No product has the id or slug \"no-such-product\"")
+          expect(textOf(unknown)).toContain('No product has the id or slug "no-such-product"')
           const badLimit = yield* call(client, "search_products", { limit: 1000 })
           expect(badLimit.isError).toBe(true)
           expect(textOf(badLimit)).toContain("limit")
@@ -106,29 +120,91 @@ for (const variant of storeVariants()) {
           expect(textOf(badDirection)).toContain("direction")
           const missing = yield* call(client, "get_product", {})
           expect(missing.isError).toBe(true)
-          expect(textOf(missing)).toContain("entity")
+          expect(textOf(missing)).toContain("entity_id")
           const reasonOnUp = yield* call(client, "vote", { entity_id: sample[0]!.id, reason: "meh" })
           expect(reasonOnUp.isError).toBe(true)
           expect(textOf(reasonOnUp)).toContain("reason")
+          // One vote request for both transports: a blank reason is refused over MCP as over HTTP.
+          const blank = yield* call(client, "vote", { entity_id: sample[0]!.id, direction: "down", reason: "   " })
+          expect(blank.isError).toBe(true)
+          expect(textOf(blank)).toContain("reason")
+          const overHttp = yield* postJson(`${base}/vote`, { entity_id: sample[0]!.id, direction: "down", reason: "   " })
+          expect(overHttp.status).toBe(400)
           // The session is still usable after all of that.
           expect((yield* call(client, "list_categories", {})).isError).toBeFalsy()
-        }).pipe(Effect.scoped))
+        }).pipe(Effect.scoped)
+      )
 
-      it.effect("browser requests from an origin that is not allowed are refused", () =>
-        Effect.gen(function*() {
+      it.effect(
+        "browser origins: its own and loopback ones and the listed ones are served; a foreign one is refused, naming MCP_ALLOWED_ORIGINS",
+        () =>
+          Effect.gen(function* () {
+            const base = yield* baseUrl
+            const init = {
+              jsonrpc: "2.0",
+              id: 1,
+              method: "initialize",
+              params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "browser", version: "1" } }
+            }
+            const headers = { accept: "application/json, text/event-stream" }
+            for (const origin of [base, "http://localhost:5173", "http://[::1]:8080", ALLOWED]) {
+              const served = yield* postJson(`${base}/mcp`, init, { ...headers, origin })
+              expect(served.status, origin).toBe(200)
+            }
+            const refused = yield* postJson(`${base}/mcp`, init, { ...headers, origin: "https://evil.example" })
+            expect(refused.status).toBe(403)
+            expect(refused.headers.get("content-type")).toMatch(/^application\/problem\+json/)
+            expect(bodyOf<{ detail: string }>(refused).detail).toContain("MCP_ALLOWED_ORIGINS")
+          })
+      )
+
+      it.effect("what the endpoint refuses says what to do; JSON-RPC errors carry no internal tags", () =>
+        Effect.gen(function* () {
           const base = yield* baseUrl
-          const init = {
-            jsonrpc: "2.0",
-            id: 1,
-            method: "initialize",
-            params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "browser", version: "1" } }
-          }
-          const headers = { accept: "application/json, text/event-stream" }
-          const refused = yield* postJson(`${base}/mcp`, init, { ...headers, origin: "https://evil.example" })
-          expect(refused.status).toBe(403)
-          const allowed = yield* postJson(`${base}/mcp`, init, { ...headers, origin: ALLOWED })
-          expect(allowed.status).toBe(200)
-        }))
+          const streams = { accept: "application/json, text/event-stream" }
+          const get = yield* request(`${base}/mcp`)
+          expect(get.status).toBe(405)
+          expect(get.headers.get("allow")).toBe("POST")
+          expect(bodyOf<{ detail: string }>(get).detail).toContain("POST")
+          const notAcceptable = yield* postJson(`${base}/mcp`, { jsonrpc: "2.0", id: 1, method: "ping" }, { accept: "text/html" })
+          expect(notAcceptable.status).toBe(406)
+          expect(bodyOf<{ detail: string }>(notAcceptable).detail).toContain("Accept: application/json, text/event-stream")
+          const noSession = yield* postJson(`${base}/mcp`, { jsonrpc: "2.0", id: 2, method: "tools/list" }, streams)
+          expect(noSession.status).toBe(400)
+          expect(noSession.text).toContain("initialize")
+          const unknownSession = yield* postJson(
+            `${base}/mcp`,
+            { jsonrpc: "2.0", id: 3, method: "tools/list" },
+            {
+              ...streams,
+              "mcp-session-id": "no-such-session",
+              "mcp-protocol-version": "2025-11-25"
+            }
+          )
+          expect(unknownSession.status).toBe(404)
+          expect(bodyOf<{ detail: string }>(unknownSession).detail).toContain("initialize again")
+          const parseError = yield* request(`${base}/mcp`, {
+            method: "POST",
+            headers: { ...streams, "content-type": "application/json" },
+            body: "{not json"
+          })
+          expect(bodyOf<{ error: { code: number } }>(parseError).error.code).toBe(-32700)
+          expect(parseError.text).not.toContain("_tag")
+        })
+      )
+
+      it.effect("links in tool results are absolute", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const client = yield* connect(base)
+          const view = yield* call(client, "get_product", { entity_id: sample[0]!.id })
+          const links = (view.structuredContent as { links: Record<string, { href: string }> }).links
+          for (const link of Object.values(links)) expect(link.href.startsWith(`${base}/`), link.href).toBe(true)
+          const found = yield* call(client, "search_products", { limit: 1 })
+          const item = (found.structuredContent as { items: Array<{ links: Record<string, string> }> }).items[0]!
+          for (const href of Object.values(item.links)) expect(href.startsWith(`${base}/`), href).toBe(true)
+        }).pipe(Effect.scoped)
+      )
     })
   })
 }

@@ -44,7 +44,7 @@ describe("starting the service", () => {
     const server = start("npm", ["start", "--silent"], dataDir)
     try {
       const base = await server.url
-      const page = await (await fetch(`${base}/products?limit=1`)).json() as { items: Array<{ id: string; name: string }> }
+      const page = (await (await fetch(`${base}/products?limit=1`)).json()) as { items: Array<{ id: string; name: string }> }
       expect(page.items).toHaveLength(1)
       expect(page.items[0]!.name.length).toBeGreaterThan(0)
       expect(server.output()).toContain(`${base}/docs`)
@@ -59,9 +59,13 @@ describe("starting the service", () => {
     try {
       const first = start(process.execPath, ["apps/api/dist/main.js"], dataDir)
       const base = await first.url
-      const page = await (await fetch(`${base}/products?limit=1`)).json() as { items: Array<{ id: string }> }
+      const page = (await (await fetch(`${base}/products?limit=1`)).json()) as { items: Array<{ id: string }> }
       const id = page.items[0]!.id
-      const vote = await fetch(`${base}/vote`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ entity_id: id, voter_id: "restart-test" }) })
+      const vote = await fetch(`${base}/vote`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ entity_id: id })
+      })
       expect(vote.status).toBe(201)
       const exited = exitOf(first.child)
       first.child.kill("SIGTERM")
@@ -69,7 +73,11 @@ describe("starting the service", () => {
 
       const second = start(process.execPath, ["apps/api/dist/main.js"], dataDir)
       const again = await second.url
-      const repeat = await fetch(`${again}/vote`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ entity_id: id, voter_id: "restart-test" }) })
+      const repeat = await fetch(`${again}/vote`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ entity_id: id })
+      })
       expect(((await repeat.json()) as { status: string }).status).toBe("unchanged")
       expect(second.output()).not.toContain("seeded the sample catalog")
       const exitedAgain = exitOf(second.child)

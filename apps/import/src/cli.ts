@@ -4,7 +4,8 @@
  */
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { layerFromConfig } from "@productdir/postgres"
+import { layerFromConfig } from "@productdir/runtime"
+import { ROLE } from "./role.ts"
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -19,11 +20,12 @@ import { InputError } from "./records.ts"
 
 /** A readable source that can be opened once per pass; stdin is spooled to a file when read twice. */
 const openSource = (file: string, passes: number) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     if (file !== "-") {
       const stat = yield* Effect.try({
         try: () => statSync(file),
-        catch: () => new InputError({ message: `cannot read ${file}: no such file. Give a path to an NDJSON or JSON array file, or - for stdin.` })
+        catch: () =>
+          new InputError({ message: `cannot read ${file}: no such file. Give a path to an NDJSON or JSON array file, or - for stdin.` })
       })
       if (!stat.isFile()) return yield* new InputError({ message: `cannot read ${file}: not a file` })
       return () => createReadStream(file) as Readable
@@ -43,71 +45,94 @@ const openSource = (file: string, passes: number) =>
 
 const file = Argument.String("file").pipe(Argument.withDescription("NDJSON or JSON array file to import; - reads stdin"))
 
-export const importCommand = Command.make("productdir-import", {
-  file,
-  format: Flag.Literals("format", ["auto", "ndjson", "json"]).pipe(
-    Flag.withDefault("auto" as const),
-    Flag.withDescription("Input format; auto looks at the first non-space byte ([ means a JSON array)")
-  ),
-  dryRun: Flag.Boolean("dry-run").pipe(Flag.withDefault(false), Flag.withDescription("Validate and report what would change; write nothing")),
-  batchSize: Flag.Int("batch-size").pipe(
-    Flag.filter((n: number) => n >= 1 && n <= 10_000, (n) => `--batch-size ${n} is out of range: 1 to 10000`),
-    Flag.withDefault(500),
-    Flag.withDescription("Records per batch; each batch is one transaction")
-  ),
-  strict: Flag.Boolean("strict").pipe(Flag.withDefault(false), Flag.withDescription("Any rejected record fails the run and nothing is written")),
-  prune: Flag.Boolean("prune").pipe(Flag.withDefault(false), Flag.withDescription("Remove products absent from the input (their reads answer 410; votes are kept)")),
-  report: Flag.String("report").pipe(Flag.optional, Flag.withDescription("Write the JSON summary to this file"))
-}, (options) =>
-  Effect.gen(function*() {
-    const open = yield* openSource(options.file, options.strict ? 2 : 1)
-    const progress = makeProgress()
-    const result = yield* runImport({
-      open,
-      format: options.format,
-      batchSize: options.batchSize,
-      dryRun: options.dryRun,
-      strict: options.strict,
-      prune: options.prune,
-      onRejection: (rejection) => {
-        progress.stop()
-        process.stderr.write(`${rejectionLine(rejection)}\n`)
-      },
-      onProgress: progress.update
-    }).pipe(Effect.ensuring(Effect.sync(progress.stop)))
-    const input = options.file === "-" ? "stdin" : options.file
-    yield* Console.log(summaryText(input, result, options.dryRun))
-    if (Option.isSome(options.report)) {
-      const path = options.report.value
-      yield* Effect.try({
-        try: () => writeFileSync(path, `${JSON.stringify(reportJson(input, result, options), null, 2)}\n`),
-        catch: (error) => new InputError({ message: `cannot write the report to ${path}: ${String(error)}` })
-      })
-    }
-    if (result.tally.rejected > 0) return yield* new RecordsRejected({ count: result.tally.rejected })
-  }).pipe(Effect.scoped, Effect.provide(layerFromConfig))).pipe(
-  Command.withDescription("Import a product catalog (NDJSON or a JSON array) into the productdir store. Exit 0: all loaded; 1: some records rejected; 2: usage, file or connection error.")
+export const importCommand = Command.make(
+  "productdir-import",
+  {
+    file,
+    format: Flag.Literals("format", ["auto", "ndjson", "json"]).pipe(
+      Flag.withDefault("auto" as const),
+      Flag.withDescription("Input format; auto looks at the first non-space byte ([ means a JSON array)")
+    ),
+    dryRun: Flag.Boolean("dry-run").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription("Validate and report what would change; write nothing")
+    ),
+    batchSize: Flag.Int("batch-size").pipe(
+      Flag.filter(
+        (n: number) => n >= 1 && n <= 10_000,
+        (n) => `--batch-size ${n} is out of range: 1 to 10000`
+      ),
+      Flag.withDefault(500),
+      Flag.withDescription("Records per batch; each batch is one transaction")
+    ),
+    strict: Flag.Boolean("strict").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription("Any rejected record fails the run and nothing is written")
+    ),
+    prune: Flag.Boolean("prune").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription("Remove products absent from the input (their reads answer 410; votes are kept)")
+    ),
+    report: Flag.String("report").pipe(Flag.optional, Flag.withDescription("Write the JSON summary to this file"))
+  },
+  (options) =>
+    Effect.gen(function* () {
+      const open = yield* openSource(options.file, options.strict ? 2 : 1)
+      const progress = makeProgress()
+      const result = yield* runImport({
+        open,
+        format: options.format,
+        batchSize: options.batchSize,
+        dryRun: options.dryRun,
+        strict: options.strict,
+        prune: options.prune,
+        onRejection: (rejection) => {
+          progress.stop()
+          process.stderr.write(`${rejectionLine(rejection)}\n`)
+        },
+        onProgress: progress.update
+      }).pipe(Effect.ensuring(Effect.sync(progress.stop)))
+      const input = options.file === "-" ? "stdin" : options.file
+      yield* Console.log(summaryText(input, result, options.dryRun))
+      if (Option.isSome(options.report)) {
+        const path = options.report.value
+        yield* Effect.try({
+          try: () => writeFileSync(path, `${JSON.stringify(reportJson(input, result, options), null, 2)}\n`),
+          catch: (error) => new InputError({ message: `cannot write the report to ${path}: ${String(error)}` })
+        })
+      }
+      if (result.tally.rejected > 0) return yield* new RecordsRejected({ count: result.tally.rejected })
+    }).pipe(Effect.scoped, Effect.provide(layerFromConfig(ROLE)))
+).pipe(
+  Command.withDescription(
+    "Import a product catalog (NDJSON or a JSON array) into the productdir store. Exit 0: all loaded; 1: some records rejected; 2: usage, file or connection error."
+  )
 )
 
-export const exportCommand = Command.make("export", {
-  file: Argument.String("file").pipe(Argument.withDefault("-"), Argument.withDescription("Where to write the NDJSON; - is stdout"))
-}, ({ file }) =>
-  Effect.gen(function*() {
-    if (file === "-") {
-      // A reader that stops early (`| head`) closes the pipe: that ends the export, it is not an error.
-      process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-        if (error.code === "EPIPE") process.exit(0)
-      })
-    }
-    const sink: Writable = file === "-" ? process.stdout : createWriteStream(file)
-    const count = yield* runExport(sink)
-    if (file !== "-") {
-      yield* Effect.callback<void>((resume) => void sink.end(() => resume(Effect.void)))
-      yield* Console.error(`exported ${count.toLocaleString("en")} products to ${file}`)
-    }
-  }).pipe(Effect.provide(layerFromConfig))).pipe(
-  Command.withDescription("Write every product as NDJSON in the import shape (seed counts and problems included): export then import is a no-op.")
+export const exportCommand = Command.make(
+  "export",
+  {
+    file: Argument.String("file").pipe(Argument.withDefault("-"), Argument.withDescription("Where to write the NDJSON; - is stdout"))
+  },
+  ({ file }) =>
+    Effect.gen(function* () {
+      if (file === "-") {
+        // A reader that stops early (`| head`) closes the pipe: that ends the export, it is not an error.
+        process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+          if (error.code === "EPIPE") process.exit(0)
+        })
+      }
+      const sink: Writable = file === "-" ? process.stdout : createWriteStream(file)
+      const count = yield* runExport(sink)
+      if (file !== "-") {
+        yield* Effect.callback<void>((resume) => void sink.end(() => resume(Effect.void)))
+        yield* Console.error(`exported ${count.toLocaleString("en")} products to ${file}`)
+      }
+    }).pipe(Effect.provide(layerFromConfig(ROLE)))
+).pipe(
+  Command.withDescription(
+    "Write every product as NDJSON in the import shape (seed counts and problems included): export then import is a no-op."
+  )
 )
 
 export const cli = importCommand.pipe(Command.withSubcommands([exportCommand]))
-

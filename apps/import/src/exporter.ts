@@ -9,7 +9,7 @@ const write = (sink: Writable, text: string) =>
     else sink.once("drain", () => resume(Effect.void))
   })
 
-export const runExport = Effect.fn("Exporter.run")(function*(sink: Writable) {
+export const runExport = Effect.fn("Exporter.run")(function* (sink: Writable) {
   const catalog = yield* CatalogStore
   let count = 0
   yield* catalog.scan(1000).pipe(

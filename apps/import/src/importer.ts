@@ -4,10 +4,10 @@
  * skipped; `strict` checks everything before writing anything.
  */
 import { Effect, Stream } from "effect"
-import { CatalogStore, type ProductId, type UpsertStatus } from "@productdir/domain"
+import { CatalogStore, type StoreError, type UpsertStatus } from "@productdir/domain"
+import { type Checked, makeRecordChecks, type RecordChecks, type Rejection } from "@productdir/usecases"
 import type { Readable } from "node:stream"
-import { describePosition, type Format, readRecords } from "./records.ts"
-import { check, type Checked, type Rejection } from "./validate.ts"
+import { type Format, readRecords } from "./records.ts"
 
 type Valid = Extract<Checked, { readonly _tag: "Valid" }>
 
@@ -54,17 +54,12 @@ export interface ImportResult {
   readonly durationMs: number
 }
 
-/** Ids as 52-bit numbers: a million of them fit in a few MB, unlike a million strings. */
-const idKey = (id: string): number => parseInt(id.replace(/-/g, "").slice(0, 13), 16)
-
-export const runImport = Effect.fn("Importer.run")(function*(options: ImportOptions) {
+export const runImport = Effect.fn("Importer.run")(function* (options: ImportOptions) {
   const catalog = yield* CatalogStore
   const started = Date.now()
   const tally: Tally = { read: 0, created: 0, updated: 0, unchanged: 0, removed: 0, rejected: 0, warnings: 0 }
   const rejections: Array<Rejection> = []
   const warnings: Array<Warning> = []
-  /** id → line or index of its first record (numbers: a million entries stay small). */
-  const seen = new Map<number, number>()
   const reject = (rejection: Rejection) => {
     tally.rejected++
     if (rejections.length < MAX_LISTED) rejections.push(rejection)
@@ -75,45 +70,43 @@ export const runImport = Effect.fn("Importer.run")(function*(options: ImportOpti
     if (warnings.length < MAX_LISTED) warnings.push(warning)
   }
   const result = (extra: Partial<ImportResult>): ImportResult => ({
-    tally, rejections, warnings, wroteNothing: options.dryRun, durationMs: Date.now() - started, ...extra
+    tally,
+    rejections,
+    warnings,
+    wroteNothing: options.dryRun,
+    durationMs: Date.now() - started,
+    ...extra
   })
 
   /** Counts rejections and warnings on the way through; passes the valid records on. */
-  const note = (countWarnings: boolean) => (c: Checked): Checked => {
-    if (c._tag === "Rejected") reject(c.rejection)
-    else if (countWarnings) {
-      const where = describePosition(c.position)
-      const at = "line" in c.position ? c.position.line : c.position.index
-      const key = idKey(c.imported.input.id)
-      const first = seen.get(key)
-      if (first !== undefined) {
-        const earlier = describePosition("line" in c.position ? { line: first } : { index: first })
-        warn({ where, message: `same id as ${earlier}: the later record wins` })
-      } else seen.set(key, at)
-      for (const message of c.imported.warnings) warn({ where, message })
+  const note =
+    (countWarnings: boolean) =>
+    (c: Checked): Checked => {
+      if (c._tag === "Rejected") reject(c.rejection)
+      else if (countWarnings) for (const message of c.warnings) warn({ where: c.where, message })
+      return c
     }
-    return c
-  }
 
-  const checked = (countWarnings: boolean) =>
+  const checked = (checks: RecordChecks, countWarnings: boolean) =>
     readRecords(options.open(), options.format).pipe(
-      Stream.map((record) => note(countWarnings)(check(record))),
+      Stream.map((record) => note(countWarnings)(checks.check(record))),
       Stream.filter((c): c is Valid => c._tag === "Valid")
     )
 
   if (options.strict) {
     // First pass: validate everything; write nothing unless every record is good.
-    yield* checked(false).pipe(Stream.runDrain)
+    yield* checked(makeRecordChecks(), false).pipe(Stream.runDrain)
     if (tally.rejected > 0) return result({ wroteNothing: true })
   }
 
-  yield* checked(true).pipe(
+  const checks = makeRecordChecks()
+  yield* checked(checks, true).pipe(
     Stream.grouped(options.batchSize),
     // Read and validate the next batches while the store writes this one.
     Stream.buffer({ capacity: 2 }),
     Stream.mapEffect((batch) => {
-      const inputs = batch.map((c) => c.imported.input)
-      const statuses: Effect.Effect<ReadonlyArray<UpsertStatus>, unknown> = options.dryRun
+      const inputs = batch.map((c) => c.input)
+      const statuses: Effect.Effect<ReadonlyArray<UpsertStatus>, StoreError> = options.dryRun
         ? catalog.preview(inputs)
         : Effect.map(catalog.upsert(inputs), (outcomes) => outcomes.map((o) => o.status))
       return statuses
@@ -131,14 +124,14 @@ export const runImport = Effect.fn("Importer.run")(function*(options: ImportOpti
 
   if (!options.prune) return result({})
   if (tally.rejected > 0) {
-    return result({ pruneSkipped: `${tally.rejected} record(s) were rejected; a rejected record's product would be pruned by mistake. Fix them and rerun.` })
+    return result({
+      pruneSkipped: `${tally.rejected} record(s) were rejected; a rejected record's product would be pruned by mistake. Fix them and rerun.`
+    })
   }
-  const kept = (id: ProductId) => seen.has(idKey(id))
-  const absent = yield* Stream.runCollect(catalog.absentFrom(kept))
+  const absent = yield* Stream.runCollect(catalog.absentFrom(checks.seen))
   if (!options.dryRun) {
     for (let i = 0; i < absent.length; i += 1000) yield* catalog.remove(absent.slice(i, i + 1000))
   }
   tally.removed = absent.length
   return result({})
 })
-

@@ -6,17 +6,23 @@
  *   outcome ─► exit code: 0 all loaded, 1 records rejected, 2 usage, file or connection error
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Console, Effect, Layer } from "effect"
 import { Command } from "effect/cli"
-import { cliExitCode, layerCli, teardown } from "@productdir/runtime"
+import { layerCli, storeFailureHandlers, teardown } from "@productdir/runtime"
+import { VERSION } from "@productdir/contract"
 import { cli } from "./cli.ts"
+import { ROLE } from "./role.ts"
 
-const program = Command.run(cli, { version: "0.1.0" }).pipe(
+const program = Command.run(cli, { version: VERSION }).pipe(
   Effect.as(0),
-  Effect.catch(cliExitCode("productdir-import", {
-    RecordsRejected: { code: 1, print: false }, // the summary and each rejection are already printed
-    InputError: { code: 2, print: true }
-  })),
+  Effect.catchTags({
+    // The summary and each rejection are already printed.
+    RecordsRejected: () => Effect.succeed(1),
+    InputError: (error) => Console.error(`productdir-import: ${error.message}`).pipe(Effect.as(2)),
+    ...storeFailureHandlers(ROLE, 2)
+  }),
+  // Usage errors: effect/cli has already printed what was wrong.
+  Effect.catch(() => Effect.succeed(2)),
   Effect.provide(Layer.mergeAll(NodeServices.layer, layerCli))
 )
 

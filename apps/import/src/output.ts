@@ -1,6 +1,6 @@
 /** What the importer prints: rejections as they come, a summary at the end, the JSON report. */
 import type { ImportResult, Tally } from "./importer.ts"
-import type { Rejection } from "./validate.ts"
+import type { Rejection } from "@productdir/usecases"
 
 export const rejectionLine = (r: Rejection): string =>
   `${r.where}: rejected: ${r.errors.map((e) => `${e.path}: ${e.message.replace(/\s+/g, " ")}`).join("; ")}`
@@ -10,14 +10,21 @@ const perSecond = (tally: Tally, ms: number) => Math.round((tally.read / Math.ma
 export const summaryText = (input: string, result: ImportResult, dryRun: boolean): string => {
   const { tally } = result
   const rows: Array<[string, number]> = [
-    ["created", tally.created], ["updated", tally.updated], ["unchanged", tally.unchanged],
-    ["removed", tally.removed], ["rejected", tally.rejected], ["warnings", tally.warnings]
+    ["created", tally.created],
+    ["updated", tally.updated],
+    ["unchanged", tally.unchanged],
+    ["removed", tally.removed],
+    ["rejected", tally.rejected],
+    ["warnings", tally.warnings]
   ]
   const width = Math.max(...rows.map(([, n]) => n.toLocaleString("en").length))
   const verb = dryRun ? "checked (dry run, nothing written)" : result.wroteNothing ? "checked (strict: nothing written)" : "imported"
   return [
     `${verb} ${input}: ${tally.read.toLocaleString("en")} records in ${(result.durationMs / 1000).toFixed(1)} s (${perSecond(tally, result.durationMs).toLocaleString("en")} records/s)`,
-    ...rows.map(([label, n]) => `  ${label.padEnd(10)} ${n.toLocaleString("en").padStart(width)}${dryRun && n > 0 && label !== "rejected" && label !== "warnings" ? " (would be)" : ""}`),
+    ...rows.map(
+      ([label, n]) =>
+        `  ${label.padEnd(10)} ${n.toLocaleString("en").padStart(width)}${dryRun && n > 0 && label !== "rejected" && label !== "warnings" ? " (would be)" : ""}`
+    ),
     ...result.warnings.slice(0, 20).map((w) => `  warning: ${w.where}: ${w.message}`),
     ...(result.warnings.length > 20 ? [`  … ${tally.warnings - 20} more warnings (--report has them all)`] : []),
     ...(result.pruneSkipped ? [`  prune skipped: ${result.pruneSkipped}`] : [])

@@ -4,21 +4,13 @@
  * memory. Each record keeps its position (line or index) for the report.
  */
 import { Schema, Stream } from "effect"
+import type { RawRecord } from "@productdir/usecases"
 import type { Readable } from "node:stream"
 import streamArray from "stream-json/streamers/stream-array.js"
 
 export const MAX_RECORD_BYTES = 1024 * 1024
 
 export type Format = "ndjson" | "json"
-
-export type Position = { readonly line: number } | { readonly index: number }
-
-export const describePosition = (position: Position): string =>
-  "line" in position ? `line ${position.line}` : `index ${position.index}`
-
-export type RawRecord =
-  | { readonly _tag: "Parsed"; readonly position: Position; readonly value: unknown }
-  | { readonly _tag: "Unreadable"; readonly position: Position; readonly message: string }
 
 /** The input itself cannot be read on (missing file, a broken JSON array): the run stops here. */
 export class InputError extends Schema.TaggedError<InputError>()("InputError", { message: Schema.String }) {}
@@ -117,5 +109,7 @@ async function* detect(source: Readable, format: Format | "auto"): AsyncGenerato
 }
 
 export const readRecords = (source: Readable, format: Format | "auto"): Stream.Stream<RawRecord, InputError> =>
-  Stream.fromAsyncIterable(detect(source, format), (error) =>
-    new InputError({ message: error instanceof Error ? error.message : String(error) }))
+  Stream.fromAsyncIterable(
+    detect(source, format),
+    (error) => new InputError({ message: error instanceof Error ? error.message : String(error) })
+  )

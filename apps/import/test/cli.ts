@@ -1,10 +1,10 @@
 /** The import CLI as a real process, against the test stores of @productdir/postgres/testing. */
-import { spawnApp } from "@productdir/postgres/testing"
+import { spawnApp } from "@productdir/store-postgres/testing"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
-export { testTargets as targets, type TestTarget as Target } from "@productdir/postgres/testing"
+export { testTargets as targets, type TestTarget as Target } from "@productdir/store-postgres/testing"
 
 export const BIN = resolve(import.meta.dirname, "..", "bin", "productdir-import.js")
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import type { ImportRecord } from "@productdir/domain"
-import { generateRecord } from "@productdir/testkit/generator"
+import { generateRecord } from "@productdir/fixtures/generator"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runCli, spawnCli, type Target, targets, workDir } from "./cli.ts"
@@ -10,7 +10,7 @@ type Exported = ImportRecord & { id: string; slug: string; version: number; upda
 /** Generated records always carry an id and trust. */
 type Generated = ImportRecord & { id: string; trust: { trust_up: number; trust_down: number } }
 const records = (seed: number, n: number) => Array.from({ length: n }, (_, i) => generateRecord(seed, i) as Generated)
-const ndjson = (rs: ReadonlyArray<unknown>) => rs.map((r) => JSON.stringify(r)).join("\n") + "\n"
+const ndjson = (rs: ReadonlyArray<unknown>) => `${rs.map((r) => JSON.stringify(r)).join("\n")}\n`
 
 for (const variant of targets()) {
   describe(`productdir-import on ${variant.name}`, { timeout: 180_000 }, () => {
@@ -25,7 +25,10 @@ for (const variant of targets()) {
     const exported = async (): Promise<Array<Exported>> => {
       const run = await cli(["export", "-"])
       expect(run.code, run.stderr).toBe(0)
-      return run.stdout.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as Exported)
+      return run.stdout
+        .split("\n")
+        .filter((l) => l.length > 0)
+        .map((l) => JSON.parse(l) as Exported)
     }
 
     beforeEach(async () => {
@@ -59,8 +62,10 @@ for (const variant of targets()) {
       const good = records(2, 5)
       const { category: _c, ...noCategory } = good[1]!
       const badPrice = { ...good[3]!, pricing: { model: "x", plans: [{ name: "p", price: 12, features: [] }] } }
-      const lines = [good[0], noCategory, good[2], "{not json", badPrice, good[4]].map((r) => typeof r === "string" ? r : JSON.stringify(r))
-      const run = await cli([file("mixed.ndjson", lines.join("\n") + "\n"), "--report", join(dir, "report.json")])
+      const lines = [good[0], noCategory, good[2], "{not json", badPrice, good[4]].map((r) =>
+        typeof r === "string" ? r : JSON.stringify(r)
+      )
+      const run = await cli([file("mixed.ndjson", `${lines.join("\n")}\n`), "--report", join(dir, "report.json")])
       expect(run.code).toBe(1)
       expect(run.stderr).toContain("line 2: rejected: category: Missing key")
       expect(run.stderr).toMatch(/line 4: rejected: \(record\): not valid JSON/)
@@ -76,7 +81,7 @@ for (const variant of targets()) {
 
     it("--strict: one bad record fails the run and writes nothing", async () => {
       const input = records(3, 8)
-      const lines = ndjson(input) + "{\"name\": 1}\n"
+      const lines = `${ndjson(input)}{"name": 1}\n`
       const run = await cli([file("strict.ndjson", lines), "--strict"])
       expect(run.code).toBe(1)
       expect(run.stderr).toContain("line 9: rejected")
@@ -123,14 +128,39 @@ for (const variant of targets()) {
       const run = await cli([file("some.ndjson", ndjson(input.slice(0, 3))), "--prune"])
       expect(run.code).toBe(0)
       expect(run.stdout).toMatch(/removed\s+2/)
-      expect((await exported()).map((r) => r.id).sort()).toEqual(input.slice(0, 3).map((r) => r.id).sort())
-      const withBad = await cli([file("bad.ndjson", ndjson(input.slice(0, 2)) + "{}\n"), "--prune"])
+      expect((await exported()).map((r) => r.id).sort()).toEqual(
+        input
+          .slice(0, 3)
+          .map((r) => r.id)
+          .sort()
+      )
+      const withBad = await cli([file("bad.ndjson", `${ndjson(input.slice(0, 2))}{}\n`), "--prune"])
       expect(withBad.code).toBe(1)
       expect(withBad.stdout).toContain("prune skipped")
       expect((await exported()).length).toBe(3)
       const restored = await cli([file("all2.ndjson", ndjson(input))])
       expect(restored.stdout).toMatch(/updated\s+2/)
       expect((await exported()).length).toBe(5)
+    })
+
+    it("ids that share their first 16 hex digits are different products, to the duplicate check and to --prune", async () => {
+      const input = records(12, 4)
+      // UUIDv7 ids made in the same millisecond look like this: one time prefix, different tails.
+      const prefix = "019a8f2e-7c41-7d3a-9"
+      const ids = ["b12-4f6a8c0d2e41", "b12-4f6a8c0d2e42", "c34-000000000001", "c34-000000000002"].map((tail) => `${prefix}${tail}`)
+      const withIds = input.map((r, i) => ({ ...r, id: ids[i]! }))
+      const run = await cli([file("v7.ndjson", ndjson(withIds))])
+      expect(run.code, run.stderr).toBe(0)
+      expect(run.stdout).toMatch(/created\s+4/)
+      expect(run.stdout).toMatch(/warnings\s+0/)
+      expect(run.stdout).not.toContain("same id")
+      const pruned = await cli([file("v7-two.ndjson", ndjson([withIds[0], withIds[2]])), "--prune"])
+      expect(pruned.code, pruned.stderr).toBe(0)
+      expect(pruned.stdout).toMatch(/removed\s+2/)
+      expect((await exported()).map((r) => r.id).sort()).toEqual([ids[0], ids[2]].sort())
+      const repeated = await cli([file("v7-repeat.ndjson", ndjson([withIds[0], withIds[1], withIds[0]]))])
+      expect(repeated.stdout).toContain("line 3: same id as line 1")
+      expect(repeated.stdout).not.toContain("line 2: same id")
     })
 
     it("reads a JSON array, and NDJSON from stdin", async () => {
@@ -145,7 +175,7 @@ for (const variant of targets()) {
       expect(stdin.code, stdin.stderr).toBe(0)
       expect(stdin.stdout).toMatch(/imported stdin: 2 records/)
       expect((await exported()).length).toBe(6)
-      const broken = await cli([file("broken.json", "[{\"name\": \"x\"}, {")])
+      const broken = await cli([file("broken.json", '[{"name": "x"}, {')])
       expect(broken.code).toBe(2)
       expect(broken.stderr).toContain("malformed")
     })
@@ -218,9 +248,11 @@ for (const variant of targets()) {
       try {
         expect((await runCli([path], clean.env)).code).toBe(0)
         const cleanRun = await runCli(["export", "-"], clean.env)
-        const reference = cleanRun.stdout.split("\n").filter((l) => l).map((l) => JSON.parse(l) as Exported)
-        const comparable = (rs: Array<Exported>) =>
-          rs.map(({ updated_at: _u, ...r }) => r).sort((a, b) => (a.id < b.id ? -1 : 1))
+        const reference = cleanRun.stdout
+          .split("\n")
+          .filter((l) => l)
+          .map((l) => JSON.parse(l) as Exported)
+        const comparable = (rs: Array<Exported>) => rs.map(({ updated_at: _u, ...r }) => r).sort((a, b) => (a.id < b.id ? -1 : 1))
         expect(comparable(resumed)).toEqual(comparable(reference))
       } finally {
         await clean.dispose()

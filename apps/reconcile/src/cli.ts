@@ -5,8 +5,10 @@
  */
 import { Console, Effect, Option, Result, Schedule } from "effect"
 import { Command, Flag } from "effect/cli"
-import { JobLock, reconcile } from "@productdir/domain"
-import { layerFromConfig } from "@productdir/postgres"
+import { JobLock } from "@productdir/domain"
+import { layerFromConfig } from "@productdir/runtime"
+import { reconcile } from "@productdir/usecases"
+import { ROLE } from "./role.ts"
 import { writeFileSync } from "node:fs"
 import { DriftFound, UsageError } from "./errors.ts"
 import { makeProgress, reportJson, summaryLine } from "./output.ts"
@@ -33,58 +35,76 @@ const planOf = (every: Option.Option<string>, cron: Option.Option<string>): Effe
   return Effect.succeed({ _tag: "Once" })
 }
 
-export const reconcileCommand = Command.make("productdir-reconcile", {
-  check: Flag.Boolean("check").pipe(Flag.withDefault(false), Flag.withDescription("Report drift only; exit 1 if any product drifted")),
-  every: Flag.String("every").pipe(Flag.optional, Flag.withDescription("Run a pass every DURATION (30s, 5m, 1h) until SIGTERM/SIGINT")),
-  cron: Flag.String("cron").pipe(Flag.optional, Flag.withDescription("Run a pass on a cron schedule (\"*/5 * * * *\") until SIGTERM/SIGINT")),
-  wait: Flag.Boolean("wait").pipe(Flag.withDefault(false), Flag.withDescription("When another runner holds the lock, wait for it instead of skipping")),
-  batchSize: Flag.Int("batch-size").pipe(
-    Flag.filter((n: number) => n >= 1 && n <= 50_000, (n) => `--batch-size ${n} is out of range: 1 to 50000`),
-    Flag.withDefault(1000),
-    Flag.withDescription("Products per batch; each repair batch is one transaction")
-  ),
-  report: Flag.String("report").pipe(Flag.optional, Flag.withDescription("Write the JSON summary (with every drifted product) to this file"))
-}, (options) =>
-  Effect.gen(function*() {
-    const plan = yield* planOf(options.every, options.cron)
-    const lock = yield* JobLock
+export const reconcileCommand = Command.make(
+  "productdir-reconcile",
+  {
+    check: Flag.Boolean("check").pipe(Flag.withDefault(false), Flag.withDescription("Report drift only; exit 1 if any product drifted")),
+    every: Flag.String("every").pipe(Flag.optional, Flag.withDescription("Run a pass every DURATION (30s, 5m, 1h) until SIGTERM/SIGINT")),
+    cron: Flag.String("cron").pipe(
+      Flag.optional,
+      Flag.withDescription('Run a pass on a cron schedule ("*/5 * * * *") until SIGTERM/SIGINT')
+    ),
+    wait: Flag.Boolean("wait").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription("When another runner holds the lock, wait for it instead of skipping")
+    ),
+    batchSize: Flag.Int("batch-size").pipe(
+      Flag.filter(
+        (n: number) => n >= 1 && n <= 50_000,
+        (n) => `--batch-size ${n} is out of range: 1 to 50000`
+      ),
+      Flag.withDefault(1000),
+      Flag.withDescription("Products per batch; each repair batch is one transaction")
+    ),
+    report: Flag.String("report").pipe(
+      Flag.optional,
+      Flag.withDescription("Write the JSON summary (with every drifted product) to this file")
+    )
+  },
+  (options) =>
+    Effect.gen(function* () {
+      const plan = yield* planOf(options.every, options.cron)
+      const lock = yield* JobLock
 
-    const work = Effect.gen(function*() {
-      const startedAt = new Date()
-      const progress = makeProgress()
-      const summary = yield* reconcile({ repair: !options.check, batchSize: options.batchSize, onBatch: progress.update }).pipe(
-        Effect.ensuring(Effect.sync(progress.stop))
+      const work = Effect.gen(function* () {
+        const startedAt = new Date()
+        const progress = makeProgress()
+        const summary = yield* reconcile({ repair: !options.check, batchSize: options.batchSize, onBatch: progress.update }).pipe(
+          Effect.ensuring(Effect.sync(progress.stop))
+        )
+        const ms = Date.now() - startedAt.getTime()
+        yield* Console.log(summaryLine(summary, options.check, ms))
+        if (Option.isSome(options.report)) {
+          writeFileSync(options.report.value, `${JSON.stringify(reportJson(summary, options.check, startedAt, ms), null, 2)}\n`)
+        }
+        return summary
+      })
+
+      const pass = Effect.gen(function* () {
+        const first = yield* lock.withLock(LOCK_NAME, { wait: false }, work)
+        if (first._tag === "Ran") return first.value
+        if (!options.wait) {
+          yield* Console.log("another productdir-reconcile is running: skipped this pass (--wait waits for it)")
+          return undefined
+        }
+        yield* Console.log("another productdir-reconcile is running: waiting for it to finish")
+        const waited = yield* lock.withLock(LOCK_NAME, { wait: true }, work)
+        return waited._tag === "Ran" ? waited.value : undefined
+      })
+
+      if (plan._tag === "Once") {
+        const summary = yield* pass
+        if (options.check && summary !== undefined && summary.drifted > 0) return yield* new DriftFound({ count: summary.drifted })
+        return
+      }
+      yield* Console.log(
+        `running ${plan._tag === "Every" ? `every ${options.every.pipe(Option.getOrElse(() => ""))}` : `on cron "${options.cron.pipe(Option.getOrElse(() => ""))}"`} until SIGTERM or SIGINT`
       )
-      const ms = Date.now() - startedAt.getTime()
-      yield* Console.log(summaryLine(summary, options.check, ms))
-      if (Option.isSome(options.report)) {
-        writeFileSync(options.report.value, `${JSON.stringify(reportJson(summary, options.check, startedAt, ms), null, 2)}\n`)
-      }
-      return summary
-    })
-
-    const pass = Effect.gen(function*() {
-      const first = yield* lock.withLock(LOCK_NAME, { wait: false }, work)
-      if (first._tag === "Ran") return first.value
-      if (!options.wait) {
-        yield* Console.log("another productdir-reconcile is running: skipped this pass (--wait waits for it)")
-        return undefined
-      }
-      yield* Console.log("another productdir-reconcile is running: waiting for it to finish")
-      const waited = yield* lock.withLock(LOCK_NAME, { wait: true }, work)
-      return waited._tag === "Ran" ? waited.value : undefined
-    })
-
-    if (plan._tag === "Once") {
-      const summary = yield* pass
-      if (options.check && summary !== undefined && summary.drifted > 0) return yield* new DriftFound({ count: summary.drifted })
-      return
-    }
-    yield* Console.log(`running ${plan._tag === "Every" ? `every ${options.every.pipe(Option.getOrElse(() => ""))}` : `on cron "${options.cron.pipe(Option.getOrElse(() => ""))}"`} until SIGTERM or SIGINT`)
-    // The next pass is scheduled from the end of the last one: passes never overlap.
-    if (plan._tag === "Every") yield* Effect.repeat(pass, Schedule.spaced(plan.duration))
-    else yield* Effect.repeat(pass, Schedule.cron(plan.cron))
-  }).pipe(Effect.provide(layerFromConfig))).pipe(
+      // The next pass is scheduled from the end of the last one: passes never overlap.
+      if (plan._tag === "Every") yield* Effect.repeat(pass, Schedule.spaced(plan.duration))
+      else yield* Effect.repeat(pass, Schedule.cron(plan.cron))
+    }).pipe(Effect.provide(layerFromConfig(ROLE)))
+).pipe(
   Command.withDescription(
     "Recount every product's trust counters from its seed counts and the vote ledger, report drift, and repair it. Exit 0: done (or nothing drifted with --check); 1: --check found drift; 2: usage or connection error."
   )

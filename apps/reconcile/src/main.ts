@@ -6,17 +6,23 @@
  *   outcome ─► exit code: 0 done (SIGTERM/SIGINT included), 1 drift under --check, 2 usage or connection error
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Console, Effect, Layer } from "effect"
 import { Command } from "effect/cli"
-import { cliExitCode, layerCli, teardown } from "@productdir/runtime"
+import { VERSION } from "@productdir/contract"
+import { layerCli, storeFailureHandlers, teardown } from "@productdir/runtime"
 import { reconcileCommand } from "./cli.ts"
+import { ROLE } from "./role.ts"
 
-const program = Command.run(reconcileCommand, { version: "0.1.0" }).pipe(
+const program = Command.run(reconcileCommand, { version: VERSION }).pipe(
   Effect.as(0),
-  Effect.catch(cliExitCode("productdir-reconcile", {
-    DriftFound: { code: 1, print: false }, // the summary is already printed
-    UsageError: { code: 2, print: true }
-  })),
+  Effect.catchTags({
+    // The summary is already printed.
+    DriftFound: () => Effect.succeed(1),
+    UsageError: (error) => Console.error(`productdir-reconcile: ${error.message}`).pipe(Effect.as(2)),
+    ...storeFailureHandlers(ROLE, 2)
+  }),
+  // Usage errors: effect/cli has already printed what was wrong.
+  Effect.catch(() => Effect.succeed(2)),
   Effect.provide(Layer.mergeAll(NodeServices.layer, layerCli))
 )
 

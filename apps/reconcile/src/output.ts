@@ -1,5 +1,5 @@
 /** The summary line, the progress line and the JSON report. */
-import type { ReconcileSummary } from "@productdir/domain"
+import type { ReconcileSummary } from "@productdir/usecases"
 import { makeProgress as progressLine } from "@productdir/runtime"
 
 const n = (x: number) => x.toLocaleString("en")

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Stream } from "effect"
 import { SqlClient } from "effect/sql"
-import { CatalogStore, JobLock, type ProductId, type ProductInput, VoteLedger } from "@productdir/domain"
-import { spawnApp, type TestTarget, testTargets, waitForOutput } from "@productdir/postgres/testing"
+import { addressVoter, CatalogStore, JobLock, type ProductId, type ProductInput, VoteLedger } from "@productdir/domain"
+import { spawnApp, type TestTarget, testTargets, waitForOutput } from "@productdir/store-postgres/testing"
 import { freshInput } from "@productdir/testkit"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -10,22 +10,22 @@ import { join, resolve } from "node:path"
 
 const BIN = resolve(import.meta.dirname, "..", "bin", "productdir-reconcile.js")
 
-const snapshots = VoteLedger.use((ledger) => Stream.runCollect(ledger.snapshots(500))).pipe(
-  Effect.map((batches) => batches.flat())
-)
+const snapshots = VoteLedger.use((ledger) => Stream.runCollect(ledger.snapshots(500))).pipe(Effect.map((batches) => batches.flat()))
 
 /** Seeds products with seed counts and a few live votes each. */
 const seed = (inputs: ReadonlyArray<ProductInput>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     yield* CatalogStore.use((c) => c.upsert(inputs))
     const ledger = yield* VoteLedger
     for (const [i, input] of inputs.entries()) {
-      for (let v = 0; v < 3 + i; v++) yield* ledger.cast({ entity: input.id, voter: `seed-${v}`, direction: v % 3 === 0 ? "down" : "up" })
+      for (let v = 0; v < 3 + i; v++)
+        yield* ledger.cast({ entity: input.id, voter: addressVoter(`seed-${v}`), direction: v % 3 === 0 ? "down" : "up" })
     }
   })
 
-const consistent = (rows: ReadonlyArray<{ stored: { up: number; down: number }; seed: { up: number; down: number }; ledger: { up: number; down: number } }>) =>
-  rows.every((s) => s.stored.up === s.seed.up + s.ledger.up && s.stored.down === s.seed.down + s.ledger.down)
+const consistent = (
+  rows: ReadonlyArray<{ stored: { up: number; down: number }; seed: { up: number; down: number }; ledger: { up: number; down: number } }>
+) => rows.every((s) => s.stored.up === s.seed.up + s.ledger.up && s.stored.down === s.seed.down + s.ledger.down)
 
 for (const variant of testTargets()) {
   describe(`productdir-reconcile on ${variant.name}`, { timeout: 180_000 }, () => {
@@ -44,19 +44,23 @@ for (const variant of testTargets()) {
     it("finds drift injected by SQL with --check, repairs it, and a second --check is clean", async () => {
       const inputs = Array.from({ length: 6 }, () => freshInput({ seed: { up: 10, down: 2 } }))
       const [a, b, c, d] = inputs.map((p) => p.id as ProductId)
-      await target.run(Effect.gen(function*() {
-        yield* seed(inputs)
-        const sql = yield* SqlClient.SqlClient
-        yield* sql`UPDATE products SET trust_up = trust_up + 40 WHERE id = ${a!}` // counters edited
-        yield* sql`INSERT INTO votes (product_id, voter, direction) VALUES (${b!}, 'ghost', 'down')` // ledger row added
-        yield* sql`DELETE FROM votes WHERE product_id = ${c!} AND voter = 'seed-1'` // ledger row removed
-        yield* sql`UPDATE products SET seed_up = seed_up + 5 WHERE id = ${d!}` // seed changed
-      }))
+      await target.run(
+        Effect.gen(function* () {
+          yield* seed(inputs)
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`UPDATE products SET trust_up = trust_up + 40 WHERE id = ${a!}` // counters edited
+          yield* sql`INSERT INTO votes (product_id, voter, direction) VALUES (${b!}, 'ghost', 'down')` // ledger row added
+          yield* sql`DELETE FROM votes WHERE product_id = ${c!} AND voter = 'ip:seed-1'` // ledger row removed
+          yield* sql`UPDATE products SET seed_up = seed_up + 5 WHERE id = ${d!}` // seed changed
+        })
+      )
       const report = join(dir, "check.json")
       const check = await cli(["--check", "--report", report])
       expect(check.code, check.stderr).toBe(1)
       expect(check.stdout).toMatch(/checked 6 products, drifted 4, repaired 0 \(--check/)
-      const found = JSON.parse(readFileSync(report, "utf8")) as { drifts: Array<{ id: string; stored: { trust_up: number }; expected: { trust_up: number; trust_down: number } }> }
+      const found = JSON.parse(readFileSync(report, "utf8")) as {
+        drifts: Array<{ id: string; stored: { trust_up: number }; expected: { trust_up: number; trust_down: number } }>
+      }
       expect(found.drifts.map((x) => x.id).sort()).toEqual([a, b, c, d].sort())
       const driftA = found.drifts.find((x) => x.id === a)!
       expect(driftA.stored.trust_up - driftA.expected.trust_up).toBe(40)
@@ -104,18 +108,25 @@ for (const variant of testTargets()) {
     if (variant.name === "postgres") {
       it("a reconcile running while 1,000 votes are cast ends with counters equal to the ledger", async () => {
         const inputs = Array.from({ length: 20 }, () => freshInput({ seed: { up: 3, down: 1 } }))
-        await target.run(Effect.gen(function*() {
-          yield* CatalogStore.use((c) => c.upsert(inputs))
-          const sql = yield* SqlClient.SqlClient
-          yield* sql`UPDATE products SET trust_up = trust_up + 7 WHERE id = ${inputs[0]!.id}`
-        }))
+        await target.run(
+          Effect.gen(function* () {
+            yield* CatalogStore.use((c) => c.upsert(inputs))
+            const sql = yield* SqlClient.SqlClient
+            yield* sql`UPDATE products SET trust_up = trust_up + 7 WHERE id = ${inputs[0]!.id}`
+          })
+        )
         const run = spawnApp(BIN, ["--every", "50ms", "--batch-size", "5"], target.env)
         await waitForOutput(run.child, "checked 20 products")
-        await target.run(Effect.gen(function*() {
-          const ledger = yield* VoteLedger
-          yield* Effect.forEach(Array.from({ length: 1000 }, (_, i) => i), (i) =>
-            ledger.cast({ entity: inputs[i % 20]!.id, voter: `live-${i}`, direction: i % 4 === 0 ? "down" : "up" }), { concurrency: 20 })
-        }))
+        await target.run(
+          Effect.gen(function* () {
+            const ledger = yield* VoteLedger
+            yield* Effect.forEach(
+              Array.from({ length: 1000 }, (_, i) => i),
+              (i) => ledger.cast({ entity: inputs[i % 20]!.id, voter: addressVoter(`live-${i}`), direction: i % 4 === 0 ? "down" : "up" }),
+              { concurrency: 20 }
+            )
+          })
+        )
         await waitForOutput(run.child, "checked 20 products")
         run.child.kill("SIGTERM")
         expect((await run.done).code).toBe(0)
@@ -129,9 +140,11 @@ for (const variant of testTargets()) {
         const release = Effect.runSync(Deferred.make<void>())
         const held = Effect.runSync(Deferred.make<void>())
         // Another runner: holds the job lock until released.
-        const holder = target.run(JobLock.use((lock) =>
-          lock.withLock("reconcile", { wait: false }, Deferred.succeed(held, undefined).pipe(Effect.andThen(Deferred.await(release))))
-        ))
+        const holder = target.run(
+          JobLock.use((lock) =>
+            lock.withLock("reconcile", { wait: false }, Deferred.succeed(held, undefined).pipe(Effect.andThen(Deferred.await(release))))
+          )
+        )
         await Effect.runPromise(Deferred.await(held))
         const skipped = await cli([])
         expect(skipped.code).toBe(0)

@@ -1,34 +1,61 @@
 /**
- * The agent card (DESIGN §7): a compact card a tool-using agent can act on
+ * The agent card (docs/api.md): a compact card a tool-using agent can act on
  * without reading anything else: who the product is, what it does, when to
  * avoid it, what it costs, how trusted it is, and every link with its method.
  */
 import { Schema } from "effect"
 import { ProductId } from "./ids.ts"
-import { agentCardPath, agentViewPath, problemsPath, productPath, VOTE_PATH } from "./paths.ts"
+import { AGENTS_PATH, agentCardPath, agentViewPath, problemsPath, productPath, VOTE_PATH } from "./paths.ts"
 import type { Product } from "./Product.ts"
 import type { Plan } from "./ProductContent.ts"
 import { Slug } from "./slug.ts"
-import { toTrust, Trust } from "./trust.ts"
+import { Count, toTrust, Trust } from "./trust.ts"
+import { REASON_MAX_LENGTH, VoteDirection } from "./Vote.ts"
 
-export const AGENT_CARD_SCHEMA_VERSION = "1.0"
+/** 1.1: the vote link says how a vote is counted and how to vote as an agent (`authentication`). */
+export const AGENT_CARD_SCHEMA_VERSION = "1.1"
 
 export const Link = Schema.Struct({
   method: Schema.Literals(["GET", "POST"]),
   href: Schema.String
 }).annotate({ identifier: "Link" })
 
+export const VoteAuthentication = Schema.Struct({
+  register: Link.annotate({ description: "Register once: POST a name, get an API key" }),
+  bearer: Schema.String.annotate({ description: "How to send the key" }),
+  signed: Schema.String.annotate({ description: "Voting as a signed agent instead, without registering" }),
+  anonymous: Schema.String.annotate({ description: "What a vote without proof counts as" })
+}).annotate({ identifier: "VoteAuthentication", description: "How the vote is counted, and how to vote as an agent" })
+
+/** How a vote is counted and how to vote as an agent: the same words wherever the vote is offered. */
+export const VOTE_AUTHENTICATION = {
+  register: { method: "POST" as const, href: AGENTS_PATH },
+  bearer: "Authorization: Bearer <api_key>: the vote counts for your agent, one live vote per product and agent",
+  signed:
+    "Or sign the request (HTTP Message Signatures, RFC 9421, as Web Bot Auth describes: Signature-Agent naming your key directory, tag web-bot-auth, a Content-Digest of the body)",
+  anonymous: "Without either, the vote counts for your client address: one live vote per product and address"
+}
+
 export const VoteLink = Schema.Struct({
   method: Schema.Literal("POST"),
   href: Schema.String,
   content_type: Schema.Literal("application/json"),
-  body: Schema.Struct({
-    entity_id: Schema.String,
-    direction: Schema.String,
-    voter_id: Schema.String,
-    reason: Schema.String
-  }).annotate({ description: "Body template: direction is up|down; voter_id and reason are optional" })
+  body: Schema.Struct({ entity_id: Schema.String, direction: VoteDirection }).annotate({
+    description: "A request that succeeds as sent: an up vote for this product"
+  }),
+  fields: Schema.Record(Schema.String, Schema.String).annotate({
+    description: "Every field the body may carry, and what it takes"
+  }),
+  authentication: VoteAuthentication
 }).annotate({ identifier: "VoteLink" })
+
+/** What each field of a vote takes, beside the template: an agent edits the template, never guesses. */
+export const VOTE_FIELDS: Readonly<Record<string, string>> = {
+  entity_id: "required: this product's id (a slug works too)",
+  direction: 'optional: "up" (the default) vouches for the product, "down" warns against it',
+  reason: `optional, only with "down": the problem you hit, at most ${REASON_MAX_LENGTH} characters; it is listed under the product's problems`,
+  voter_id: "optional and ignored: a stated name is not an identity (see authentication)"
+}
 
 export const Links = Schema.Struct({
   self: Link,
@@ -43,7 +70,7 @@ export const CheapestPlan = Schema.Struct({ name: Schema.String, price: Schema.S
 export const PricingSummary = Schema.Struct({
   model: Schema.String,
   cheapest_plan: Schema.NullOr(CheapestPlan).annotate({ description: "The plan with the lowest price; null when there are no plans" }),
-  plan_count: Schema.Int
+  plan_count: Count
 }).annotate({ identifier: "PricingSummary" })
 
 export const TrustSummary = Schema.Struct({
@@ -86,9 +113,10 @@ export const cheapestPlan = (plans: ReadonlyArray<Plan>): Plan | undefined => {
 
 export const trustSummaryOf = (product: Product) => {
   const trust = toTrust(product.counters)
-  const summary = trust.evaluation_count === 0
-    ? "No votes yet"
-    : `${trust.trust_score}/100 from ${trust.evaluation_count} vote${trust.evaluation_count === 1 ? "" : "s"} (${Math.round(trust.trust_ratio * 100)}% positive)`
+  const summary =
+    trust.evaluation_count === 0
+      ? "No votes yet"
+      : `${trust.trust_score}/100 from ${trust.evaluation_count} vote${trust.evaluation_count === 1 ? "" : "s"} (${Math.round(trust.trust_ratio * 100)}% positive)`
   return { ...trust, summary }
 }
 
@@ -101,7 +129,9 @@ export const linksOf = (product: Product, self: string) => ({
     method: "POST" as const,
     href: VOTE_PATH,
     content_type: "application/json" as const,
-    body: { entity_id: product.id, direction: "up|down", voter_id: "<your stable agent id>", reason: "<with down: the problem, ≤ 280 chars>" }
+    body: { entity_id: product.id, direction: "up" as const },
+    fields: VOTE_FIELDS,
+    authentication: VOTE_AUTHENTICATION
   }
 })
 

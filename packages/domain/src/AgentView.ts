@@ -1,8 +1,9 @@
 /**
- * The agent view (DESIGN §7), `/entities/{slug}?format=agent`: the decision
+ * The agent view (docs/api.md), `/entities/{slug}?format=agent`: the decision
  * view, the card plus everything an agent weighs before choosing.
  */
 import { Schema } from "effect"
+import { Count } from "./trust.ts"
 import { AgentCard, linksOf, toAgentCard } from "./AgentCard.ts"
 import { agentViewPath } from "./paths.ts"
 import { Problem } from "./Problem.ts"
@@ -22,10 +23,10 @@ export const AgentView = Schema.Struct({
   plans: Pricing.fields.plans,
   website: HttpUrl,
   problems: Schema.Struct({
-    total: Schema.Int,
+    total: Count,
     top: Schema.Array(Problem).annotate({ description: `The ${AGENT_VIEW_TOP_PROBLEMS} most reported problems` })
   }),
-  version: Schema.Int,
+  version: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   updated_at: OffsetTimestamp
 }).annotate({ identifier: "AgentView", description: "Decision view of a product for agents" })
 export type AgentView = typeof AgentView.Type

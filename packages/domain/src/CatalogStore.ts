@@ -10,28 +10,31 @@ export interface CategoryCount {
   readonly count: number
 }
 
-export class CatalogStore extends Context.Service<CatalogStore, {
-  /** A product by id (UUID form) or slug. A removed product fails with ProductRemoved. */
-  readonly find: (ref: string) => Effect.Effect<Product, ProductNotFound | ProductRemoved | StoreError>
-  /**
-   * Creates or updates a batch of products atomically. `version` and
-   * `updated_at` move only when content or seed counts change; an unchanged
-   * input is reported `unchanged` and left alone. A removed product that comes
-   * back is restored (`updated`). Outcomes are in input order.
-   */
-  readonly upsert: (inputs: ReadonlyArray<ProductInput>) => Effect.Effect<ReadonlyArray<UpsertOutcome>, StoreError>
-  /** What `upsert` would report for these inputs, writing nothing (dry runs). */
-  readonly preview: (inputs: ReadonlyArray<ProductInput>) => Effect.Effect<ReadonlyArray<UpsertStatus>, StoreError>
-  /** Live products, filtered and ordered by the query, one page after the cursor. */
-  readonly list: (query: ListQuery) => Effect.Effect<Page<Product>, InvalidCursor | StoreError>
-  /** Categories of live products with their counts, by name. */
-  readonly categories: Effect.Effect<ReadonlyArray<CategoryCount>, StoreError>
-  /** Marks products removed (reads answer 410, votes are kept). Returns how many were live. */
-  readonly remove: (ids: ReadonlyArray<ProductId>) => Effect.Effect<number, StoreError>
-  /** Live products whose id `isKept` refuses: what `import --prune` removes. */
-  readonly absentFrom: (isKept: (id: ProductId) => boolean) => Stream.Stream<ProductId, StoreError>
-  /** Every live product by id, in pages of `batchSize`: for export, with bounded memory. */
-  readonly scan: (batchSize: number) => Stream.Stream<Product, StoreError>
-  /** Fails when the store cannot be reached: the readiness probe. */
-  readonly ping: Effect.Effect<void, StoreError>
-}>()("@productdir/domain/CatalogStore") {}
+export class CatalogStore extends Context.Service<
+  CatalogStore,
+  {
+    /** A product by id (UUID form) or slug. A removed product fails with ProductRemoved. */
+    readonly find: (ref: string) => Effect.Effect<Product, ProductNotFound | ProductRemoved | StoreError>
+    /**
+     * Creates or updates a batch of products atomically. `version` and
+     * `updated_at` move only when content or seed counts change; an unchanged
+     * input is reported `unchanged` and left alone. A removed product that comes
+     * back is restored (`updated`). Outcomes are in input order.
+     */
+    readonly upsert: (inputs: ReadonlyArray<ProductInput>) => Effect.Effect<ReadonlyArray<UpsertOutcome>, StoreError>
+    /** What `upsert` would report for these inputs, writing nothing (dry runs). */
+    readonly preview: (inputs: ReadonlyArray<ProductInput>) => Effect.Effect<ReadonlyArray<UpsertStatus>, StoreError>
+    /** Live products, filtered and ordered by the query, one page after the cursor. */
+    readonly list: (query: ListQuery) => Effect.Effect<Page<Product>, InvalidCursor | StoreError>
+    /** Categories of live products with their counts, by name. */
+    readonly categories: Effect.Effect<ReadonlyArray<CategoryCount>, StoreError>
+    /** Marks products removed (reads answer 410, votes are kept). Returns how many were live. */
+    readonly remove: (ids: ReadonlyArray<ProductId>) => Effect.Effect<number, StoreError>
+    /** Live products whose id `isKept` refuses: what `import --prune` removes. */
+    readonly absentFrom: (isKept: (id: ProductId) => boolean) => Stream.Stream<ProductId, StoreError>
+    /** Every live product by id, in pages of `batchSize`: for export, with bounded memory. */
+    readonly scan: (batchSize: number) => Stream.Stream<Product, StoreError>
+    /** Fails when the store cannot be reached: the readiness probe. */
+    readonly ping: Effect.Effect<void, StoreError>
+  }
+>()("@productdir/domain/CatalogStore") {}

@@ -1,5 +1,5 @@
 /**
- * The import shape (DESIGN §11): the detail record, with derived fields
+ * The import shape (docs/operations.md, "Importing a catalog"): the detail record, with derived fields
  * optional and ignored, `id` and `trust` optional, and the extras `slug` and
  * `problems`. Export writes the same shape, so export → import is a no-op.
  */

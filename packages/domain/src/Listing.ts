@@ -1,15 +1,17 @@
 /**
- * Listing and search (DESIGN §8): the query, its keyset order and the opaque
+ * Listing and search (docs/api.md, "Search and list"): the query, its keyset order and the opaque
  * cursor. Every store orders by the same keys, so a cursor means the same
  * thing whichever store made it.
  */
 import { Result, Schema } from "effect"
 import { Base64Url } from "effect/encoding"
 import { InvalidCursor } from "./errors.ts"
+import { boundedText } from "./text.ts"
 import type { Product } from "./Product.ts"
 import { trustScore } from "./trust.ts"
 
 export const ListSort = Schema.Literals(["trust", "name", "updated"]).annotate({
+  message: 'must be "trust", "name" or "updated"',
   description: "`trust`: best trust score first (default); `name`: A→Z; `updated`: most recently changed first"
 })
 export type ListSort = typeof ListSort.Type
@@ -74,10 +76,23 @@ export const compareCodePoints = (a: string, b: string): number => {
   }
 }
 
+/**
+ * A cursor is opaque to clients but not trusted: one that was edited or forged
+ * must fail here, not in a store (an id that is not a UUID, a score out of range,
+ * a timestamp no database can hold).
+ */
+const CursorId = Schema.String.check(Schema.isUUID())
+/** Product timestamps are stamped by the store's clock: after 1970, before 10000. */
+const EARLIEST = 0
+const LATEST = Date.UTC(9999, 11, 31)
 const SortKeyJson = Schema.Union([
-  Schema.Struct({ sort: Schema.Literal("trust"), score: Schema.Int, id: Schema.String }),
-  Schema.Struct({ sort: Schema.Literal("name"), name: Schema.String, id: Schema.String }),
-  Schema.Struct({ sort: Schema.Literal("updated"), at: Schema.Int, id: Schema.String })
+  Schema.Struct({ sort: Schema.Literal("trust"), score: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100 })), id: CursorId }),
+  Schema.Struct({ sort: Schema.Literal("name"), name: boundedText(1_000), id: CursorId }),
+  Schema.Struct({
+    sort: Schema.Literal("updated"),
+    at: Schema.Int.check(Schema.isBetween({ minimum: EARLIEST, maximum: LATEST })),
+    id: CursorId
+  })
 ])
 const decodeKey = Schema.decodeUnknownResult(Schema.fromJsonString(SortKeyJson))
 
@@ -96,7 +111,10 @@ export const decodeCursor = (cursor: string, sort: ListSort): Result.Result<Sort
 
 /** The words a search matches: lowercase runs of letters and digits. */
 export const searchTokens = (text: string): ReadonlyArray<string> =>
-  text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 0)
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((t) => t.length > 0)
 
 /** The text a product is found by; Postgres indexes exactly this (to_tsvector('simple', …)). */
 export const searchTextOf = (product: Pick<Product, "content">): string => {
@@ -108,7 +126,7 @@ export const searchTextOf = (product: Pick<Product, "content">): string => {
 export const encodeOffsetCursor = (offset: number): string => Base64Url.encode(JSON.stringify({ offset }))
 
 const decodeOffset = Schema.decodeUnknownResult(
-  Schema.fromJsonString(Schema.Struct({ offset: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)) }))
+  Schema.fromJsonString(Schema.Struct({ offset: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 })) }))
 )
 
 export const decodeOffsetCursor = (cursor: string): Result.Result<number, InvalidCursor> => {

@@ -1,9 +1,10 @@
 /**
- * Problems (DESIGN §6): what an agent should weigh before choosing a product.
+ * Problems (docs/api.md, "Problems"): what an agent should weigh before choosing a product.
  * Catalog limitations come with the data; community reports come from down
  * votes with a reason, normalised and counted once per voter.
  */
 import { Schema } from "effect"
+import { Count } from "./trust.ts"
 import { fnv1a } from "./hash.ts"
 import { ProductId } from "./ids.ts"
 import type { Product } from "./Product.ts"
@@ -19,7 +20,7 @@ export const Problem = Schema.Struct({
   kind: ProblemKind,
   summary: Schema.String,
   source: ProblemSource,
-  reports: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({
+  reports: Count.annotate({
     description: "Distinct voters who reported it (a catalog limitation starts at 0)"
   }),
   first_reported_at: OffsetTimestamp,
@@ -32,7 +33,7 @@ export const EntityRef = Schema.Struct({ id: ProductId, slug: Slug, name: Schema
 export const ProblemList = Schema.Struct({
   entity: EntityRef,
   problems: Schema.Array(Problem),
-  total: Schema.Int,
+  total: Count,
   next_cursor: Schema.NullOr(Schema.String).annotate({ description: "Pass as `cursor` for the next page; null on the last page" })
 }).annotate({ identifier: "ProblemList" })
 export type ProblemList = typeof ProblemList.Type
@@ -91,10 +92,11 @@ export const problemsOf = (product: Product, reported: ReadonlyArray<ReportedPro
       order: limitations.length + i
     }))
   return [...limitations, ...reports]
-    .sort((a, b) =>
-      b.reports - a.reports ||
-      (a.last_reported_at < b.last_reported_at ? 1 : a.last_reported_at > b.last_reported_at ? -1 : 0) ||
-      a.order - b.order
+    .sort(
+      (a, b) =>
+        b.reports - a.reports ||
+        (a.last_reported_at < b.last_reported_at ? 1 : a.last_reported_at > b.last_reported_at ? -1 : 0) ||
+        a.order - b.order
     )
     .map(({ order: _order, ...problem }) => problem)
 }

@@ -4,7 +4,10 @@ import type { StoreError } from "./errors.ts"
 import type { ProductId } from "./ids.ts"
 import type { ReportedProblem } from "./Problem.ts"
 
-export class ProblemStore extends Context.Service<ProblemStore, {
-  /** Every reported problem of a product: one per normalised reason, counted once per voter. */
-  readonly reported: (id: ProductId) => Effect.Effect<ReadonlyArray<ReportedProblem>, StoreError>
-}>()("@productdir/domain/ProblemStore") {}
+export class ProblemStore extends Context.Service<
+  ProblemStore,
+  {
+    /** Every reported problem of a product: one per normalised reason, counted once per voter. */
+    readonly reported: (id: ProductId) => Effect.Effect<ReadonlyArray<ReportedProblem>, StoreError>
+  }
+>()("@productdir/domain/ProblemStore") {}

@@ -3,32 +3,41 @@
  * bumps `version`. Counters, slug and timestamps live beside it (Product.ts).
  */
 import { Schema } from "effect"
+import { boundedText, isStorableText } from "./text.ts"
 
-export const Text = Schema.String.check(Schema.isMaxLength(10_000))
-export const Label = Schema.String.check(Schema.isNonEmpty(), Schema.isMaxLength(200))
-export const Statements = Schema.Array(Schema.String.check(Schema.isMaxLength(2_000))).check(Schema.isMaxLength(200))
+export const Text = boundedText(10_000)
+export const Label = boundedText(200).check(Schema.isNonEmpty({ message: "must not be empty" }))
+export const Statements = Schema.Array(boundedText(2_000)).check(Schema.isMaxLength(200, { message: "must have at most 200 entries" }))
 
 export const HttpUrl = Schema.String.check(
-  Schema.isPattern(/^https?:\/\/[^\s/?#]+[^\s]*$/),
-  Schema.isMaxLength(2_048)
+  Schema.isPattern(/^https?:\/\/[^\s/?#]+[^\s]*$/u, { message: "must be an absolute http(s) URL" }),
+  Schema.isMaxLength(2_048, { message: "must be at most 2048 characters" }),
+  isStorableText
 ).annotate({ description: "An absolute http(s) URL", examples: ["https://example.com"] })
 
 /** ISO 8601 with a UTC offset (`Z` or `±hh:mm`), as in `updated_at`. */
 export const OffsetTimestamp = Schema.String.check(
-  Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/)
+  Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/u, {
+    message: "must be an ISO 8601 timestamp with a UTC offset, like 2026-11-22T10:15:00+00:00"
+  })
 ).annotate({ description: "ISO 8601 timestamp with UTC offset", examples: ["2026-11-22T10:15:00+00:00"] })
 
 /** ISO 8601 without offset, as in `ai_optimization.seeded_at`. */
 export const LocalTimestamp = Schema.String.check(
-  Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?$/)
-).annotate({ description: "ISO 8601 timestamp without UTC offset", examples: ["2026-01-15T09:30:00"] })
+  Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?$/u, {
+    message: "must be an ISO 8601 timestamp without offset, like 2026-01-15T09:30:00"
+  })
+).annotate({
+  description: "ISO 8601 timestamp without UTC offset",
+  examples: ["2026-01-15T09:30:00"]
+})
 
 export const AiOptimization = Schema.Struct({
   seeded_at: LocalTimestamp,
   use_cases: Statements,
   seeded_url: HttpUrl,
   ai_benefits: Text,
-  seeded_from: Schema.String.check(Schema.isMaxLength(200)),
+  seeded_from: boundedText(200),
   target_audience: Text,
   not_recommended_for: Text.annotate({ description: "A single string here, unlike the top-level array" }),
   competitive_position: Text
@@ -37,10 +46,12 @@ export type AiOptimization = typeof AiOptimization.Type
 
 export const Plan = Schema.Struct({
   name: Label,
-  price: Schema.String.check(Schema.isNonEmpty(), Schema.isMaxLength(100)).annotate({
-    description: "Price text with currency and period",
-    examples: ["$12/mo", "€9/user/mo", "Free"]
-  }),
+  price: boundedText(100)
+    .check(Schema.isNonEmpty({ message: "must not be empty" }))
+    .annotate({
+      description: "Price text with currency and period",
+      examples: ["$12/mo", "€9/user/mo", "Free"]
+    }),
   features: Statements
 }).annotate({ identifier: "Plan" })
 export type Plan = typeof Plan.Type
@@ -68,7 +79,7 @@ export const ProductContent = Schema.Struct({
   ...CatalogFields,
   /** The home page without tracking parameters; `trust_signals.website` is derived from it. */
   website: HttpUrl,
-  /** Known limitations listed by the catalog, beyond `not_recommended_for` (DESIGN §6). */
+  /** Known limitations listed by the catalog, beyond `not_recommended_for` (docs/api.md, "Problems"). */
   problems: Statements
 }).annotate({ identifier: "ProductContent" })
 export type ProductContent = typeof ProductContent.Type

@@ -6,15 +6,7 @@
 import { Schema } from "effect"
 import { ProductId } from "./ids.ts"
 import type { Product } from "./Product.ts"
-import {
-  AiOptimization,
-  HttpUrl,
-  Label,
-  OffsetTimestamp,
-  Pricing,
-  Statements,
-  Text
-} from "./ProductContent.ts"
+import { AiOptimization, HttpUrl, Label, OffsetTimestamp, Pricing, Statements, Text } from "./ProductContent.ts"
 import { withTracking, type Utm } from "./tracking.ts"
 import { toTrust, Trust } from "./trust.ts"
 import { agentCardPath, agentViewPath, problemsPath, productPath } from "./paths.ts"

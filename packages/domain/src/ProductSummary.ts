@@ -4,7 +4,7 @@ import { ProductId } from "./ids.ts"
 import { agentCardPath, agentViewPath, productPath } from "./paths.ts"
 import type { Product } from "./Product.ts"
 import { Slug } from "./slug.ts"
-import { toTrust, Trust } from "./trust.ts"
+import { Count, toTrust, Trust } from "./trust.ts"
 
 export const ProductSummary = Schema.Struct({
   id: ProductId,
@@ -36,10 +36,12 @@ export const ProductPage = Schema.Struct({
 export type ProductPage = typeof ProductPage.Type
 
 export const CategoryList = Schema.Struct({
-  categories: Schema.Array(Schema.Struct({
-    category: Schema.String,
-    count: Schema.Int,
-    products: Schema.String.annotate({ description: "The listing of this category" })
-  }))
+  categories: Schema.Array(
+    Schema.Struct({
+      category: Schema.String,
+      count: Count,
+      products: Schema.String.annotate({ description: "The listing of this category" })
+    })
+  )
 }).annotate({ identifier: "CategoryList" })
 export type CategoryList = typeof CategoryList.Type

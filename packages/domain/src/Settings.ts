@@ -2,7 +2,10 @@
 import { Context, type Effect } from "effect"
 import type { StoreError } from "./errors.ts"
 
-export class Settings extends Context.Service<Settings, {
-  /** The value under `key`; when there is none yet, stores `initial` first. Safe under concurrent starts. */
-  readonly getOrInit: (key: string, initial: string) => Effect.Effect<string, StoreError>
-}>()("@productdir/domain/Settings") {}
+export class Settings extends Context.Service<
+  Settings,
+  {
+    /** The value under `key`; when there is none yet, stores `initial` first. Safe under concurrent starts. */
+    readonly getOrInit: (key: string, initial: string) => Effect.Effect<string, StoreError>
+  }
+>()("@productdir/domain/Settings") {}

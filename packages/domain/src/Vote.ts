@@ -1,44 +1,61 @@
-/** The vote (DESIGN §5): request, outcome, and what a store needs to cast one. */
+/** The vote (docs/api.md, "The vote"): request, outcome, and what a store needs to cast one. */
 import { Schema } from "effect"
-import type { Product } from "./Product.ts"
+import type { ProductId } from "./ids.ts"
+import { ProductRef } from "./ProductRef.ts"
+import { boundedText } from "./text.ts"
 import type { Tally } from "./trust.ts"
 import { Trust } from "./trust.ts"
+import { CountedAs, type Voter } from "./Voter.ts"
 
 export const VoteDirection = Schema.Literals(["up", "down"]).annotate({
+  message: 'must be "up" or "down"',
   identifier: "VoteDirection",
   description: "`up` vouches for the product, `down` warns against it"
 })
 export type VoteDirection = typeof VoteDirection.Type
 
-export const VoterId = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9._:@-]{1,128}$/)).annotate({
+/** Accepted for compatibility with earlier clients; never an identity (Voter.ts). */
+export const VoterId = Schema.String.check(
+  Schema.isMinLength(1, { message: "must not be empty" }),
+  Schema.isMaxLength(128, { message: "must be at most 128 characters" }),
+  Schema.isPattern(/^[A-Za-z0-9._:@-]*$/u, { message: "must use only letters, digits and . _ : @ -" })
+).annotate({
   identifier: "VoterId",
-  description: "A stable id of the voting agent: 1..128 characters of [A-Za-z0-9._:@-]",
+  description:
+    "Accepted for compatibility, and ignored: a name the client states proves nothing, so it is not an identity. Register with POST /agents and send the key, or sign the request, to vote as an agent. 1..128 characters of [A-Za-z0-9._:@-]",
   examples: ["agent:research-bot@example"]
 })
 
 export const REASON_MAX_LENGTH = 280
 
+/** The problem a down vote reports. */
+export const VoteReason = boundedText(REASON_MAX_LENGTH).check(Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be blank"))
+
 export const VoteRequest = Schema.Struct({
-  entity_id: Schema.String.check(Schema.isNonEmpty(), Schema.isMaxLength(200)).annotate({
-    description: "The product id (a slug is accepted too)"
-  }),
+  entity_id: ProductRef.annotate({ description: "The product id (a slug is accepted too)" }),
   direction: Schema.optionalKey(VoteDirection).annotate({ description: "Defaults to `up`" }),
-  voter_id: Schema.optionalKey(VoterId).annotate({
-    description: "When absent, the voter is a keyed hash of the client address"
-  }),
-  reason: Schema.optionalKey(
-    Schema.String.check(Schema.isMaxLength(REASON_MAX_LENGTH), Schema.makeFilter((s: string) => s.trim().length > 0 || "a reason must not be blank"))
-  ).annotate({ description: `Only with direction \`down\`: the problem you hit (≤ ${REASON_MAX_LENGTH} characters)` })
-}).check(
-  Schema.makeFilter((vote) =>
-    vote.reason !== undefined && vote.direction !== "down"
-      ? { path: ["reason"], issue: "a reason goes only with direction \"down\"" }
-      : undefined
-  )
-).annotate({
-  identifier: "VoteRequest",
-  examples: [{ entity_id: "0b7f3c8e-3b52-4c8e-9d0a-6f1f2d3c4b5a", direction: "down", voter_id: "agent:research-bot", reason: "No SSO on the team plan" }]
+  voter_id: Schema.optionalKey(VoterId),
+  reason: Schema.optionalKey(VoteReason).annotate({
+    description: `Only with direction \`down\`: the problem you hit (≤ ${REASON_MAX_LENGTH} characters)`
+  })
 })
+  .check(
+    Schema.makeFilter((vote) =>
+      vote.reason !== undefined && vote.direction !== "down"
+        ? { path: ["reason"], issue: 'goes only with direction "down": an up vote reports no problem' }
+        : undefined
+    )
+  )
+  .annotate({
+    identifier: "VoteRequest",
+    examples: [
+      {
+        entity_id: "0b7f3c8e-3b52-4c8e-9d0a-6f1f2d3c4b5a",
+        direction: "down",
+        reason: "No SSO on the team plan"
+      }
+    ]
+  })
 export type VoteRequest = typeof VoteRequest.Type
 
 export const VoteStatus = Schema.Literals(["recorded", "unchanged", "changed"]).annotate({
@@ -50,21 +67,23 @@ export const VoteOutcome = Schema.Struct({
   entity_id: Schema.String,
   direction: VoteDirection,
   status: VoteStatus,
+  counted_as: CountedAs,
   trust: Trust
 }).annotate({ identifier: "VoteOutcome" })
 export type VoteOutcome = typeof VoteOutcome.Type
 
-/** A vote as a store receives it: the voter is already resolved (id or address hash). */
+/** A vote as a store receives it: the voter is already resolved (a proven agent, or an address hash). */
 export interface CastVote {
   /** Product id or slug. */
   readonly entity: string
-  readonly voter: string
+  readonly voter: Voter
   readonly direction: VoteDirection
   readonly reason?: string | undefined
 }
 
 export interface CastResult {
-  readonly product: Product
+  /** The product voted on (the vote may have named it by slug). */
+  readonly productId: ProductId
   readonly direction: VoteDirection
   readonly status: VoteStatus
   /** Counters after the vote, read in the vote's own transaction. */

@@ -1,22 +1,76 @@
-/** The vote ledger: votes are the truth, the product counters a cache of them. */
+/**
+ * The vote ledger: votes are the truth, the product counters a cache of them
+ * (docs/api.md, "Trust"). The rule that ties the two is stated here once:
+ *
+ *   a product's counters are its seed counts plus the votes of its ledger that
+ *   count, and a vote counts while the identity that cast it is in good standing.
+ *
+ * A revoked agent's votes stay in the ledger, marked with the revocation, and
+ * count for nothing until the agent is restored. Anything else stored is drift,
+ * which the reconciliation job finds and repairs. The SQL store applies the
+ * same rule through one view (`counted_votes`, docs/database.md).
+ */
 import { Context, type Effect, type Stream } from "effect"
-import type { ProductNotFound, ProductRemoved, StoreError } from "./errors.ts"
-import type { CounterSnapshot, Repair } from "./Reconciliation.ts"
-import type { CastResult, CastVote } from "./Vote.ts"
+import type { AgentRevoked, ProductNotFound, ProductRemoved, StoreError } from "./errors.ts"
+import type { ProductId } from "./ids.ts"
+import { addTally, type Tally, tallyEquals } from "./trust.ts"
+import type { CastResult, CastVote, VoteDirection } from "./Vote.ts"
 
-export class VoteLedger extends Context.Service<VoteLedger, {
-  /**
-   * Records one voter's vote and moves the counters in one atomic step: N
-   * concurrent votes are N counted. One live vote per (product, voter).
-   */
-  readonly cast: (vote: CastVote) => Effect.Effect<CastResult, ProductNotFound | ProductRemoved | StoreError>
-  /** Stored counters, seed counts and ledger tallies of every product, in batches (reconciliation). */
-  readonly snapshots: (batchSize: number) => Stream.Stream<ReadonlyArray<CounterSnapshot>, StoreError>
-  /**
-   * Repairs drifted products to seed + ledger. Each snapshot's expected counters are written only
-   * if the product still has the snapshot's counters and seed (compare-and-set); a product that
-   * moved since (a vote, an import) is recounted under its row lock instead, so a concurrent vote
-   * is never overwritten by a stale count. One call is one transaction.
-   */
-  readonly repair: (drifted: ReadonlyArray<CounterSnapshot>) => Effect.Effect<ReadonlyArray<Repair>, StoreError>
-}>()("@productdir/domain/VoteLedger") {}
+/** A vote as the ledger keeps it: `revokedAt` marks the vote of an agent that was revoked. */
+export interface LedgerEntry {
+  readonly direction: VoteDirection
+  readonly revokedAt: Date | null
+}
+
+/** Whether a ledger entry counts toward its product's trust. */
+export const counts = (entry: LedgerEntry): boolean => entry.revokedAt === null
+
+/** The tally of the entries that count. */
+export const countedTally = (entries: Iterable<LedgerEntry>): Tally => {
+  let up = 0
+  let down = 0
+  for (const entry of entries) if (counts(entry)) entry.direction === "up" ? up++ : down++
+  return { up, down }
+}
+
+/** A product's stored counters beside what its seed and its ledger say they should be. */
+export interface CounterSnapshot {
+  readonly id: ProductId
+  readonly seed: Tally
+  readonly stored: Tally
+  readonly ledger: Tally
+}
+
+/** Counters a repair rewrote. */
+export interface Repair {
+  readonly id: ProductId
+  readonly before: Tally
+  readonly after: Tally
+}
+
+/** What a product's counters must be: seed + the ledger's counted votes. */
+export const expectedCounters = (snapshot: Pick<CounterSnapshot, "seed" | "ledger">): Tally => addTally(snapshot.seed, snapshot.ledger)
+
+export const hasDrifted = (snapshot: CounterSnapshot): boolean => !tallyEquals(snapshot.stored, expectedCounters(snapshot))
+
+export class VoteLedger extends Context.Service<
+  VoteLedger,
+  {
+    /**
+     * Records one voter's vote and moves the counters in one atomic step: N
+     * concurrent votes are N counted. One live vote per (product, voter). An
+     * agent's standing is checked in the same step: a revoked agent's vote is
+     * refused, even one racing the revocation.
+     */
+    readonly cast: (vote: CastVote) => Effect.Effect<CastResult, ProductNotFound | ProductRemoved | AgentRevoked | StoreError>
+    /** Stored counters, seed counts and ledger tallies of every product, in batches (reconciliation). */
+    readonly snapshots: (batchSize: number) => Stream.Stream<ReadonlyArray<CounterSnapshot>, StoreError>
+    /**
+     * Repairs drifted products to seed + ledger. Each snapshot's expected counters are written only
+     * if the product still has the snapshot's counters and seed (compare-and-set); a product that
+     * moved since (a vote, an import) is recounted under its row lock instead, so a concurrent vote
+     * is never overwritten by a stale count. One call is one transaction.
+     */
+    readonly repair: (drifted: ReadonlyArray<CounterSnapshot>) => Effect.Effect<ReadonlyArray<Repair>, StoreError>
+  }
+>()("@productdir/domain/VoteLedger") {}

@@ -30,12 +30,33 @@ export class InvalidCursor extends Schema.TaggedError<InvalidCursor>()("InvalidC
   }
 }
 
-/** The store could not be reached or failed: never the caller's fault. */
+/**
+ * The store could not be reached or failed: never the caller's fault. `cause`
+ * keeps the driver's error for the logs; it never reaches a client.
+ */
 export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
   operation: Schema.String,
-  detail: Schema.String
+  detail: Schema.String,
+  cause: Schema.optionalKey(Schema.Defect())
 }) {
   override get message() {
     return `Store failed during ${this.operation}: ${this.detail}`
+  }
+}
+
+export class AgentNotFound extends Schema.TaggedError<AgentNotFound>()("AgentNotFound", {
+  id: Schema.String
+}) {
+  override get message() {
+    return `No agent has the id "${this.id}"`
+  }
+}
+
+/** A vote from an agent an operator revoked: it is refused, and the agent's earlier votes no longer count. */
+export class AgentRevoked extends Schema.TaggedError<AgentRevoked>()("AgentRevoked", {
+  id: Schema.String
+}) {
+  override get message() {
+    return `Agent ${this.id} is revoked: its votes do not count`
   }
 }

@@ -7,3 +7,4 @@ export const agentCardPath = (id: ProductId): string => `/products/${id}/agent-c
 export const agentViewPath = (slug: Slug): string => `/entities/${slug}?format=agent`
 export const problemsPath = (slug: Slug): string => `/entities/${slug}/problems`
 export const VOTE_PATH = "/vote"
+export const AGENTS_PATH = "/agents"

@@ -1,5 +1,5 @@
 /**
- * Slugs (DESIGN §3): lowercase ASCII kebab-case of the name, at most 80
+ * Slugs (docs/decisions.md, "Record and slugs"): lowercase ASCII kebab-case of the name, at most 80
  * characters, unique across the catalog, assigned once and kept on rename.
  */
 import { Schema } from "effect"
@@ -10,13 +10,15 @@ export const SLUG_MAX_LENGTH = 80
 export const FALLBACK_SLUG = "product"
 
 export const Slug = Schema.String.check(
-  Schema.isPattern(/^[a-z0-9]+(?:-[a-z0-9]+)*$/),
-  Schema.isMaxLength(SLUG_MAX_LENGTH)
-).pipe(Schema.brand("Slug")).annotate({
-  identifier: "Slug",
-  description: "Lowercase ASCII kebab-case identifier of a product, e.g. `acme-analytics`",
-  examples: ["acme-analytics" as never]
-})
+  Schema.isPattern(/^[a-z0-9]+(?:-[a-z0-9]+)*$/u, { message: "must be lowercase letters and digits joined by single hyphens" }),
+  Schema.isMaxLength(SLUG_MAX_LENGTH, { message: `must be at most ${SLUG_MAX_LENGTH} characters` })
+)
+  .pipe(Schema.brand("Slug"))
+  .annotate({
+    identifier: "Slug",
+    description: "Lowercase ASCII kebab-case identifier of a product, e.g. `acme-analytics`",
+    examples: ["acme-analytics" as never]
+  })
 export type Slug = typeof Slug.Type
 
 const cut = (slug: string, max: number): string => slug.slice(0, max).replace(/-+$/, "")

@@ -1,5 +1,5 @@
 /**
- * The tracking URL of `trust_signals.website` (DESIGN §3). Plain string work
+ * The tracking URL of `trust_signals.website` (docs/decisions.md, "Record and slugs"). Plain string work
  * rather than `URL`, so the stored home page comes back byte for byte (no
  * host or path normalisation) and the domain needs no runtime globals.
  */
@@ -31,12 +31,16 @@ const join = (base: string, params: ReadonlyArray<string>, fragment: string): st
 /** Appends utm_source/medium/campaign; keeps any other query and the fragment, replaces existing utm_* values. */
 export const withTracking = (website: string, utm: Utm): string => {
   const { base, fragment, params } = split(website)
-  return join(base, [
-    ...params,
-    `utm_source=${encodeURIComponent(utm.source)}`,
-    `utm_medium=${encodeURIComponent(utm.medium)}`,
-    `utm_campaign=${encodeURIComponent(utm.campaign)}`
-  ], fragment)
+  return join(
+    base,
+    [
+      ...params,
+      `utm_source=${encodeURIComponent(utm.source)}`,
+      `utm_medium=${encodeURIComponent(utm.medium)}`,
+      `utm_campaign=${encodeURIComponent(utm.campaign)}`
+    ],
+    fragment
+  )
 }
 
 /** The home page behind a tracking URL: what an import stores. */

@@ -1,5 +1,5 @@
 /**
- * Trust logic (DESIGN §4): the counters are a cache of the votes; every
+ * Trust logic (docs/api.md, "Trust"): the counters are a cache of the votes; every
  * derived value is computed here and nowhere else, so the API, the importer
  * and the reconciliation job agree to the last digit.
  */

@@ -17,7 +17,13 @@ export const content: ProductContent = {
   },
   recommended_for: ["Small agencies", "Freelancers"],
   not_recommended_for: ["Multi-entity groups"],
-  pricing: { model: "subscription", plans: [{ name: "Team", price: "$29/mo", features: ["5 users"] }, { name: "Solo", price: "$9/mo", features: ["1 user"] }] },
+  pricing: {
+    model: "subscription",
+    plans: [
+      { name: "Team", price: "$29/mo", features: ["5 users"] },
+      { name: "Solo", price: "$9/mo", features: ["1 user"] }
+    ]
+  },
   key_features: ["Invoicing", "Bank feeds"],
   website: "https://ledgerly.example/?ref=dir",
   problems: []

@@ -4,9 +4,25 @@ import { defaultUtm, ProductRecord, toProductRecord, withoutTracking, withTracki
 import { product } from "./fixture.ts"
 
 const SPEC_FIELDS = [
-  "tip", "schema_version", "id", "name", "category", "trust", "ai_summary", "ai_features", "ai_optimization",
-  "recommended_for", "not_recommended_for", "pricing", "key_features", "trust_signals", "version", "updated_at",
-  "discovery_endpoint", "agent_card_endpoint", "vote_endpoint"
+  "tip",
+  "schema_version",
+  "id",
+  "name",
+  "category",
+  "trust",
+  "ai_summary",
+  "ai_features",
+  "ai_optimization",
+  "recommended_for",
+  "not_recommended_for",
+  "pricing",
+  "key_features",
+  "trust_signals",
+  "version",
+  "updated_at",
+  "discovery_endpoint",
+  "agent_card_endpoint",
+  "vote_endpoint"
 ]
 
 const issuesOf = (u: unknown) => {
@@ -26,7 +42,14 @@ describe("ProductRecord", () => {
     expect(Object.keys(wire)).toEqual(SPEC_FIELDS)
     expect(Object.keys(wire.trust)).toEqual(["trust_score", "trust_up", "trust_down", "trust_ratio", "evaluation_count"])
     expect(Object.keys(wire.ai_optimization)).toEqual([
-      "seeded_at", "use_cases", "seeded_url", "ai_benefits", "seeded_from", "target_audience", "not_recommended_for", "competitive_position"
+      "seeded_at",
+      "use_cases",
+      "seeded_url",
+      "ai_benefits",
+      "seeded_from",
+      "target_audience",
+      "not_recommended_for",
+      "competitive_position"
     ])
     expect(Object.keys(wire.trust_signals)).toEqual(["website"])
   })
@@ -60,9 +83,7 @@ describe("ProductRecord", () => {
       extra: true
     }
     const paths = issuesOf(bad).map((i) => i.path.join("."))
-    expect(paths).toEqual(expect.arrayContaining([
-      "trust.trust_up", "pricing.plans.0.price", "ai_optimization.seeded_at", "extra"
-    ]))
+    expect(paths).toEqual(expect.arrayContaining(["trust.trust_up", "pricing.plans.0.price", "ai_optimization.seeded_at", "extra"]))
   })
 })
 

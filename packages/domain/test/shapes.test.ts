@@ -1,8 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import {
-  AgentCard, AgentView, cheapestPlan, defaultUtm, normalizeReason, priceAmount, problemsOf, toAgentCard, toAgentView,
-  VoteRequest, voteTransition
+  AgentCard,
+  AgentView,
+  cheapestPlan,
+  defaultUtm,
+  normalizeReason,
+  priceAmount,
+  problemsOf,
+  toAgentCard,
+  toAgentView,
+  VoteRequest,
+  voteTransition
 } from "../src/index.ts"
 import { product } from "./fixture.ts"
 
@@ -30,7 +39,12 @@ describe("agent card and view", () => {
     expect(priceAmount("€9/user/mo")).toBe(9)
     expect(priceAmount("$1,200/yr")).toBe(1200)
     expect(priceAmount("Contact sales")).toBeUndefined()
-    expect(cheapestPlan([{ name: "Ent", price: "Contact us", features: [] }, { name: "Pro", price: "$5/mo", features: [] }])?.name).toBe("Pro")
+    expect(
+      cheapestPlan([
+        { name: "Ent", price: "Contact us", features: [] },
+        { name: "Pro", price: "$5/mo", features: [] }
+      ])?.name
+    ).toBe("Pro")
     expect(cheapestPlan([])).toBeUndefined()
   })
 })

@@ -46,13 +46,25 @@ describe("trust", () => {
 
   it.prop("ratio in [0,1], score an integer in [0,100]", [Count, Count], ([up, down]) => {
     const t = toTrust({ up, down })
-    return t.trust_ratio >= 0 && t.trust_ratio <= 1 && Number.isInteger(t.trust_score) && t.trust_score >= 0 &&
-      t.trust_score <= 100 && wilsonLowerBound({ up, down }) <= (up + down === 0 ? 0 : up / (up + down)) + 1e-12
+    return (
+      t.trust_ratio >= 0 &&
+      t.trust_ratio <= 1 &&
+      Number.isInteger(t.trust_score) &&
+      t.trust_score >= 0 &&
+      t.trust_score <= 100 &&
+      wilsonLowerBound({ up, down }) <= (up + down === 0 ? 0 : up / (up + down)) + 1e-12
+    )
   })
 
-  it.prop("an added up vote never lowers the score", [Count, Count], ([up, down]) =>
-    trustScore({ up: up + 1, down }) >= trustScore({ up, down }))
+  it.prop(
+    "an added up vote never lowers the score",
+    [Count, Count],
+    ([up, down]) => trustScore({ up: up + 1, down }) >= trustScore({ up, down })
+  )
 
-  it.prop("an added down vote never raises the score", [Count, Count], ([up, down]) =>
-    trustScore({ up, down: down + 1 }) <= trustScore({ up, down }))
+  it.prop(
+    "an added down vote never raises the score",
+    [Count, Count],
+    ([up, down]) => trustScore({ up, down: down + 1 }) <= trustScore({ up, down })
+  )
 })

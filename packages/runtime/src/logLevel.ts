@@ -20,10 +20,10 @@ export const logLevelConfig = (fallback: LogLevel.LogLevel): Config.Config<LogLe
       return level !== undefined
         ? Effect.succeed(level)
         : Effect.fail(
-          new Config.ConfigError(
-            new ConfigProvider.SourceError({ message: `LOG_LEVEL must be one of ${Object.keys(LEVELS).join(", ")}; got "${text}"` })
+            new Config.ConfigError(
+              new ConfigProvider.SourceError({ message: `LOG_LEVEL must be one of ${Object.keys(LEVELS).join(", ")}; got "${text}"` })
+            )
           )
-        )
     }),
     Config.withDefault(fallback)
   )

@@ -14,11 +14,11 @@ const batchedJson = Logger.batched(Logger.formatJson, {
 })
 
 const levelAndTracing = (fallback: LogLevel.LogLevel) =>
-  Layer.unwrap(Effect.map(logLevelConfig(fallback), (level) =>
-    Layer.mergeAll(
-      Layer.succeed(References.MinimumLogLevel, level),
-      Layer.succeed(References.TracerEnabled, false)
-    )))
+  Layer.unwrap(
+    Effect.map(logLevelConfig(fallback), (level) =>
+      Layer.mergeAll(Layer.succeed(References.MinimumLogLevel, level), Layer.succeed(References.TracerEnabled, false))
+    )
+  )
 
 /** For servers: info and above by default. */
 export const layerServer = Layer.mergeAll(

@@ -1,30 +1,51 @@
 /** Directory-wide reads: categories, the service index, llms.txt, health. */
 import { Effect } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { CatalogStore } from "@productdir/domain"
-import { Api } from "../Api.ts"
-import { Directory } from "../Directory.ts"
+import { Api } from "@productdir/contract"
+import { Directory } from "@productdir/usecases"
+import { prometheusText } from "../cache/metrics.ts"
+import { ReadCache } from "../cache/ReadCache.ts"
 import { llmsTxt, serviceIndex } from "../catalogGuide.ts"
 import { cachedJson } from "../http/cachedJson.ts"
-import { ServiceUnavailable } from "../problems.ts"
+import { storeUnavailable } from "../http/domainProblems.ts"
+
+const NO_STORE = { "cache-control": "no-store" }
 
 export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const catalog = yield* CatalogStore
-    const directory = yield* Directory
+    const directory = yield* Directory.Directory
+    const cache = yield* ReadCache
     const index = serviceIndex()
     const guide = llmsTxt()
-    const unavailable = () => Effect.fail(new ServiceUnavailable({ detail: "The catalog store is unavailable. Retry shortly." }))
 
-    return handlers
-      .handle("listCategories", () =>
-        directory.categories.pipe(Effect.flatMap(cachedJson), Effect.catchTag("StoreError", unavailable)))
-      .handle("index", () => cachedJson(index))
-      .handle("llms", () => Effect.succeed(guide))
-      .handle("healthz", () => Effect.succeed({ status: "ok" as const }))
-      .handle("readyz", () =>
-        catalog.ping.pipe(
-          Effect.as({ status: "ready" as const }),
-          Effect.catchTag("StoreError", unavailable)
-        ))
-  }))
+    return (
+      handlers
+        .handle("listCategories", () =>
+          directory.categories.pipe(Effect.flatMap(cachedJson), Effect.catchTags({ StoreError: storeUnavailable }))
+        )
+        // Prepared once with its ETag and codings (http/constantReads.ts).
+        .handle("index", () => Effect.succeed(index))
+        .handle("llms", () => Effect.succeed(guide))
+        // Health answers describe this moment: never reused by a cache.
+        .handle("healthz", () => Effect.succeed(HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: NO_STORE })))
+        // While the server drains, the drain (http/lifecycle.ts) answers 503 before this runs.
+        .handle("readyz", () =>
+          catalog.ping.pipe(
+            Effect.as(HttpServerResponse.jsonUnsafe({ status: "ready" }, { headers: NO_STORE })),
+            Effect.catchTags({ StoreError: storeUnavailable })
+          )
+        )
+        .handle("metrics", () =>
+          Effect.succeed(
+            HttpServerResponse.text(prometheusText(cache.stats()), {
+              contentType: "text/plain; version=0.0.4; charset=utf-8",
+              headers: NO_STORE
+            })
+          )
+        )
+    )
+  })
+)

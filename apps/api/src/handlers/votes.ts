@@ -1,47 +1,38 @@
-/** POST /vote: the Directory's vote, with its rate-limit verdict as headers (and a 429 when over). */
+/**
+ * POST /vote: the caster is the request's Caller (the Authentication middleware
+ * proved it or fell back to the client's address), then the Directory's vote,
+ * with its rate-limit verdict as headers (and a 429 when over).
+ */
 import { Effect } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../Api.ts"
-import { Directory } from "../Directory.ts"
-import { withProblems } from "../http/domainProblems.ts"
-import { PROBLEM_JSON } from "../http/problemResponses.ts"
+import { Api, Caller } from "@productdir/contract"
+import { Directory } from "@productdir/usecases"
+import { CallerRefused, unauthorized } from "../auth/callers.ts"
+import { readProblems } from "../http/domainProblems.ts"
+import { rateLimitHeaders, tooManyRequests } from "../http/rateLimits.ts"
 
 export const VotesLive = HttpApiBuilder.group(Api, "votes", (handlers) =>
-  Effect.gen(function*() {
-    const directory = yield* Directory
+  Effect.gen(function* () {
+    const directory = yield* Directory.Directory
     return handlers.handle("vote", ({ payload }) =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const result = yield* directory.vote(payload, request)
-        if (result._tag === "Limited") {
-          const { limit, retryAfterSeconds } = result.decision
-          // A raw response: a problem body plus Retry-After and RateLimit-* headers.
-          return HttpServerResponse.jsonUnsafe({
-            type: "about:blank",
-            title: "Too Many Requests",
-            status: 429,
-            detail: `Vote rate limit reached (${limit} per minute). Retry after ${retryAfterSeconds} s.`,
-            retry_after: retryAfterSeconds
-          }, {
-            status: 429,
-            contentType: PROBLEM_JSON,
-            headers: {
-              "retry-after": String(retryAfterSeconds),
-              "ratelimit-limit": String(limit),
-              "ratelimit-remaining": "0",
-              "ratelimit-reset": String(retryAfterSeconds)
-            }
-          })
-        }
+      Effect.gen(function* () {
+        const caller = yield* Caller
+        const result = yield* directory.vote(payload, caller)
+        if (result._tag === "Limited") return tooManyRequests("Vote", result.decision)
         const { decision, outcome } = result
-        const headers = decision.limit > 0
-          ? {
-            "ratelimit-limit": String(decision.limit),
-            "ratelimit-remaining": String(decision.remaining),
-            "ratelimit-reset": String(decision.resetSeconds)
-          }
-          : {}
-        return HttpServerResponse.jsonUnsafe(outcome, { status: outcome.status === "recorded" ? 201 : 200, headers })
-      }).pipe(withProblems))
-  }))
+        return HttpServerResponse.jsonUnsafe(outcome, {
+          status: outcome.status === "recorded" ? 201 : 200,
+          headers: rateLimitHeaders(decision)
+        })
+      }).pipe(
+        Effect.catchTags({
+          ...readProblems,
+          // Revoked between the proof and the vote: refused like a revoked key.
+          AgentRevoked: () =>
+            Effect.succeed(unauthorized(new CallerRefused({ proof: "bearer", detail: "This agent is revoked: its votes do not count." })))
+        })
+      )
+    )
+  })
+)

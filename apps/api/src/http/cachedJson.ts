@@ -1,32 +1,19 @@
 /**
- * JSON reads with validators: the ETag is a hash of the exact bytes sent,
- * so it changes with content and counters, and `If-None-Match` gives 304.
+ * JSON reads with validators and content codings: the body serialised once,
+ * prepared in every coding (prepared.ts), sent with a strong ETag per coding;
+ * `If-None-Match` with a current tag gives 304.
  */
 import { Effect } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { createHash } from "node:crypto"
+import { HttpServerRequest } from "effect/http"
 import { ApiConfig } from "../ApiConfig.ts"
+import { prepareFast, send } from "./prepared.ts"
 
-export const etagOf = (body: string): string => `"${createHash("sha1").update(body).digest("base64url")}"`
+const encoder = new TextEncoder()
 
-/** RFC 9110 weak comparison over a list of entity tags (or `*`). */
-export const ifNoneMatchHits = (header: string | undefined, etag: string): boolean => {
-  if (header === undefined) return false
-  const bare = etag.replace(/^W\//, "")
-  return header.split(",").some((tag) => {
-    const t = tag.trim()
-    return t === "*" || t.replace(/^W\//, "") === bare
-  })
-}
+export const cacheControl = (maxAge: number) => `public, max-age=${maxAge}`
 
-export const cachedJson = Effect.fn("http.cachedJson")(function*(body: unknown) {
+export const cachedJson = Effect.fn("http.cachedJson")(function* (body: unknown) {
   const config = yield* ApiConfig
   const request = yield* HttpServerRequest.HttpServerRequest
-  const text = JSON.stringify(body)
-  const etag = etagOf(text)
-  const headers = { etag, "cache-control": `public, max-age=${config.cacheMaxAge}` }
-  if (ifNoneMatchHits(request.headers["if-none-match"], etag)) {
-    return HttpServerResponse.empty({ status: 304, headers })
-  }
-  return HttpServerResponse.text(text, { contentType: "application/json", headers })
+  return send(prepareFast(encoder.encode(JSON.stringify(body)), "application/json"), request, cacheControl(config.cacheMaxAge))
 })

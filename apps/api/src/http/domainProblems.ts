@@ -1,38 +1,32 @@
-/** Domain failures as HTTP problems: one mapping for every handler. */
+/**
+ * The domain's failures as HTTP problems, one function each, for `Effect.catchTags`
+ * in the handlers: every handler names the failures it can meet, and the types say
+ * whether it handled them all.
+ */
 import { Effect } from "effect"
 import type { InvalidCursor, ProductNotFound, ProductRemoved, StoreError } from "@productdir/domain"
-import { BadRequest, Gone, NotFound, ServiceUnavailable } from "../problems.ts"
+import { BadRequest, Gone, NotFound, ServiceUnavailable } from "@productdir/contract"
 
-type DomainError = ProductNotFound | ProductRemoved | InvalidCursor | StoreError
+export const productNotFound = (error: ProductNotFound) =>
+  Effect.fail(new NotFound({ detail: `No product has the id or slug "${error.ref}". Find products with GET /products?q=<words>.` }))
 
-const toProblem = (error: DomainError) => {
-  switch (error._tag) {
-    case "ProductNotFound":
-      return new NotFound({
-        detail: `No product has the id or slug "${error.ref}". Find products with GET /products?q=<words>.`
-      })
-    case "ProductRemoved":
-      return new Gone({ detail: `${error.message}. Its votes are kept.` })
-    case "InvalidCursor":
-      return new BadRequest({
-        detail: `${error.message}. Start again without a cursor.`,
-        errors: [{ path: ["query", "cursor"], message: error.reason }]
-      })
-    case "StoreError":
-      return new ServiceUnavailable({ detail: "The catalog store is unavailable. Retry shortly." })
-  }
-}
+export const productRemoved = (error: ProductRemoved) => Effect.fail(new Gone({ detail: `${error.message}. Its votes are kept.` }))
 
-/** The problem each domain failure becomes; problems pass through unchanged. */
-export type ProblemOf<E> = E extends ProductNotFound ? NotFound
-  : E extends ProductRemoved ? Gone
-  : E extends InvalidCursor ? BadRequest
-  : E extends StoreError ? ServiceUnavailable
-  : E
+export const invalidCursor = (error: InvalidCursor) =>
+  Effect.fail(
+    new BadRequest({
+      detail: `${error.message}. Start again without a cursor.`,
+      errors: [{ path: ["query", "cursor"], message: error.reason }]
+    })
+  )
 
-const isDomainError = (error: unknown): error is DomainError =>
-  typeof error === "object" && error !== null && "_tag" in error &&
-  ["ProductNotFound", "ProductRemoved", "InvalidCursor", "StoreError"].includes(String(error._tag))
+/** The store failed: never the client's fault. The driver's error was logged where it happened. */
+export const storeUnavailable = (_: StoreError) =>
+  Effect.fail(new ServiceUnavailable({ detail: "The catalog store is unavailable. Retry shortly." }))
 
-export const withProblems = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, ProblemOf<E>, R> =>
-  Effect.mapError(self, (error) => (isDomainError(error) ? toProblem(error) : error) as ProblemOf<E>)
+/** What a read of one product can meet. */
+export const readProblems = {
+  ProductNotFound: productNotFound,
+  ProductRemoved: productRemoved,
+  StoreError: storeUnavailable
+} as const

@@ -6,31 +6,45 @@
 import { Cause, Effect } from "effect"
 import { HttpServerError, HttpServerResponse } from "effect/http"
 import { STATUS_CODES } from "node:http"
-import { MAX_BODY } from "./bodyLimit.ts"
 
 export const PROBLEM_JSON = "application/problem+json"
 
-export const problem = (status: number, detail: string, headers: Record<string, string> = {}) =>
-  HttpServerResponse.jsonUnsafe(
+export const problem = (status: number, detail: string, headers: Readonly<Record<string, string>> = {}) => {
+  // The response's own headers stay (Allow, Retry-After); its body's description goes.
+  const { "content-length": _length, "content-type": _type, ...kept } = headers
+  return HttpServerResponse.jsonUnsafe(
     { type: "about:blank", title: STATUS_CODES[status] ?? "Error", status, detail },
-    { status, contentType: PROBLEM_JSON, headers }
+    { status, contentType: PROBLEM_JSON, headers: kept }
   )
+}
 
-export const payloadTooLarge = () =>
-  problem(413, `The request body is over ${Number(MAX_BODY) / 1024} KiB; a vote body is a small JSON object.`)
+export const payloadTooLarge = () => problem(413, "The request body is over 16 KiB; a vote body is a small JSON object.")
+
+/** Seconds a client should wait after a 503: the store is usually back within seconds. */
+export const RETRY_AFTER_UNAVAILABLE = 5
+
+/** Every 503 says when to retry, whoever produced it. */
+export const withRetryAfter = (response: HttpServerResponse.HttpServerResponse) =>
+  response.status === 503 && response.headers["retry-after"] === undefined
+    ? HttpServerResponse.setHeader(response, "retry-after", String(RETRY_AFTER_UNAVAILABLE))
+    : response
 
 const DETAILS: Record<number, string> = {
   415: "The request body must be JSON: send Content-Type: application/json."
 }
 
-/** A non-problem error response becomes a problem; its text, if any, becomes the detail. */
+/**
+ * A bare error response (empty, or plain text) becomes a problem, keeping its headers; its text,
+ * if any, becomes the detail. A JSON body is left as it is: it was written for that client (the
+ * JSON-RPC errors of /mcp).
+ */
 export const ensureProblem = (response: HttpServerResponse.HttpServerResponse) => {
   if (response.status < 400) return response
   const contentType = response.headers["content-type"] ?? ""
-  if (contentType.startsWith(PROBLEM_JSON)) return response
+  if (contentType.startsWith(PROBLEM_JSON) || contentType.startsWith("application/json")) return response
   const text = response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body) : ""
-  const detail = DETAILS[response.status] ?? (text.length > 0 && !contentType.includes("json") ? text : STATUS_CODES[response.status] ?? "Error")
-  return problem(response.status, detail)
+  const detail = DETAILS[response.status] ?? (text.length > 0 ? text : (STATUS_CODES[response.status] ?? "Error"))
+  return problem(response.status, detail, response.headers)
 }
 
 /** Failures that escaped the API (the router, the body reader, defects) as problem responses. */
@@ -47,7 +61,5 @@ export const failureToProblem = (cause: Cause.Cause<unknown>, unrouted: () => Ht
         : problem(400, "The request body could not be read.")
     )
   }
-  return Effect.logError("unhandled failure", cause).pipe(
-    Effect.as(problem(500, "Something failed on our side; it has been logged."))
-  )
+  return Effect.logError("unhandled failure", cause).pipe(Effect.as(problem(500, "Something failed on our side; it has been logged.")))
 }

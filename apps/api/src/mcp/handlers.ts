@@ -1,43 +1,72 @@
-/** The MCP tools, answered by the same Directory as the HTTP API; failures become tool errors an agent can act on. */
-import { Effect } from "effect"
+/**
+ * The MCP tools, answered by the same Directory as the HTTP API; failures become
+ * tool errors an agent can act on, and links come back absolute (links.ts).
+ */
+import { Effect, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
-import type { InvalidCursor, ProductNotFound, ProductRemoved, StoreError } from "@productdir/domain"
-import { Directory } from "../Directory.ts"
-import { DirectoryTools, ToolProblem } from "./tools.ts"
+import { describeLimit, type InvalidCursor, type ProductNotFound, type ProductRemoved, type StoreError } from "@productdir/domain"
+import { DirectoryTools, ToolProblem } from "@productdir/contract"
+import { Directory } from "@productdir/usecases"
+import { ApiConfig } from "../ApiConfig.ts"
+import { Callers } from "../auth/callers.ts"
+import { absoluteLinks, baseUrlOf } from "./links.ts"
 
-const explain = (error: ProductNotFound | ProductRemoved | InvalidCursor | StoreError): ToolProblem => {
-  switch (error._tag) {
-    case "ProductNotFound":
-      return new ToolProblem({ message: `No product has the id or slug "${error.ref}". Find products with search_products.` })
-    case "ProductRemoved":
-      return new ToolProblem({ message: `${error.message}. Choose another product.` })
-    case "InvalidCursor":
-      return new ToolProblem({ message: `${error.message}. Call again without a cursor.` })
-    case "StoreError":
-      return new ToolProblem({ message: "The directory's store is unavailable right now. Retry shortly." })
-  }
-}
+const notFound = (error: ProductNotFound) =>
+  Effect.fail(new ToolProblem({ message: `No product has the id or slug "${error.ref}". Find products with search_products.` }))
+const removed = (error: ProductRemoved) => Effect.fail(new ToolProblem({ message: `${error.message}. Choose another product.` }))
+const badCursor = (error: InvalidCursor) => Effect.fail(new ToolProblem({ message: `${error.message}. Call again without a cursor.` }))
+const unavailable = (_: StoreError) =>
+  Effect.fail(new ToolProblem({ message: "The directory's store is unavailable right now. Retry shortly." }))
+const readProblems = { ProductNotFound: notFound, ProductRemoved: removed, StoreError: unavailable } as const
 
-export const DirectoryToolsLive = DirectoryTools.toLayer(Effect.gen(function*() {
-  const directory = yield* Directory
-  return DirectoryTools.of({
-    search_products: (query) => directory.search(query).pipe(Effect.mapError(explain)),
-    get_product: ({ entity }) => directory.agentView(entity).pipe(Effect.mapError(explain)),
-    get_problems: ({ entity, ...page }) => directory.problems(entity, page).pipe(Effect.mapError(explain)),
-    list_categories: () => directory.categories.pipe(Effect.mapError(explain)),
-    vote: (ballot) =>
-      Effect.gen(function*() {
-        if (ballot.reason !== undefined && ballot.direction !== "down") {
-          return yield* new ToolProblem({ message: "reason: a reason goes only with direction \"down\"" })
-        }
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const result = yield* directory.vote(ballot, request).pipe(Effect.mapError(explain))
-        if (result._tag === "Limited") {
-          return yield* new ToolProblem({
-            message: `Vote rate limit reached (${result.decision.limit} per minute). Retry after ${result.decision.retryAfterSeconds} s.`
-          })
-        }
-        return result.outcome
-      })
+/** The HTTP request of this tool call, when it came over HTTP. */
+const currentRequest = Effect.serviceOption(HttpServerRequest.HttpServerRequest)
+
+export const DirectoryToolsLive = DirectoryTools.toLayer(
+  Effect.gen(function* () {
+    const directory = yield* Directory.Directory
+    const callers = yield* Callers
+    const config = yield* ApiConfig
+    const linked = <A, E, R>(result: Effect.Effect<A, E, R>) =>
+      Effect.flatMap(currentRequest, (request) => Effect.map(result, (value) => absoluteLinks(value, baseUrlOf(config.publicUrl, request))))
+    return DirectoryTools.of({
+      search_products: (query) =>
+        linked(directory.search(query)).pipe(Effect.catchTags({ InvalidCursor: badCursor, StoreError: unavailable })),
+      get_product: ({ entity_id }) => linked(directory.agentView(entity_id)).pipe(Effect.catchTags(readProblems)),
+      get_problems: ({ entity_id, ...page }) =>
+        linked(directory.problems(entity_id, page)).pipe(Effect.catchTags({ ...readProblems, InvalidCursor: badCursor })),
+      list_categories: () => linked(directory.categories).pipe(Effect.catchTags({ StoreError: unavailable })),
+      vote: (ballot) =>
+        Effect.gen(function* () {
+          // Who votes is who sent the HTTP request: its API key or signature, else its address.
+          const request = yield* currentRequest
+          if (Option.isNone(request)) return yield* new ToolProblem({ message: "Votes are taken over HTTP only." })
+          const caster = yield* callers.identify(request.value).pipe(
+            Effect.catchTags({
+              CallerRefused: (refused) => Effect.fail(new ToolProblem({ message: refused.detail })),
+              EnrolmentLimited: (limited) =>
+                Effect.fail(
+                  new ToolProblem({
+                    message: `Too many new agents from this network today (${limited.limit} a day). Retry after ${limited.retryAfterSeconds} s.`
+                  })
+                ),
+              StoreError: unavailable
+            })
+          )
+          const result = yield* directory.vote(ballot, caster).pipe(
+            Effect.catchTags({
+              ...readProblems,
+              AgentRevoked: () => Effect.fail(new ToolProblem({ message: "This agent is revoked: its votes do not count." }))
+            })
+          )
+          if (result._tag === "Limited") {
+            const { limit, windowSeconds, retryAfterSeconds } = result.decision
+            return yield* new ToolProblem({
+              message: `Vote rate limit reached (${describeLimit(limit, windowSeconds)}). Retry after ${retryAfterSeconds} s.`
+            })
+          }
+          return result.outcome
+        })
+    })
   })
-}))
+)

@@ -1,0 +1,194 @@
+/**
+ * Signed agents (docs/api.md, "Voter identity"): a request signed per HTTP
+ * Message Signatures (RFC 9421) as the Web Bot Auth drafts describe counts as
+ * the agent its key directory vouches for, without registration. What a
+ * signature must cover and carry, in order of the checks:
+ *
+ * - a `Signature-Input` member tagged `web-bot-auth` (others are not ours to judge: the request is unsigned to us);
+ * - the `Signature-Agent` member of the same label, naming the key directory (keyDirectory.ts);
+ * - `@authority` (this service's: PUBLIC_URL's, else the Host the request came to), the
+ *   `Signature-Agent` member, and `Content-Digest`, which must be the SHA-256 of the body as received;
+ * - `created`, `expires` (at most an hour apart, checked with 5 s of skew), `keyid` (a key of the directory);
+ * - an Ed25519 signature that verifies; a `nonce`, when sent, used once.
+ *
+ * Parsing and verifying the signature is http-message-sig's (pinned); the
+ * digest, the directory and the replay memory are ours.
+ */
+import { Clock, Context, Effect, Layer, Schema } from "effect"
+import { component, isSignatureError, type RequestDescriptor, verifySignature } from "http-message-sig"
+import { createHash, timingSafeEqual, verify as verifyEd25519 } from "node:crypto"
+import { parseDictionary, Token } from "structured-headers"
+import type { SignedIdentity } from "@productdir/domain"
+import { KeyDirectories } from "./keyDirectory.ts"
+
+export const WEB_BOT_AUTH_TAG = "web-bot-auth"
+const MAX_WINDOW_SECONDS = 3_600
+const CLOCK_SKEW_SECONDS = 5
+
+/** A signature that was meant to prove an agent and does not: the request is refused, not counted anonymously. */
+export class SignatureRefused extends Schema.TaggedError<SignatureRefused>()("SignatureRefused", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return `The request's signature does not verify: ${this.reason}`
+  }
+}
+
+/** What the verification reads of a request. */
+export interface SignedRequest {
+  readonly method: string
+  /** Path and query, as received. */
+  readonly url: string
+  readonly headers: Readonly<Record<string, string | undefined>>
+  readonly body: Uint8Array
+}
+
+export class SignedAgents extends Context.Service<
+  SignedAgents,
+  {
+    /** True when the request carries a Web Bot Auth signature (or an unreadable Signature-Input): it must then verify. */
+    readonly isSigned: (headers: Readonly<Record<string, string | undefined>>) => boolean
+    readonly verify: (request: SignedRequest) => Effect.Effect<SignedIdentity, SignatureRefused>
+  }
+>()("@productdir/api/SignedAgents") {}
+
+/**
+ * What the request's Signature-Input is to us: absent or only other kinds of signatures
+ * (a CDN's, say: not ours to judge), a Web Bot Auth signature under `label`, or unreadable.
+ */
+const signatureInputOf = (
+  signatureInput: string | undefined
+): { readonly _tag: "None" } | { readonly _tag: "WebBotAuth"; readonly label: string } | { readonly _tag: "Malformed" } => {
+  if (signatureInput === undefined) return { _tag: "None" }
+  try {
+    for (const [label, member] of parseDictionary(signatureInput)) {
+      if (member[1].get("tag") === WEB_BOT_AUTH_TAG) return { _tag: "WebBotAuth", label }
+    }
+    return { _tag: "None" }
+  } catch {
+    return { _tag: "Malformed" }
+  }
+}
+
+const paramsOf = (signatureInput: string, label: string) => parseDictionary(signatureInput).get(label)![1]
+
+const digestMatches = (header: string | undefined, body: Uint8Array): boolean => {
+  if (header === undefined) return false
+  let member: unknown
+  try {
+    member = parseDictionary(header).get("sha-256")?.[0]
+  } catch {
+    return false
+  }
+  if (!(member instanceof ArrayBuffer)) return false
+  const expected = createHash("sha256").update(body).digest()
+  const given = Buffer.from(member)
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+/** Header values that are not ASCII make the library refuse the whole message; no signature can cover them anyway. */
+const asciiFields = (headers: Readonly<Record<string, string | undefined>>) =>
+  Object.entries(headers).flatMap(([name, value]) => (value !== undefined && /^[\u0020-\u007e\t]*$/.test(value) ? [{ name, value }] : []))
+
+export const layer = (options: {
+  /** The origin the request was sent to (`https://host[:port]`): a signature for another host must fail. */
+  readonly origin: (headers: Readonly<Record<string, string | undefined>>) => string | undefined
+}) =>
+  Layer.effect(
+    SignedAgents,
+    Effect.gen(function* () {
+      const directories = yield* KeyDirectories
+      // Nonces seen, until their signature expires: a replayed request is refused. Held in this process.
+      const seenNonces = new Map<string, number>()
+      let lastSweep = 0
+      const remember = (nonce: string, expires: number, now: number): boolean => {
+        if (now - lastSweep > 60) {
+          lastSweep = now
+          for (const [n, until] of seenNonces) if (until + CLOCK_SKEW_SECONDS < now) seenNonces.delete(n)
+        }
+        if (seenNonces.has(nonce)) return false
+        seenNonces.set(nonce, expires)
+        return true
+      }
+
+      const verify = (request: SignedRequest) =>
+        Effect.gen(function* () {
+          const refuse = (reason: string) => Effect.fail(new SignatureRefused({ reason }))
+          const headers = request.headers
+          const input = signatureInputOf(headers["signature-input"])
+          if (input._tag === "Malformed") return yield* refuse("Signature-Input is not a structured dictionary (RFC 8941)")
+          if (input._tag === "None") return yield* refuse("no Signature-Input member is tagged web-bot-auth")
+          const label = input.label
+          const params = paramsOf(headers["signature-input"]!, label)
+          const keyId = params.get("keyid")
+          const created = params.get("created")
+          const expires = params.get("expires")
+          if (typeof keyId !== "string") return yield* refuse("the signature names no keyid")
+          if (typeof created !== "number" || typeof expires !== "number") return yield* refuse("the signature needs created and expires")
+          if (expires - created > MAX_WINDOW_SECONDS) {
+            return yield* refuse(`created and expires are more than ${MAX_WINDOW_SECONDS / 60} minutes apart`)
+          }
+          let agentMember: unknown
+          try {
+            agentMember = parseDictionary(headers["signature-agent"] ?? "").get(label)?.[0]
+          } catch {
+            return yield* refuse("Signature-Agent is not a structured dictionary")
+          }
+          const agentUrl = agentMember instanceof Token ? agentMember.toString() : agentMember
+          if (typeof agentUrl !== "string") return yield* refuse(`Signature-Agent has no member ${label} naming the key directory`)
+          if (!digestMatches(headers["content-digest"], request.body)) {
+            return yield* refuse("Content-Digest is missing or is not the sha-256 of the body")
+          }
+          const origin = options.origin(headers)
+          if (origin === undefined) return yield* refuse("the request names no host")
+
+          const directory = yield* Effect.mapError(directories.resolve(agentUrl), (e) => new SignatureRefused({ reason: e.message }))
+          const keys = yield* Effect.mapError(directories.keys(directory), (e) => new SignatureRefused({ reason: e.message }))
+          const key = keys.get(keyId)
+          if (key === undefined) return yield* refuse(`the key directory ${directory} has no key ${keyId}`)
+
+          const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+          const descriptor: RequestDescriptor = {
+            kind: "request",
+            method: request.method,
+            targetUri: `${origin}${request.url}`,
+            fields: asciiFields(headers)
+          }
+          yield* Effect.tryPromise({
+            try: () =>
+              verifySignature(descriptor, {
+                label,
+                policy: {
+                  algorithms: ["ed25519"],
+                  requiredComponents: ["@authority", component("signature-agent", { key: label }), "content-digest"],
+                  requiredParameters: ["created", "expires", "keyid", "tag"],
+                  clockSkew: CLOCK_SKEW_SECONDS,
+                  now
+                },
+                resolveVerifier: (candidate) => {
+                  if (candidate.parameters.tag !== WEB_BOT_AUTH_TAG || candidate.parameters.keyid !== keyId) {
+                    throw new Error("the signature changed under verification")
+                  }
+                  return { algorithm: "ed25519", verify: (data, signature) => verifyEd25519(null, data, key, signature) }
+                }
+              }),
+            catch: (error) =>
+              new SignatureRefused({
+                reason: isSignatureError(error)
+                  ? `${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ""}`
+                  : String(error)
+              })
+          })
+          const nonce = params.get("nonce")
+          if (typeof nonce === "string" && !remember(`${directory} ${keyId} ${nonce}`, expires, now)) {
+            return yield* refuse("this nonce was used before: the request is a replay")
+          }
+          return { keyDirectory: directory, keyId } satisfies SignedIdentity
+        })
+
+      return SignedAgents.of({
+        isSigned: (headers) => signatureInputOf(headers["signature-input"])._tag !== "None",
+        verify
+      })
+    })
+  )

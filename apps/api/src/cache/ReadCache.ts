@@ -1,0 +1,207 @@
+/**
+ * The product reads, ready to send (docs/operations.md, "The read cache"): for
+ * each read key (readKeys.ts) the encoded body, its ETag and its compressed
+ * variants (prepared.ts), made once per change of the product instead of once
+ * per request.
+ *
+ * - Bounded by bytes (CACHE_BYTES; 0 turns it off), least recently used first out.
+ * - A miss is one load however many requests wait for it (single flight); the
+ *   load runs on its own, so a client that hangs up does not fail the others.
+ * - Freshness: the store's change feed (ProductChanges) drops a product's
+ *   entries when it changes, in this process before the change returns, in the
+ *   others within a poll. A load that overlaps a change of its product is
+ *   answered but not kept, and no request joins a load older than the last
+ *   change it could be missing.
+ */
+import { Context, Deferred, Effect, Layer, Schedule } from "effect"
+import { type ProductChange, ProductChanges, type ProductId } from "@productdir/domain"
+import { ApiConfig } from "../ApiConfig.ts"
+import type { Prepared } from "../http/prepared.ts"
+
+/** What a load answers: the response, and the product it is a read of. */
+export interface Loaded {
+  readonly productId: ProductId
+  readonly prepared: Prepared
+}
+
+export interface CacheStats {
+  readonly hits: number
+  readonly misses: number
+  readonly evictions: number
+  readonly invalidations: number
+  readonly flushes: number
+  readonly entries: number
+  readonly bytes: number
+  readonly budget: number
+}
+
+interface Entry {
+  readonly productId: ProductId
+  readonly prepared: Prepared
+  size: number
+}
+
+interface Flight {
+  readonly deferred: Deferred.Deferred<Loaded, unknown>
+  /** The change epoch the load started in. */
+  readonly started: number
+  /** The product, when the key names it (an id); else unknown until loaded (a slug). */
+  readonly productId: ProductId | undefined
+}
+
+export class ReadCache extends Context.Service<
+  ReadCache,
+  {
+    /** The ready response for `key` if it is cached (a hit), else undefined. */
+    readonly peek: (key: string) => Prepared | undefined
+    /**
+     * The response for `key`: cached, or loaded (once for every request that waits) and kept.
+     * `productId` names the product when the key holds its id.
+     */
+    readonly get: <E, R>(key: string, productId: ProductId | undefined, load: Effect.Effect<Loaded, E, R>) => Effect.Effect<Prepared, E, R>
+    /** After a response was sent: its prepared bytes may have grown by a coding; the budget is kept. */
+    readonly recharge: (key: string) => void
+    readonly stats: () => CacheStats
+  }
+>()("@productdir/api/ReadCache") {}
+
+export const make = (budget: number) =>
+  Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    const entries = new Map<string, Entry>()
+    const byProduct = new Map<ProductId, Set<string>>()
+    const flights = new Map<string, Flight>()
+    // Change epochs: every change moves it; a product remembers the epoch of its last change while loads are in flight.
+    let epoch = 0
+    let lastFlush = 0
+    const changedAt = new Map<ProductId, number>()
+    let bytes = 0
+    const counts = { hits: 0, misses: 0, evictions: 0, invalidations: 0, flushes: 0 }
+
+    const drop = (key: string) => {
+      const entry = entries.get(key)
+      if (entry === undefined) return
+      entries.delete(key)
+      bytes -= entry.size
+      const keys = byProduct.get(entry.productId)
+      keys?.delete(key)
+      if (keys?.size === 0) byProduct.delete(entry.productId)
+    }
+
+    const evict = () => {
+      // A Map iterates in insertion order, and a hit re-inserts: the first key is the least recently used.
+      while (bytes > budget) {
+        const oldest = entries.keys().next()
+        if (oldest.done === true) break
+        drop(oldest.value)
+        counts.evictions++
+      }
+    }
+
+    const onChange = (change: ProductChange) => {
+      epoch++
+      if (change._tag === "Everything") {
+        lastFlush = epoch
+        entries.clear()
+        byProduct.clear()
+        bytes = 0
+        counts.flushes++
+        return
+      }
+      for (const id of change.ids) {
+        if (flights.size > 0) changedAt.set(id, epoch)
+        for (const key of byProduct.get(id) ?? []) {
+          drop(key)
+          counts.invalidations++
+        }
+      }
+    }
+
+    /** Whether a load that started at `started` can stand for product `id` now (no change it could have missed). */
+    const current = (started: number, id: ProductId | undefined) =>
+      lastFlush <= started && (id === undefined ? epoch === started : (changedAt.get(id) ?? 0) <= started)
+
+    const keep = (key: string, loaded: Loaded) => {
+      const size = loaded.prepared.bytes()
+      if (size > budget) return
+      drop(key)
+      entries.set(key, { productId: loaded.productId, prepared: loaded.prepared, size })
+      let keys = byProduct.get(loaded.productId)
+      if (keys === undefined) {
+        keys = new Set()
+        byProduct.set(loaded.productId, keys)
+      }
+      keys.add(key)
+      bytes += size
+      evict()
+    }
+
+    const peek = (key: string): Prepared | undefined => {
+      const entry = entries.get(key)
+      if (entry === undefined) return undefined
+      entries.delete(key)
+      entries.set(key, entry)
+      counts.hits++
+      return entry.prepared
+    }
+
+    const get = <E, R>(key: string, productId: ProductId | undefined, load: Effect.Effect<Loaded, E, R>) =>
+      Effect.suspend((): Effect.Effect<Prepared, E, R> => {
+        if (budget <= 0) return Effect.map(load, (loaded) => loaded.prepared)
+        const hit = peek(key)
+        if (hit !== undefined) return Effect.succeed(hit)
+        const flight = flights.get(key)
+        if (flight !== undefined && current(flight.started, flight.productId)) {
+          return Effect.map(Deferred.await(flight.deferred as Deferred.Deferred<Loaded, E>), (loaded) => loaded.prepared)
+        }
+        counts.misses++
+        return Effect.gen(function* () {
+          // Every change from now on moves the epoch past this: one the load may have missed.
+          const started = epoch
+          const deferred = yield* Deferred.make<Loaded, E>()
+          flights.set(key, { deferred: deferred as Deferred.Deferred<Loaded, unknown>, started, productId })
+          const settle = Effect.sync(() => {
+            if (flights.get(key)?.deferred === deferred) flights.delete(key)
+            if (flights.size === 0) changedAt.clear()
+          })
+          yield* load.pipe(
+            Effect.tap((loaded) => Effect.sync(() => (current(started, loaded.productId) ? keep(key, loaded) : undefined))),
+            Deferred.into(deferred),
+            Effect.ensuring(settle),
+            Effect.forkIn(scope)
+          )
+          return yield* Effect.map(Deferred.await(deferred), (loaded) => loaded.prepared)
+        })
+      })
+
+    const recharge = (key: string) => {
+      const entry = entries.get(key)
+      if (entry === undefined) return
+      const size = entry.prepared.bytes()
+      if (size === entry.size) return
+      bytes += size - entry.size
+      entry.size = size
+      evict()
+    }
+
+    const stats = (): CacheStats => ({ ...counts, entries: entries.size, bytes, budget })
+
+    return { service: ReadCache.of({ peek, get, recharge, stats }), onChange }
+  })
+
+/** The cache of CACHE_BYTES, kept fresh by the store's change feed; its figures logged every minute at debug. */
+export const layer = Layer.effect(
+  ReadCache,
+  Effect.gen(function* () {
+    const config = yield* ApiConfig
+    const { onChange, service } = yield* make(config.cacheBytes)
+    if (config.cacheBytes > 0) yield* ProductChanges.use((changes) => changes.subscribe(onChange))
+    yield* Effect.forkScoped(
+      Effect.repeat(
+        Effect.suspend(() => Effect.logDebug("read cache", service.stats())),
+        Schedule.spaced("1 minute")
+      )
+    )
+    return service
+  })
+)

@@ -1,0 +1,17 @@
+/** GET /metrics: this process's figures in the Prometheus text format (0.0.4). */
+import type { CacheStats } from "./ReadCache.ts"
+
+const line = (name: string, type: "counter" | "gauge", help: string, value: number) =>
+  `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n${name} ${value}\n`
+
+export const prometheusText = (stats: CacheStats): string =>
+  [
+    line("productdir_read_cache_hits_total", "counter", "Product reads answered from the read cache.", stats.hits),
+    line("productdir_read_cache_misses_total", "counter", "Product reads loaded from the store.", stats.misses),
+    line("productdir_read_cache_evictions_total", "counter", "Entries dropped to stay within the byte budget.", stats.evictions),
+    line("productdir_read_cache_invalidations_total", "counter", "Entries dropped because their product changed.", stats.invalidations),
+    line("productdir_read_cache_flushes_total", "counter", "Times every entry was dropped (the change feed was cut off).", stats.flushes),
+    line("productdir_read_cache_entries", "gauge", "Entries held.", stats.entries),
+    line("productdir_read_cache_bytes", "gauge", "Bytes held (bodies and their compressed variants).", stats.bytes),
+    line("productdir_read_cache_budget_bytes", "gauge", "CACHE_BYTES: the most the cache may hold.", stats.budget)
+  ].join("")

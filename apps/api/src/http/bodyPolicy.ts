@@ -1,0 +1,57 @@
+/**
+ * What a request body must be, decided before a byte of it is read:
+ * - at most 16 KiB (413): a vote is a small JSON object;
+ * - not content-encoded (415 with `Accept-Encoding: identity`): a body this small
+ *   gains nothing from compression, and decoding one would let a small request
+ *   expand into a large one;
+ * - JSON, said so by `Content-Type: application/json`, on the endpoints that read
+ *   JSON (415): a body with no content type is not guessed at.
+ * The endpoints that read JSON come from the API definition.
+ */
+import { ByteSize, Effect } from "effect"
+import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { OpenApi } from "effect/http-api"
+import { Api } from "@productdir/contract"
+import { payloadTooLarge, problem } from "./problemResponses.ts"
+
+export const MAX_BODY = ByteSize.kibibytes(16)
+
+/** "POST /vote", … : every operation whose request body is JSON. */
+const jsonBodies = new Set(
+  Object.entries(OpenApi.fromApi(Api).paths).flatMap(([path, item]) =>
+    Object.entries(item as Record<string, { requestBody?: { content?: Record<string, unknown> } } | undefined>)
+      .filter(([, operation]) => operation?.requestBody?.content?.["application/json"] !== undefined)
+      .map(([method]) => `${method.toUpperCase()} ${path}`)
+  )
+)
+
+const isJson = (contentType: string | undefined): boolean => {
+  const type = contentType?.split(";")[0]?.trim().toLowerCase()
+  return type === "application/json" || (type !== undefined && /^application\/[a-z0-9.+-]+\+json$/.test(type))
+}
+
+export const bodyPolicy = <E, R>(
+  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const declared = Number(request.headers["content-length"] ?? 0)
+    const hasBody = declared > 0 || request.headers["transfer-encoding"] !== undefined
+    if (hasBody) {
+      if (declared > Number(MAX_BODY)) return payloadTooLarge()
+      const encoding = request.headers["content-encoding"]?.trim().toLowerCase()
+      if (encoding !== undefined && encoding !== "" && encoding !== "identity") {
+        return problem(415, `Request bodies must not be content-encoded (got Content-Encoding: ${encoding}); send the JSON uncompressed.`, {
+          "accept-encoding": "identity"
+        })
+      }
+      const path = request.url.split("?")[0] ?? "/"
+      if (jsonBodies.has(`${request.method} ${path}`) && !isJson(request.headers["content-type"])) {
+        return problem(
+          415,
+          `The request body must be JSON: send Content-Type: application/json (got ${request.headers["content-type"] === undefined ? "no Content-Type" : `Content-Type: ${request.headers["content-type"]}`}).`
+        )
+      }
+    }
+    return yield* Effect.provideService(httpEffect, HttpServerRequest.MaxBodySize, MAX_BODY)
+  })

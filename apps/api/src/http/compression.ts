@@ -1,0 +1,17 @@
+/**
+ * Compression of the responses that are not prepared already (prepared.ts): the
+ * MCP endpoint's JSON, problems, pages made per request. gzip or brotli by
+ * Accept-Encoding, from 1 KiB. Server-sent event streams are left alone: a
+ * compressor would hold events back until its buffer fills.
+ */
+import { HttpMiddleware } from "effect/http"
+import { MIN_COMPRESS_BYTES } from "./prepared.ts"
+
+const COMPRESSIBLE = /^(application\/(json|problem\+json|[a-z0-9.+-]+\+json)|text\/(html|markdown|plain|css|javascript))\b/
+
+export const compress = HttpMiddleware.compression({
+  algorithms: ["br", "gzip"],
+  minSize: MIN_COMPRESS_BYTES,
+  compressible: (contentType) => COMPRESSIBLE.test(contentType),
+  levels: { gzip: 6, br: 5 }
+})

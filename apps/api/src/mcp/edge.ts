@@ -1,0 +1,134 @@
+/**
+ * The edge of /mcp. Browsers may reach a server on this machine from any web
+ * page, and DNS rebinding lets a foreign page pose as a local name, so a
+ * request that carries an `Origin` is served only when that origin is the
+ * server's own (PUBLIC_URL), a loopback origin of a loopback server, or one
+ * listed in MCP_ALLOWED_ORIGINS; a loopback server also refuses a `Host` that is
+ * not a loopback name or its public host. Agents on servers send no `Origin`.
+ *
+ * A request that carries an API key (`Authorization: Bearer`) is served only when
+ * the key proves an agent in good standing: a bad key is a 401 here, as on
+ * POST /vote, before any MCP message is read. The vote tool then counts for
+ * that agent (handlers.ts).
+ *
+ * The MCP server's own refusals are empty responses; here each becomes a problem
+ * that says what to do (which header, initialize first), and JSON-RPC errors lose
+ * the library's internal `_tag`.
+ */
+import { Effect, Option } from "effect"
+import { Headers, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ApiConfig } from "../ApiConfig.ts"
+import { Callers, refusalResponse } from "../auth/callers.ts"
+import { problem } from "../http/problemResponses.ts"
+
+export const MCP_PATH = "/mcp"
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"])
+
+const hostnameOf = (host: string): string =>
+  (host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0]!).toLowerCase()
+
+const originOf = (url: string): string | undefined => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return undefined
+  }
+}
+
+export interface OriginPolicy {
+  /** The server listens on a loopback address only. */
+  readonly loopback: boolean
+  readonly publicUrl: Option.Option<string>
+  readonly allowed: ReadonlyArray<string>
+}
+
+/** Why a request may not use /mcp, or undefined when it may. */
+export const refusal = (policy: OriginPolicy, headers: Readonly<Record<string, string | undefined>>): string | undefined => {
+  const publicOrigin = Option.getOrUndefined(Option.map(policy.publicUrl, (url) => originOf(url)))
+  const host = headers.host
+  if (policy.loopback && host !== undefined) {
+    const name = hostnameOf(host)
+    const publicHost = publicOrigin === undefined ? undefined : hostnameOf(new URL(publicOrigin).host)
+    if (
+      !LOOPBACK_HOSTS.has(name) &&
+      name !== publicHost &&
+      !policy.allowed.some((o) => originOf(o) !== undefined && hostnameOf(new URL(o).host) === name)
+    ) {
+      return `This server listens on this machine only; requests for host "${host}" are refused (DNS-rebinding protection). Use http://localhost or http://127.0.0.1, or set PUBLIC_URL.`
+    }
+  }
+  const origin = headers.origin
+  if (origin === undefined) return undefined
+  const normalized = originOf(origin)
+  if (normalized !== undefined) {
+    if (normalized === publicOrigin) return undefined
+    if (policy.loopback && LOOPBACK_HOSTS.has(new URL(normalized).hostname)) return undefined
+    if (policy.allowed.some((o) => originOf(o) === normalized)) return undefined
+  }
+  return `Browser requests from origin ${origin} are refused (DNS-rebinding protection). Serve the page from this server's own origin, or list its origin in MCP_ALLOWED_ORIGINS (comma-separated) on the server.`
+}
+
+const DETAILS: Record<number, string> = {
+  400: "The request does not fit the MCP Streamable HTTP transport: send initialize first, then the MCP-Session-Id header it returns with every request, and MCP-Protocol-Version with the version initialize agreed.",
+  404: "This MCP session is unknown or has ended: send initialize again to start a new one.",
+  405: "The MCP endpoint takes POST (JSON-RPC messages); this server does not open a stream for GET.",
+  406: "Send Accept: application/json, text/event-stream: the MCP endpoint answers in either.",
+  415: "Send Content-Type: application/json: MCP messages are JSON-RPC."
+}
+
+/** JSON-RPC error objects without the library's internal `_tag`. */
+const withoutTags = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(withoutTags)
+  if (value === null || typeof value !== "object") return value
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== "_tag")
+      .map(([key, v]) => [key, withoutTags(v)])
+  )
+}
+
+const TAG = Buffer.from('"_tag"')
+
+const containsTag = (body: Uint8Array): boolean => Buffer.from(body.buffer, body.byteOffset, body.byteLength).includes(TAG)
+
+const tidy = (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse => {
+  const empty = response.body._tag === "Empty" || (response.body._tag === "Uint8Array" && response.body.body.byteLength === 0)
+  if (empty && response.status >= 400) {
+    const detail = DETAILS[response.status]
+    if (detail !== undefined) return problem(response.status, detail, response.headers)
+  }
+  const contentType = response.headers["content-type"] ?? ""
+  if (response.body._tag === "Uint8Array" && contentType.startsWith("application/json") && containsTag(response.body.body)) {
+    const json = JSON.parse(new TextDecoder().decode(response.body.body)) as unknown
+    return HttpServerResponse.jsonUnsafe(withoutTags(json), { status: response.status, headers: response.headers })
+  }
+  return response
+}
+
+/** HOST names that only this machine can reach. */
+export const isLoopbackHost = (host: string): boolean => LOOPBACK_HOSTS.has(host.toLowerCase()) || host.startsWith("127.")
+
+/** Middleware: the /mcp edge; every other path passes untouched. */
+export const makeMcpEdge = Effect.gen(function* () {
+  const config = yield* ApiConfig
+  const callers = yield* Callers
+  const policy = { loopback: isLoopbackHost(config.host), publicUrl: config.publicUrl, allowed: config.mcpAllowedOrigins }
+  return <E, R>(
+    httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if ((request.url.split("?")[0] ?? "/") !== MCP_PATH) return yield* httpEffect
+      const refused = refusal(policy, request.headers)
+      if (refused !== undefined) return problem(403, refused)
+      if (request.headers.authorization !== undefined) {
+        const proof = yield* Effect.result(callers.identify(request))
+        if (proof._tag === "Failure") return refusalResponse(proof.failure)
+      }
+      // Checked here, more finely than the MCP server's fixed list: it gets the request without Origin.
+      const withoutOrigin = request.modify({ headers: Headers.remove(request.headers, "origin") })
+      const response = yield* Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, withoutOrigin)
+      return tidy(response)
+    })
+})

@@ -1,0 +1,149 @@
+/**
+ * Bad input is never a 5xx and never a lying status: every hostile value in
+ * every place a client controls is answered 4xx problem+json, decided before
+ * the store is asked (a store failure would be a 503 with an ERROR log line).
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import { gzipSync } from "node:zlib"
+import { Effect } from "effect"
+import { Base64Url } from "effect/encoding"
+import { sampleCatalog } from "@productdir/fixtures/sample"
+import { baseUrl, serverLayer, storeVariants } from "./harness.ts"
+import { bodyOf, postJson, type ProblemBody, type Reply, request } from "./http.ts"
+
+const product = sampleCatalog()[0]!
+
+/** Values that broke stores or routers: NUL, broken Unicode, control characters, over-long text. */
+const NASTY = ["\u0000", "a\u0000b", "\ud800", "x\udfffy", "\u0007bell", "\u001b[31m", "x".repeat(5_000), "%00", "é\u0000"]
+
+const cursorOf = (key: unknown) => Base64Url.encode(JSON.stringify(key))
+/** Cursors that decode as JSON, but that no server issued: wrong types, ids, ranges. */
+const FORGED_CURSORS = [
+  cursorOf({ sort: "trust", score: 50, id: "not-a-uuid" }),
+  cursorOf({ sort: "trust", score: 50, id: "00000000-0000-4000-8000-000000000000\u0000" }),
+  cursorOf({ sort: "trust", score: 1e308, id: "00000000-0000-4000-8000-000000000000" }),
+  cursorOf({ sort: "updated", at: 8.64e15, id: "00000000-0000-4000-8000-000000000000" }),
+  cursorOf({ sort: "updated", at: -1e20, id: "00000000-0000-4000-8000-000000000000" }),
+  cursorOf({ sort: "name", name: "a\u0000", id: "00000000-0000-4000-8000-000000000000" }),
+  cursorOf({ offset: -1 }),
+  cursorOf({ offset: 1e300 }),
+  cursorOf("just a string"),
+  "%%%",
+  "A".repeat(3_000)
+]
+
+/** Percent-encoding that also carries unpaired surrogates, as the (invalid) UTF-8 bytes a client could send. */
+const encode = (value: string): string => [...value].map((ch) => (/\p{Cs}/u.test(ch) ? "%ED%A0%80" : encodeURIComponent(ch))).join("")
+
+const expectRefused = (reply: Reply, where: string) => {
+  expect(reply.status, where).toBeGreaterThanOrEqual(400)
+  expect(reply.status, where).toBeLessThan(500)
+  expect(reply.headers.get("content-type"), where).toMatch(/^application\/problem\+json/)
+  if (reply.status === 405) {
+    expect(reply.headers.get("allow"), where).toBeTruthy()
+  }
+  return bodyOf<ProblemBody>(reply)
+}
+
+for (const variant of storeVariants()) {
+  describe(`hostile input on ${variant.name}`, () => {
+    layer(serverLayer(variant.stores()), { timeout: "120 seconds", excludeTestServices: true })((it) => {
+      it.effect("hostile values in paths, queries and vote fields are 4xx problems, never 5xx", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          for (const value of NASTY) {
+            const v = encode(value)
+            const label = JSON.stringify(value.slice(0, 20))
+            for (const path of [`/entities/${v}`, `/entities/${v}/problems`, `/products/${v}`, `/products/${v}/agent-card`]) {
+              expectRefused(yield* request(`${base}${path}`), `${path} ${label}`)
+            }
+            for (const query of ["q", "category", "cursor", "updated_since", "sort", "limit"]) {
+              const reply = yield* request(`${base}/products?${query}=${v}`)
+              // Free text may legitimately be "%00", and a query string's invalid UTF-8 decodes to U+FFFD:
+              // searching for either is an honest empty result. Everything else here is refused.
+              const harmless = (query === "q" || query === "category") && (value === "%00" || /\p{Cs}/u.test(value))
+              if (harmless) expect(reply.status, `?${query}=${label}`).toBe(200)
+              else expectRefused(reply, `?${query}=${label}`)
+            }
+            expectRefused(yield* request(`${base}/entities/${product.id}/problems?cursor=${v}`), `problems cursor ${label}`)
+            expectRefused(yield* request(`${base}/entities/${product.id}?format=${v}`), `format ${label}`)
+            const bodies: Array<Record<string, string>> = [
+              { entity_id: value },
+              { entity_id: product.id, voter_id: value },
+              { entity_id: product.id, direction: value }
+            ]
+            // "%00" is a fine reason to give; the others are not text anyone means.
+            if (value !== "%00") bodies.push({ entity_id: product.id, direction: "down", reason: value, voter_id: "hostile-reason" })
+            for (const body of bodies) {
+              expectRefused(yield* postJson(`${base}/vote`, body), `vote ${JSON.stringify(Object.keys(body))} ${label}`)
+            }
+          }
+        })
+      )
+
+      it.effect("forged cursors are 400s that say the cursor is not one the service issued", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          for (const cursor of FORGED_CURSORS) {
+            for (const path of ["/products?", "/products?sort=name&", "/products?sort=updated&", `/entities/${product.id}/problems?`]) {
+              const reply = yield* request(`${base}${path}cursor=${encodeURIComponent(cursor)}`)
+              expect(reply.status, `${path} ${cursor.slice(0, 40)}`).toBe(400)
+              expectRefused(reply, path)
+            }
+          }
+        })
+      )
+
+      it.effect("over-long path parameters and broken percent-encoding are 404/400, never a 405", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          for (const path of [
+            `/entities/${"a".repeat(101)}`,
+            `/entities/${"a".repeat(101)}/problems`,
+            `/products/${"b".repeat(150)}/agent-card`,
+            `/products/${"c".repeat(150)}`
+          ]) {
+            const reply = yield* request(`${base}${path}`)
+            expect(reply.status, path).toBe(404)
+            expectRefused(reply, path)
+          }
+          for (const path of ["/products/%zz", "/entities/%zz", "/entities/%E0%A4%A/problems"]) {
+            const reply = yield* request(`${base}${path}`)
+            expect([400, 404], path).toContain(reply.status)
+            expectRefused(reply, path)
+          }
+          // A 405 comes with an Allow header that does not list the method used.
+          const wrong = yield* request(`${base}/products/${product.id}`, { method: "DELETE" })
+          expect(wrong.status).toBe(405)
+          expect(wrong.headers.get("allow")).toBe("GET")
+        })
+      )
+
+      it.effect("a vote body must be declared JSON and must not be content-encoded", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const body = JSON.stringify({ entity_id: product.id, voter_id: "hostile" })
+          const noType = yield* request(`${base}/vote`, { method: "POST", body: new Blob([body]) })
+          expect(noType.status).toBe(415)
+          expect(expectRefused(noType, "no content-type").detail).toContain("Content-Type: application/json")
+          const gzipped = yield* request(`${base}/vote`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "content-encoding": "gzip" },
+            body: new Uint8Array(gzipSync(Buffer.from(body)))
+          })
+          expect(gzipped.status).toBe(415)
+          expect(gzipped.headers.get("accept-encoding")).toBe("identity")
+          const charset = yield* request(`${base}/vote`, {
+            method: "POST",
+            headers: { "content-type": "application/json; charset=utf-8" },
+            body
+          })
+          expect(charset.status).toBe(201)
+          // Nothing refused was counted.
+          const again = yield* postJson(`${base}/vote`, { entity_id: product.id, voter_id: "hostile" })
+          expect(bodyOf<{ status: string }>(again).status).toBe("unchanged")
+        })
+      )
+    })
+  })
+}

@@ -1,0 +1,215 @@
+/**
+ * Start and stop the way process managers do it, and slow or broken clients:
+ * real processes, real sockets.
+ */
+import { afterEach, describe, expect, it } from "@effect/vitest"
+import { mkdtempSync, rmSync } from "node:fs"
+import { connect, type Socket } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Agent, request as undiciRequest } from "undici"
+import { sampleRecords } from "@productdir/fixtures/sample"
+import { API_MAIN, json, run, signalGroup, start, startApi, type Started } from "./processes.ts"
+
+const product = sampleRecords()[0]!
+
+/** Raw HTTP/1.1 on one socket: what was written back, until the server closes it or `ms` pass. */
+const rawExchange = (port: number, text: string, ms = 5_000) =>
+  new Promise<{ readonly reply: string; readonly closed: boolean }>((resolveExchange) => {
+    const socket = connect(port, "127.0.0.1")
+    let reply = ""
+    const timer = setTimeout(() => {
+      socket.destroy()
+      resolveExchange({ reply, closed: false })
+    }, ms)
+    socket.on("data", (d) => (reply += d))
+    socket.on("close", () => {
+      clearTimeout(timer)
+      resolveExchange({ reply, closed: true })
+    })
+    socket.on("error", () => undefined)
+    socket.write(text)
+  })
+
+const portOf = (base: string) => Number(new URL(base).port)
+
+describe("start and stop", { timeout: 180_000 }, () => {
+  const cleanup: Array<() => void> = []
+  const dataDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), "productdir-life-"))
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }))
+    return dir
+  }
+  const api = (env: Record<string, string>): Started => {
+    const started = startApi({ DATA_DIR: dataDir(), ...env })
+    cleanup.unshift(() => signalGroup(started.child, "SIGKILL"))
+    return started
+  }
+  afterEach(() => {
+    for (const f of cleanup.splice(0)) f()
+  })
+
+  it("SIGTERM to `npm start` itself stops the server: no orphan keeps answering", async () => {
+    const server = start("npm", ["start", "--silent"], { DATA_DIR: dataDir() })
+    cleanup.unshift(() => signalGroup(server.child, "SIGKILL"))
+    const base = await server.url
+    expect((await json(`${base}/healthz`)).status).toBe(200)
+    // Only npm's own pid, as a process manager that tracks the command it started would do.
+    process.kill(server.child.pid!, "SIGTERM")
+    await server.exited
+    let answering = true
+    for (let i = 0; i < 50 && answering; i++) {
+      answering = await fetch(`${base}/healthz`).then(
+        () => true,
+        () => false
+      )
+      if (answering) await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(answering).toBe(false)
+  })
+
+  it("SIGTERM under keep-alive load drains: in-flight requests finish with Connection: close, then the process exits 0 at once", async () => {
+    const server = api({ SHUTDOWN_GRACE: "30" })
+    const base = await server.url
+    const agent = new Agent({ connections: 32, pipelining: 1, keepAliveTimeout: 30_000 })
+    const outcomes = { ok: 0, refused503: 0, other: [] as Array<string>, errors: 0 }
+    let stop = false
+    const worker = async () => {
+      while (!stop) {
+        try {
+          const reply = await undiciRequest(`${base}/products/${product.id}`, { dispatcher: agent })
+          const body = await reply.body.text()
+          if (reply.statusCode === 200) outcomes.ok++
+          else if (
+            reply.statusCode === 503 &&
+            String(reply.headers["content-type"]).startsWith("application/problem+json") &&
+            body.includes("shutting down")
+          )
+            outcomes.refused503++
+          else outcomes.other.push(`${reply.statusCode} ${body.slice(0, 80)}`)
+        } catch {
+          // The listener is gone: new connections are refused. That is the end of this worker.
+          outcomes.errors++
+          return
+        }
+      }
+    }
+    const workers = Array.from({ length: 32 }, worker)
+    await new Promise((r) => setTimeout(r, 1_500))
+    const signalled = Date.now()
+    server.child.kill("SIGTERM")
+    const code = await server.exited
+    const took = Date.now() - signalled
+    stop = true
+    await Promise.all(workers)
+    await agent.close()
+    expect(code).toBe(0)
+    // Far from the 30 s grace: the drain ends as soon as nothing is in flight.
+    expect(took).toBeLessThan(5_000)
+    expect(outcomes.ok).toBeGreaterThan(100)
+    expect(outcomes.other).toEqual([])
+    expect(server.output()).toContain("shutting down: draining connections")
+  })
+
+  it("a request in flight at SIGTERM completes (with Connection: close) while new connections are refused", async () => {
+    const server = api({ SHUTDOWN_GRACE: "30" })
+    const port = portOf(await server.url)
+    // A vote whose body is only half sent: in flight until the rest arrives.
+    const body = JSON.stringify({ entity_id: product.id })
+    const socket: Socket = connect(port, "127.0.0.1")
+    let reply = ""
+    socket.on("data", (d) => (reply += d))
+    const closed = new Promise<void>((r) => socket.on("close", () => r()))
+    await new Promise<void>((r) => socket.on("connect", () => r()))
+    socket.write(
+      `POST /vote HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`
+    )
+    await new Promise((r) => setTimeout(r, 300))
+    server.child.kill("SIGTERM")
+    await new Promise((r) => setTimeout(r, 500))
+    // Not listening any more: a new connection is refused.
+    const fresh = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.status,
+      () => "refused"
+    )
+    expect(fresh).toBe("refused")
+    expect(server.child.exitCode).toBe(null)
+    socket.write(body.slice(10))
+    await closed
+    expect(reply).toMatch(/^HTTP\/1\.1 201 /)
+    expect(reply.toLowerCase()).toContain("connection: close")
+    expect(await server.exited).toBe(0)
+  })
+
+  it("slow clients are cut off: headers that never finish get a 408 problem, and so does a body that never arrives", async () => {
+    const server = api({ HTTP_HEADERS_TIMEOUT: "2", HTTP_REQUEST_TIMEOUT: "3" })
+    const port = portOf(await server.url)
+    const [headers, bodyless] = await Promise.all([
+      rawExchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ", 15_000),
+      rawExchange(
+        port,
+        `POST /vote HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"entity_id":`,
+        15_000
+      )
+    ])
+    for (const exchange of [headers, bodyless]) {
+      expect(exchange.closed).toBe(true)
+      expect(exchange.reply).toMatch(/^HTTP\/1\.1 408 /)
+      expect(exchange.reply).toContain("application/problem+json")
+    }
+  })
+
+  it("requests Node refuses itself are problem+json too: malformed (400) and oversized headers (431)", async () => {
+    const server = api({})
+    const port = portOf(await server.url)
+    const malformed = await rawExchange(port, "NOT HTTP AT ALL\r\n\r\n")
+    expect(malformed.reply).toMatch(/^HTTP\/1\.1 400 /)
+    expect(malformed.reply).toContain("application/problem+json")
+    expect(JSON.parse(malformed.reply.split("\r\n\r\n")[1]!)).toMatchObject({ status: 400, title: "Bad Request" })
+    const huge = await rawExchange(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`)
+    expect(huge.reply).toMatch(/^HTTP\/1\.1 431 /)
+    expect(huge.reply).toContain("application/problem+json")
+  })
+
+  it("connections over HTTP_MAX_CONNECTIONS are refused; the ones within it are served", async () => {
+    const server = api({ HTTP_MAX_CONNECTIONS: "3" })
+    const port = portOf(await server.url)
+    const held = await Promise.all(
+      Array.from(
+        { length: 3 },
+        () =>
+          new Promise<Socket>((r) => {
+            const s = connect(port, "127.0.0.1", () => r(s))
+            s.on("error", () => undefined)
+          })
+      )
+    )
+    await new Promise((r) => setTimeout(r, 200))
+    const extra = await rawExchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 3_000)
+    expect(extra.closed).toBe(true)
+    expect(extra.reply).toBe("")
+    held[0]!.destroy()
+    await new Promise((r) => setTimeout(r, 200))
+    const served = await rawExchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 3_000)
+    expect(served.reply).toMatch(/^HTTP\/1\.1 200 /)
+    for (const s of held) s.destroy()
+  })
+
+  it("PostgreSQL unreachable at start: one line per attempt, then exit 1 with one clear line", async () => {
+    const result = await run(API_MAIN, [], {
+      DATABASE_URL: "postgres://postgres@127.0.0.1:1/nowhere",
+      STORE_CONNECT_TIMEOUT: "2",
+      PORT: "0"
+    })
+    expect(result.code).toBe(1)
+    const attempts = result.stdout.split("\n").filter((l) => l.includes("is not reachable"))
+    expect(attempts.length).toBeGreaterThanOrEqual(2)
+    expect(attempts[0]).toContain("127.0.0.1:1/nowhere")
+    const stderr = result.stderr.trim().split("\n")
+    expect(stderr).toHaveLength(1)
+    expect(stderr[0]).toMatch(
+      /^productdir API: cannot use the store: PostgreSQL at 127\.0\.0\.1:1\/nowhere is not reachable .*gave up after \d+ s \(STORE_CONNECT_TIMEOUT\)/
+    )
+    expect(result.stderr).not.toMatch(/\bat .*\.js:\d+/)
+  })
+})

@@ -1,0 +1,31 @@
+/**
+ * A body prepared for one request is compressed only into the coding that
+ * request accepts (most API clients accept none): compressing every read into
+ * every coding up front cost reads over half their throughput.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { gunzipSync } from "node:zlib"
+import { prepareFast, send } from "../src/http/prepared.ts"
+
+const body = new TextEncoder().encode(JSON.stringify({ text: "x".repeat(4000) }))
+
+describe("prepared responses", () => {
+  it("a request without Accept-Encoding gets the identity bytes, and nothing is compressed", () => {
+    const prepared = prepareFast(body, "application/json")
+    const response = send(prepared, { headers: {} }, "public, max-age=10")
+    expect(response.headers["content-encoding"]).toBeUndefined()
+    expect(prepared.bytes()).toBe(body.byteLength)
+  })
+
+  it("a coding is made on the first request that accepts it, then kept for the next", () => {
+    const prepared = prepareFast(body, "application/json")
+    send(prepared, { headers: { "accept-encoding": "gzip" } }, "public, max-age=10")
+    const afterGzip = prepared.bytes()
+    expect(afterGzip).toBeGreaterThan(body.byteLength)
+    expect(gunzipSync(prepared.encoded("gzip"))).toEqual(Buffer.from(body))
+    send(prepared, { headers: { "accept-encoding": "gzip" } }, "public, max-age=10")
+    expect(prepared.bytes()).toBe(afterGzip)
+    send(prepared, { headers: { "accept-encoding": "br" } }, "public, max-age=10")
+    expect(prepared.bytes()).toBeGreaterThan(afterGzip)
+  })
+})

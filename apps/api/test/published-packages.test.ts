@@ -1,0 +1,52 @@
+/**
+ * The published packages as other projects get them: each packed with `npm pack`,
+ * installed into a fresh project outside the workspace with only effect beside
+ * it, and its README's example run there with plain Node. The client's example
+ * runs against this API, served on a real socket.
+ */
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { installInFreshProject, pack, packInstalled, readmeExample, runExample } from "@productdir/testkit"
+import { baseUrl, memoryStores, serverLayer } from "./harness.ts"
+
+/** effect as the registry serves it, packed from the installed copy: no network in the tests. */
+const effect = () => packInstalled("effect")
+
+describe("published packages", { timeout: 180_000 }, () => {
+  it("@productdir/domain installs with only effect, and its README's example runs", async () => {
+    const tarballs = mkdtempSync(join(tmpdir(), "productdir-pack-"))
+    const dir = installInFreshProject([pack("domain", tarballs), effect()])
+    const output = await runExample(dir, readmeExample("domain"))
+    expect(output).toContain("trust of 90 up, 10 down: 83")
+    expect(output).toContain("recorded unchanged recorded changed")
+    expect(output).toMatch(/counters: \{ up: 0, down: 2 \}/)
+    expect(output.trim().split("\n").slice(-2)).toEqual(["Success", "Failure"])
+  })
+
+  it("@productdir/contract installs with its domain and effect, and its README's example runs", async () => {
+    const tarballs = mkdtempSync(join(tmpdir(), "productdir-pack-"))
+    const dir = installInFreshProject([pack("domain", tarballs), pack("contract", tarballs), effect()])
+    const output = await runExample(dir, readmeExample("contract"))
+    expect(output).toContain("POST /vote")
+    expect(output).toContain("GET /entities/{slug}/problems")
+    expect(output).toMatch(/MCP tools: .*vote/)
+  })
+
+  layer(serverLayer(memoryStores()), { excludeTestServices: true })((it) => {
+    it.effect("@productdir/client installs with its contract, domain and effect, and its README's example runs against this API", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const tarballs = mkdtempSync(join(tmpdir(), "productdir-pack-"))
+        const dir = installInFreshProject([pack("domain", tarballs), pack("contract", tarballs), pack("client", tarballs), effect()])
+        const output = yield* Effect.promise(() => runExample(dir, readmeExample("client"), { PRODUCTDIR_URL: base }))
+        expect(output).toMatch(/: trust \d+/)
+        expect(output).toMatch(/known problems/)
+        expect(output).toMatch(/vote recorded, counted as agent; trust now \d+/)
+        expect(output).toContain('No product has the id or slug "no-such-product"')
+      })
+    )
+  })
+})

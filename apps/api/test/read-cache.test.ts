@@ -1,0 +1,228 @@
+/**
+ * The read cache through real HTTP, with real processes (docs/operations.md,
+ * "The read cache"): a change made through any process (a vote through another
+ * API, an import, a prune, a revocation by the CLIs) is served by every API
+ * within a second; after the database connections die and come back the
+ * cache serves nothing stale; a miss is one load however many wait for it; the
+ * byte budget holds. On PostgreSQL: two APIs, one of them behind a proxy that
+ * can cut its connections. Embedded: the one API a data directory has, and
+ * the CLIs beside it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Scope } from "effect"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { sampleRecords } from "@productdir/fixtures/sample"
+import { ConnectionProxy, freshDatabaseUrl } from "@productdir/store-postgres/testing"
+import { AGENTS_BIN, IMPORT_BIN, json, run, signalGroup, startApi, type Started, vote } from "./processes.ts"
+
+const sample = sampleRecords()
+const server = process.env.DATABASE_URL
+
+interface Record_ {
+  readonly ai_summary: string
+  readonly trust: { readonly trust_up: number; readonly trust_down: number }
+}
+
+const read = (base: string, id: string) => json<Record_>(`${base}/products/${id}`)
+
+/** Polls `check` until it holds, for at most `ms`; answers how long it took (or fails with the last value). */
+const within = async <A>(ms: number, probe: () => Promise<A>, check: (a: A) => boolean): Promise<number> => {
+  const started = Date.now()
+  for (;;) {
+    const value = await probe()
+    if (check(value)) return Date.now() - started
+    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms; last seen: ${JSON.stringify(value)}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+const metric = async (base: string, name: string) => {
+  const text = (await (await fetch(`${base}/metrics`)).text()).split("\n")
+  return Number(text.find((line) => line.startsWith(`${name} `))?.split(" ")[1])
+}
+
+describe(`the read cache across processes (${server ? "two APIs on one PostgreSQL database" : "embedded: one API and the CLIs"})`, {
+  timeout: 180_000
+}, () => {
+  const scope = Effect.runSync(Scope.make())
+  const started: Array<Started> = []
+  let env: Record<string, string> = {}
+  let dir: string
+  /** The API every change is checked on; `other` is where votes are cast (the same one on the embedded store). */
+  let reader: string
+  let other: string
+  let proxy: ConnectionProxy.ConnectionProxy | undefined
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "productdir-cache-"))
+    const settings = { SEED: "sample", VOTE_RATE_PER_VOTER: "0", VOTE_RATE_PER_ADDRESS: "0", TRUST_PROXY: "1" }
+    if (server) {
+      const { url } = await Effect.runPromise(Scope.provide(freshDatabaseUrl(server), scope))
+      env = { ...settings, DATABASE_URL: url }
+      const target = new URL(url)
+      proxy = await Effect.runPromise(
+        Scope.provide(
+          ConnectionProxy.make({ host: target.hostname, port: Number(target.port) }, { database: target.pathname.slice(1) }),
+          scope
+        )
+      )
+      const writer = startApi(env)
+      started.push(writer)
+      other = await writer.url
+      // The reader reaches the database through the proxy, which the restart test cuts.
+      const behind = startApi({ ...env, DATABASE_URL: proxy.url, STORE_CONNECT_TIMEOUT: "5" })
+      started.push(behind)
+      reader = await behind.url
+    } else {
+      env = { ...settings, DATA_DIR: join(dir, "data") }
+      const api = startApi(env)
+      started.push(api)
+      reader = await api.url
+      other = reader
+    }
+  })
+
+  afterAll(async () => {
+    for (const s of started) signalGroup(s.child, "SIGKILL")
+    await Promise.all(started.map((s) => s.exited))
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("a vote cast through one process is served by the other within a second, 20 times over", async () => {
+    const target = sample[0]!.id!
+    await read(reader, target) // cached now
+    const delays: Array<number> = []
+    for (let i = 0; i < 20; i++) {
+      const before = (await read(reader, target)).body.trust.trust_up
+      const cast = await vote(other, { entity_id: target }, { "x-forwarded-for": `198.51.100.${i + 1}` })
+      expect(cast.status).toBe(201)
+      delays.push(
+        await within(
+          1_000,
+          () => read(reader, target),
+          (r) => r.body.trust.trust_up === before + 1
+        )
+      )
+    }
+    expect(Math.max(...delays)).toBeLessThanOrEqual(1_000)
+    expect(await metric(reader, "productdir_read_cache_hits_total")).toBeGreaterThan(0)
+  })
+
+  it("an import, a prune and a revocation by the CLIs reach every API within a second", async () => {
+    const [changed, pruned] = [sample[1]!, sample[2]!]
+    await read(reader, changed.id!)
+    await read(reader, pruned.id!)
+    const file = join(dir, "catalog.ndjson")
+    const summary = `Rewritten by the import. ${changed.ai_summary}`
+    writeFileSync(
+      file,
+      `${sample
+        .map((r, i) => JSON.stringify(i === 1 ? { ...r, ai_summary: summary } : r))
+        .filter((_, i) => i !== 2)
+        .join("\n")}\n`
+    )
+    const imported = await run(IMPORT_BIN, [file, "--prune"], env)
+    expect(imported.code, imported.stderr).toBe(0)
+    await within(
+      1_000,
+      () => read(reader, changed.id!),
+      (r) => r.status === 200 && r.body.ai_summary === summary
+    )
+    await within(
+      1_000,
+      () => read(reader, pruned.id!),
+      (r) => r.status === 410
+    )
+
+    // A revoked agent's vote leaves the counters every API serves.
+    const target = sample[3]!.id!
+    const registered = await json<{ agent_id: string; api_key: string }>(`${other}/agents`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "cache-test" })
+    })
+    const before = (await read(reader, target)).body.trust
+    expect((await vote(other, { entity_id: target }, { authorization: `Bearer ${registered.body.api_key}` })).status).toBe(201)
+    await within(
+      1_000,
+      () => read(reader, target),
+      (r) => r.body.trust.trust_up === before.trust_up + 1
+    )
+    const revoked = await run(AGENTS_BIN, ["revoke", registered.body.agent_id], env)
+    expect(revoked.code, revoked.stderr).toBe(0)
+    await within(
+      1_000,
+      () => read(reader, target),
+      (r) => r.body.trust.trust_up === before.trust_up
+    )
+  })
+
+  it("a miss is one load however many requests wait for it", async () => {
+    const target = sample[4]!.id!
+    const misses = await metric(reader, "productdir_read_cache_misses_total")
+    const replies = await Promise.all(Array.from({ length: 40 }, () => read(reader, `${target}`)))
+    expect(replies.every((r) => r.status === 200)).toBe(true)
+    expect(new Set(replies.map((r) => r.headers.get("etag"))).size).toBe(1)
+    expect(await metric(reader, "productdir_read_cache_misses_total")).toBe(misses + 1)
+  })
+
+  if (server) {
+    it("when the database connections die, the cache serves nothing stale once they are back", async () => {
+      const target = sample[5]!.id!
+      const before = (await read(reader, target)).body.trust
+      const flushes = await metric(reader, "productdir_read_cache_flushes_total")
+      // The reader loses every connection and cannot get new ones, as in a restart...
+      await Effect.runPromise(proxy!.pause)
+      await Effect.runPromise(proxy!.cut)
+      // ...while the other API changes the product.
+      expect((await vote(other, { entity_id: target, direction: "down" }, { "x-forwarded-for": "203.0.113.200" })).status).toBe(201)
+      await new Promise((r) => setTimeout(r, 600))
+      await Effect.runPromise(proxy!.resume)
+      // The feed comes back, drops everything it may have missed, and the reader serves the change.
+      await within(
+        3_000,
+        () => read(reader, target),
+        (r) => r.status === 200 && r.body.trust.trust_down === before.trust_down + 1
+      )
+      expect(await metric(reader, "productdir_read_cache_flushes_total")).toBeGreaterThan(flushes)
+      // And it keeps following: the next change arrives within a second again.
+      expect((await vote(other, { entity_id: target }, { "x-forwarded-for": "203.0.113.201" })).status).toBe(201)
+      await within(
+        1_000,
+        () => read(reader, target),
+        (r) => r.body.trust.trust_up === before.trust_up + 1
+      )
+    })
+  }
+})
+
+describe("the read cache's byte budget", { timeout: 120_000 }, () => {
+  it("holds: entries are evicted, least recently used first, and reads stay right", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "productdir-budget-"))
+    const api = startApi({ DATA_DIR: join(dir, "data"), SEED: "sample", CACHE_BYTES: "20000" })
+    try {
+      const base = await api.url
+      for (const record of sample.slice(0, 30)) {
+        const reply = await read(base, record.id!)
+        expect(reply.status).toBe(200)
+        expect(reply.body.ai_summary).toBe(record.ai_summary)
+      }
+      expect(await metric(base, "productdir_read_cache_budget_bytes")).toBe(20_000)
+      const bytes = await metric(base, "productdir_read_cache_bytes")
+      expect(bytes).toBeGreaterThan(0)
+      expect(bytes).toBeLessThanOrEqual(20_000)
+      expect(await metric(base, "productdir_read_cache_evictions_total")).toBeGreaterThan(0)
+      // The most recent read is still held: reading it again is a hit.
+      const hits = await metric(base, "productdir_read_cache_hits_total")
+      await read(base, sample[29]!.id!)
+      expect(await metric(base, "productdir_read_cache_hits_total")).toBe(hits + 1)
+    } finally {
+      signalGroup(api.child, "SIGKILL")
+      await api.exited
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,0 +1,11 @@
+-- GET /products/{id} of a random product (ids from the file BENCH_IDS names).
+local ids = {}
+for line in io.lines(os.getenv("BENCH_IDS")) do ids[#ids + 1] = line end
+
+function init(args)
+  math.randomseed(os.time() * 1000 + tonumber(tostring({}):match("0x(%x+)") or "1", 16) % 100000)
+end
+
+function request()
+  return wrk.format("GET", "/products/" .. ids[math.random(#ids)])
+end

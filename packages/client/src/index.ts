@@ -1,0 +1,2 @@
+export * from "./ProductdirClient.ts"
+export * from "@productdir/contract"

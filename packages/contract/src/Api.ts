@@ -1,0 +1,211 @@
+/**
+ * The HTTP API definition: every path, its inputs, outputs and errors. Shared by
+ * the server, the OpenAPI document, the docs page and the typed client
+ * (@productdir/client); it holds no server code.
+ */
+import { Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import {
+  AgentCard,
+  AgentCredentials,
+  AgentRegistration,
+  AgentView,
+  boundedText,
+  CategoryList,
+  ListSort,
+  ProblemList,
+  ProductPage,
+  ProductRecord,
+  ProductRef,
+  VoteOutcome,
+  VoteRequest
+} from "@productdir/domain"
+import { Authentication } from "./Authentication.ts"
+import { completeDocument } from "./openapi.ts"
+import { Cursor, LimitQuery } from "./params.ts"
+import {
+  BadRequest,
+  Gone,
+  NotFound,
+  PayloadTooLarge,
+  ServiceUnavailable,
+  TooManyRequests,
+  Unauthorized,
+  UnsupportedMediaType
+} from "./problems.ts"
+import { RequestValidation } from "./RequestValidation.ts"
+import { ServiceIndex } from "./ServiceIndex.ts"
+import { VERSION } from "./version.ts"
+
+const IdParam = Schema.String.check(
+  Schema.isUUID(undefined, {
+    message: "must be a product id (a UUID); to read a product by its slug, use GET /entities/{slug}?format=agent"
+  })
+).annotate({ description: "Product id (UUID)", examples: ["0b7f3c8e-3b52-4c8e-9d0a-6f1f2d3c4b5a"] })
+const SlugParam = ProductRef.annotate({ description: "Product slug, or its UUID", examples: ["acme-analytics"] })
+const ReadErrors = [BadRequest, NotFound, Gone, ServiceUnavailable]
+
+const describe = (summary: string, description: string) => OpenApi.annotations({ summary, description })
+
+export class ProductsApi extends HttpApiGroup.make("products")
+  .add(
+    HttpApiEndpoint.get("getProduct", "/products/:id", {
+      params: { id: IdParam },
+      success: ProductRecord,
+      error: ReadErrors
+    }).annotateMerge(
+      describe(
+        "The product detail record (compatibility read)",
+        "Exactly the fields of the interface spec, for clients that read the full record. Agents: prefer `/entities/{slug}?format=agent`. A product removed from the catalog answers 410."
+      )
+    ),
+    HttpApiEndpoint.get("getAgentCard", "/products/:id/agent-card", {
+      params: { id: IdParam },
+      success: AgentCard,
+      error: ReadErrors
+    }).annotateMerge(
+      describe(
+        "A compact card for tool-using agents",
+        "Who the product is, what it does, when to avoid it, what it costs and how trusted it is, with every link and a vote template that succeeds as sent."
+      )
+    ),
+    HttpApiEndpoint.get("listProducts", "/products", {
+      query: {
+        q: Schema.optionalKey(boundedText(200)).annotate({ description: "Search words; every word must match the start of a word" }),
+        category: Schema.optionalKey(boundedText(200)).annotate({ description: "Exact category label (see /categories)" }),
+        sort: Schema.optionalKey(ListSort),
+        updated_since: Schema.optionalKey(boundedText(100)).annotate({ description: "ISO 8601 timestamp: only products changed since" }),
+        limit: Schema.optionalKey(LimitQuery),
+        cursor: Schema.optionalKey(Cursor)
+      },
+      success: ProductPage,
+      error: [BadRequest, ServiceUnavailable]
+    }).annotateMerge(
+      describe(
+        "Search and list products",
+        "Compact products with their trust, filtered by search words and category, in pages: pass `next_cursor` back as `cursor` for the next one."
+      )
+    )
+  )
+  .middleware(RequestValidation)
+  .annotateMerge(OpenApi.annotations({ title: "Products", description: "The detail record, the agent card, and search" })) {}
+
+export class EntitiesApi extends HttpApiGroup.make("entities")
+  .add(
+    HttpApiEndpoint.get("getEntity", "/entities/:slug", {
+      params: { slug: SlugParam },
+      query: {
+        format: Schema.optionalKey(Schema.Literals(["json", "agent"]).annotate({ message: 'must be "json" or "agent"' })).annotate({
+          description: "`agent`: the decision view; `json` or absent: the detail record"
+        })
+      },
+      success: [AgentView, ProductRecord],
+      error: ReadErrors
+    }).annotateMerge(
+      describe(
+        "The agent decision view, or the detail record",
+        "With `format=agent`: everything an agent weighs before choosing the product (capabilities, use cases, when to avoid it, pricing plans, trust, the top known problems) and a vote template. Without it: the detail record. `{slug}` also takes the id."
+      )
+    ),
+    HttpApiEndpoint.get("getProblems", "/entities/:slug/problems", {
+      params: { slug: SlugParam },
+      query: { limit: Schema.optionalKey(LimitQuery), cursor: Schema.optionalKey(Cursor) },
+      success: ProblemList,
+      error: ReadErrors
+    }).annotateMerge(
+      describe(
+        "Known problems of a product",
+        "Limitations the catalog lists and problems other agents reported with down votes, most reported first, in pages."
+      )
+    )
+  )
+  .middleware(RequestValidation)
+  .annotateMerge(OpenApi.annotations({ title: "Agent reads", description: "What an agent reads to judge a product" })) {}
+
+export class VotesApi extends HttpApiGroup.make("votes")
+  .add(
+    HttpApiEndpoint.post("vote", "/vote", {
+      payload: VoteRequest,
+      success: [VoteOutcome.pipe(HttpApiSchema.status(201)), VoteOutcome],
+      error: [BadRequest, Unauthorized, NotFound, Gone, PayloadTooLarge, UnsupportedMediaType, TooManyRequests, ServiceUnavailable]
+    }).annotateMerge(
+      describe(
+        "Vote for (up) or against (down) a product",
+        "One live vote per product and voter: 201 `recorded` for a new vote, 200 `unchanged` or `changed`. The voter is the agent of the request's API key (`Authorization: Bearer`, from POST /agents) or of its HTTP message signature (Web Bot Auth); without either, the client's address. `counted_as` in the response says which. A bad, unknown or revoked key, or a signature that does not verify, is a 401. `voter_id` is accepted and ignored: a stated name is not an identity. A down vote with a `reason` reports a problem. The body must be JSON (`Content-Type: application/json`) of at most 16 KiB, uncompressed. Rate limited per voter and per client address (429 with Retry-After)."
+      )
+    )
+  )
+  .middleware(RequestValidation)
+  .middleware(Authentication)
+  .annotateMerge(OpenApi.annotations({ title: "Votes", description: "The community's trust signal" })) {}
+
+export class AgentsApi extends HttpApiGroup.make("agents")
+  .add(
+    HttpApiEndpoint.post("registerAgent", "/agents", {
+      payload: AgentRegistration,
+      success: AgentCredentials.pipe(HttpApiSchema.status(201)),
+      error: [BadRequest, PayloadTooLarge, UnsupportedMediaType, TooManyRequests, ServiceUnavailable]
+    }).annotateMerge(
+      describe(
+        "Register an agent and get its API key",
+        "Returns the agent's id and its API key, shown once (only a hash is kept). Send the key as `Authorization: Bearer <api_key>` on POST /vote and /mcp: your votes then count for your agent, one live vote per product, wherever you vote from. Limited per client address and day (429 with Retry-After). An operator can revoke an agent: its votes then stop counting."
+      )
+    )
+  )
+  .middleware(RequestValidation)
+  .annotateMerge(OpenApi.annotations({ title: "Agents", description: "Voting as an agent: register once, then vote with the key" })) {}
+
+export class DirectoryApi extends HttpApiGroup.make("directory")
+  .add(
+    HttpApiEndpoint.get("listCategories", "/categories", { success: CategoryList, error: ServiceUnavailable }).annotateMerge(
+      describe("Categories with product counts", "Every category of the catalog, with its number of products and the link that lists them.")
+    ),
+    HttpApiEndpoint.get("index", "/", { success: ServiceIndex, error: ServiceUnavailable }).annotateMerge(
+      describe("What this service is", "The service's name and version, where agents start, and every path it serves.")
+    ),
+    HttpApiEndpoint.get("llms", "/llms.txt", {
+      success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/markdown" })),
+      error: ServiceUnavailable
+    }).annotateMerge(
+      describe("How an agent should use this service", "The llms.txt guide: how to find, judge and vote, over HTTP and MCP.")
+    ),
+    HttpApiEndpoint.get("healthz", "/healthz", {
+      success: Schema.Struct({ status: Schema.Literal("ok") }),
+      error: ServiceUnavailable
+    }).annotateMerge(describe("The process is up", "Liveness: answers while the process runs.")),
+    HttpApiEndpoint.get("readyz", "/readyz", {
+      success: Schema.Struct({ status: Schema.Literal("ready") }),
+      error: ServiceUnavailable
+    }).annotateMerge(describe("The service can serve", "Readiness: 503 while the store is unreachable or the server is shutting down.")),
+    HttpApiEndpoint.get("metrics", "/metrics", {
+      success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/plain" })),
+      error: ServiceUnavailable
+    }).annotateMerge(
+      describe(
+        "Operational figures of this process",
+        "Prometheus text format: the read cache's hits, misses, evictions, invalidations, flushes, entries and bytes against its budget. Per process: scrape every process."
+      )
+    )
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Directory", description: "The service itself: its guide, categories and health" })) {}
+
+export class Api extends HttpApi.make("productdir")
+  .add(ProductsApi)
+  .add(EntitiesApi)
+  .add(VotesApi)
+  .add(AgentsApi)
+  .add(DirectoryApi)
+  // Every wrong field of a request at once; unknown fields in a body are refused, not ignored.
+  .annotate(HttpApi.ParseOptions, { errors: "all" })
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error" })
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "productdir",
+      version: VERSION,
+      description:
+        "A directory of product records with community trust counters, read mostly by AI agents. Start at `/llms.txt`. Every error is an RFC 9457 problem (`application/problem+json`). A path served under other methods answers 405 with `Allow`.",
+      license: { name: "MIT" },
+      servers: [{ url: "/", description: "This server" }],
+      transform: completeDocument
+    })
+  ) {}

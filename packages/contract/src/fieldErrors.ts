@@ -1,0 +1,98 @@
+/**
+ * What was wrong with a request, field by field, in plain words an agent can act on:
+ * `direction must be "up" or "down"`, `limit must be a whole number from 1 to 100`,
+ * `score is not a field of this request`. Never a schema identifier, never a regular
+ * expression. The API decodes with `errors: "all"`, so every wrong field comes at once.
+ */
+import { type SchemaAST, SchemaIssue } from "effect"
+
+export interface FieldIssue {
+  /** Where: the request slot ("payload", "query", "params") and the field's path inside it. */
+  readonly path: ReadonlyArray<string | number>
+  /** What is allowed, as the rest of a sentence that starts with the field's name. */
+  readonly message: string
+}
+
+const quoteAll = (values: ReadonlyArray<unknown>): string => {
+  const quoted = values.map((v) => JSON.stringify(v))
+  return quoted.length <= 1 ? (quoted[0] ?? "") : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`
+}
+
+/** The kind of value a schema takes, as words. */
+const describe = (ast: SchemaAST.AST): string => {
+  switch (ast._tag) {
+    case "String":
+    case "TemplateLiteral":
+      return "text"
+    case "Number":
+      return "a number"
+    case "Boolean":
+      return "true or false"
+    case "Literal":
+      return JSON.stringify(ast.literal)
+    case "Null":
+      return "null"
+    case "Objects":
+      return ast.propertySignatures.length > 0 ? "an object" : "an object or a list"
+    case "Arrays":
+      return "a list"
+    case "Union": {
+      const literals = ast.types.filter((t): t is SchemaAST.Literal => t._tag === "Literal").map((t) => t.literal)
+      return literals.length === ast.types.length ? quoteAll(literals) : ast.types.map(describe).join(" or ")
+    }
+    default:
+      return "a valid value"
+  }
+}
+
+const messageOf = (annotations: { readonly [key: string]: unknown } | undefined): string | undefined =>
+  typeof annotations?.message === "string" ? annotations.message : undefined
+
+/** "Expected a value between 1 and 100" → "must be a value between 1 and 100". */
+const fromExpected = (expected: unknown): string | undefined => (typeof expected === "string" ? `must be ${expected}` : undefined)
+
+const leafHook = (issue: SchemaIssue.Leaf): string => {
+  switch (issue._tag) {
+    case "MissingKey":
+      return messageOf(issue.annotations) ?? "is required"
+    case "UnexpectedKey":
+      return "is not a field of this request"
+    case "InvalidType":
+      return messageOf(issue.ast.annotations) ?? `must be ${describe(issue.ast)}`
+    case "InvalidValue":
+      return messageOf(issue.annotations) ?? fromExpected(issue.annotations?.expected) ?? "is not a valid value"
+    case "Forbidden":
+      return "cannot be used here"
+    case "OneOf":
+      return "matches more than one allowed shape"
+  }
+}
+
+const checkHook = (issue: SchemaIssue.Filter): string | undefined =>
+  messageOf(issue.filter.annotations) ??
+  // A filter that answers with a string puts it on its inner issue.
+  (issue.issue._tag === "InvalidValue" ? messageOf(issue.issue.annotations) : undefined) ??
+  fromExpected(issue.filter.annotations?.expected)
+
+const format = SchemaIssue.makeFormatterStandardSchemaV1({ leafHook, checkHook })
+
+/** Every issue of a decoding failure, its path prefixed with the request slot. */
+export const fieldErrors = (issue: SchemaIssue.Issue, slot?: string): ReadonlyArray<FieldIssue> =>
+  format(issue).issues.map((i) => ({
+    path: [
+      ...(slot === undefined ? [] : [slot]),
+      ...(i.path ?? []).map((p) => {
+        const key = typeof p === "object" && p !== null && "key" in p ? p.key : p
+        return typeof key === "number" ? key : String(key)
+      })
+    ],
+    message: i.message
+  }))
+
+/** `pricing.plans[0].price`: a field's path as its name in a sentence. */
+export const fieldName = (path: ReadonlyArray<string | number>): string =>
+  path.length === 0 ? "the request" : path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("")
+
+/** One sentence per field: `direction must be "up" or "down"; reason must not be blank`. */
+export const describeFieldErrors = (errors: ReadonlyArray<FieldIssue>, withoutSlot = true): string =>
+  errors.map((e) => `${fieldName(withoutSlot ? e.path.slice(1) : e.path)} ${e.message}`).join("; ")

@@ -1,0 +1,93 @@
+/**
+ * Every error the API answers with, as RFC 9457 problems
+ * (`application/problem+json`). `type` stays `about:blank`, so `title` is the
+ * HTTP status phrase and `detail` says what went wrong and what to do.
+ */
+import { Schema } from "effect"
+import { HttpApiError } from "effect/http-api"
+
+export const FieldError = Schema.Struct({
+  path: Schema.Array(Schema.Union([Schema.String, Schema.Number])),
+  message: Schema.String
+}).annotate({ identifier: "FieldError" })
+
+export class BadRequest extends HttpApiError.Problem<BadRequest>()(
+  "BadRequest",
+  {
+    type: "about:blank",
+    status: 400,
+    title: "Bad Request"
+  },
+  { detail: Schema.String, errors: Schema.optionalKey(Schema.Array(FieldError)) }
+) {}
+
+export class NotFound extends HttpApiError.Problem<NotFound>()(
+  "NotFound",
+  {
+    type: "about:blank",
+    status: 404,
+    title: "Not Found"
+  },
+  { detail: Schema.String }
+) {}
+
+export class Gone extends HttpApiError.Problem<Gone>()(
+  "Gone",
+  {
+    type: "about:blank",
+    status: 410,
+    title: "Gone"
+  },
+  { detail: Schema.String }
+) {}
+
+export class PayloadTooLarge extends HttpApiError.Problem<PayloadTooLarge>()(
+  "PayloadTooLarge",
+  {
+    type: "about:blank",
+    status: 413,
+    title: "Payload Too Large"
+  },
+  { detail: Schema.String }
+) {}
+
+export class UnsupportedMediaType extends HttpApiError.Problem<UnsupportedMediaType>()(
+  "UnsupportedMediaType",
+  {
+    type: "about:blank",
+    status: 415,
+    title: "Unsupported Media Type"
+  },
+  { detail: Schema.String }
+) {}
+
+export class TooManyRequests extends HttpApiError.Problem<TooManyRequests>()(
+  "TooManyRequests",
+  {
+    type: "about:blank",
+    status: 429,
+    title: "Too Many Requests"
+  },
+  { detail: Schema.String, retry_after: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)) }
+) {}
+
+export class ServiceUnavailable extends HttpApiError.Problem<ServiceUnavailable>()(
+  "ServiceUnavailable",
+  {
+    type: "about:blank",
+    status: 503,
+    title: "Service Unavailable"
+  },
+  { detail: Schema.String }
+) {}
+
+/** A proof of identity that proves nothing (a bad, unknown or revoked API key; a signature that does not verify). */
+export class Unauthorized extends HttpApiError.Problem<Unauthorized>()(
+  "Unauthorized",
+  {
+    type: "about:blank",
+    status: 401,
+    title: "Unauthorized"
+  },
+  { detail: Schema.String }
+) {}

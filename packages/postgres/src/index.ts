@@ -1,8 +1,0 @@
-export * from "./migrations.ts"
-export * as PgliteClient from "./PgliteClient.ts"
-export * as SqlCatalogStore from "./SqlCatalogStore.ts"
-export * as SqlJobLock from "./SqlJobLock.ts"
-export * as SqlProblemStore from "./SqlProblemStore.ts"
-export * as SqlSettings from "./SqlSettings.ts"
-export * as SqlVoteLedger from "./SqlVoteLedger.ts"
-export * from "./StoreLayer.ts"

@@ -1,0 +1,33 @@
+/**
+ * Every way a store can fail to start, as one line that says what is wrong and
+ * what to do: what an entry point prints before it exits. Never a stack trace.
+ */
+import { Console, Effect, type Config } from "effect"
+import type * as Migrator from "effect/sql/Migrator"
+import type { SqlError } from "effect/sql/SqlError"
+import type { StoreError } from "@productdir/domain"
+import { type DataDirOwned, type DataDirUnusable, type PgliteClient, SHARING_TOOL } from "@productdir/store-postgres"
+
+type Role = PgliteClient.Role
+
+const whatToDo = (owned: DataDirOwned, role: Role): string =>
+  role.share
+    ? "Stop that process, give this one its own DATA_DIR, or set DATABASE_URL to run several API processes on one PostgreSQL server."
+    : owned.tool === SHARING_TOOL
+      ? "It did not open its database for local clients in time; retry, or stop it and run this again."
+      : "Wait for it to finish, or set DATABASE_URL to use a PostgreSQL server."
+
+/** Handlers for `Effect.catchTags`: each prints its line on stderr and yields `code`. */
+export const storeFailureHandlers = (role: Role, code: number) => {
+  const fail = (line: string) => Console.error(`${role.tool}: ${line}`).pipe(Effect.as(code))
+  return {
+    DataDirOwned: (error: DataDirOwned) => fail(`${error.message}. ${whatToDo(error, role)}`),
+    DataDirUnusable: (error: DataDirUnusable) => fail(`${error.message}. Check DATA_DIR, or set DATABASE_URL.`),
+    StoreError: (error: StoreError) =>
+      fail(`cannot use the store: ${error.detail}. Check DATABASE_URL, or unset it to use the embedded store in DATA_DIR.`),
+    SqlError: (error: SqlError) =>
+      fail(`cannot use the store: ${error.message}. Check DATABASE_URL, or unset it to use the embedded store in DATA_DIR.`),
+    MigrationError: (error: Migrator.MigrationError) => fail(`cannot bring the database schema up to date: ${error.message}.`),
+    ConfigError: (error: Config.ConfigError) => fail(`bad configuration: ${error.message}.`)
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Everything the in-memory store holds. Every operation of the store runs as
+ * one synchronous step over this state, so each is atomic on the event loop and
+ * concurrent votes are counted exactly without locks.
+ */
+import { Context, Result } from "effect"
+import {
+  type Agent,
+  type AgentId,
+  canonicalProductId,
+  type ProductChange,
+  countedTally,
+  isProductId,
+  type Product,
+  type ProductId,
+  ProductNotFound,
+  ProductRemoved,
+  type Tally,
+  type VoteDirection
+} from "@productdir/domain"
+
+export interface LedgerVote {
+  direction: VoteDirection
+  readonly createdAt: Date
+  updatedAt: Date
+  /** Set while the agent that cast it is revoked: the vote stays and does not count. */
+  revokedAt: Date | null
+}
+
+export interface Report {
+  readonly summary: string
+  readonly at: Date
+  revokedAt: Date | null
+}
+
+export interface StoredAgent {
+  agent: Agent
+  readonly keyHash: string | null
+}
+
+export interface State {
+  readonly products: Map<string, Product>
+  readonly slugs: Map<string, ProductId>
+  /** product id -> voter -> live vote */
+  readonly votes: Map<string, Map<string, LedgerVote>>
+  /** product id -> normalised reason -> voter -> report */
+  readonly reports: Map<string, Map<string, Map<string, Report>>>
+  readonly settings: Map<string, string>
+  readonly agents: Map<AgentId, StoredAgent>
+  /** key hash -> agent; "directory keyid" -> agent */
+  readonly agentKeys: Map<string, AgentId>
+  readonly signedAgents: Map<string, AgentId>
+  /** Who hears of changes (ProductChanges): called synchronously as each change is made. */
+  readonly listeners: Set<(change: ProductChange) => void>
+}
+
+export const emptyState = (): State => ({
+  products: new Map(),
+  slugs: new Map(),
+  votes: new Map(),
+  reports: new Map(),
+  settings: new Map(),
+  agents: new Map(),
+  agentKeys: new Map(),
+  signedAgents: new Map(),
+  listeners: new Set()
+})
+
+/** Tells every listener that these products changed. */
+export const announce = (state: State, ids: ReadonlyArray<ProductId>): void => {
+  if (ids.length === 0) return
+  const change: ProductChange = { _tag: "Products", ids }
+  for (const listener of state.listeners) listener(change)
+}
+
+/** The state shared by one store's services (one per layer build). */
+export class MemoryState extends Context.Service<MemoryState, State>()("@productdir/store-memory/MemoryState") {}
+
+export const isLive = (p: Product | undefined): p is Product => p !== undefined && p.removedAt === null
+
+export const resolve = (state: State, ref: string): Product | undefined => {
+  const id = isProductId(ref) ? canonicalProductId(ref) : state.slugs.get(ref)
+  return id === undefined ? undefined : state.products.get(id)
+}
+
+export const findLive = (state: State, ref: string): Result.Result<Product, ProductNotFound | ProductRemoved> => {
+  const product = resolve(state, ref)
+  if (product === undefined) return Result.fail(new ProductNotFound({ ref }))
+  if (product.removedAt !== null) {
+    return Result.fail(new ProductRemoved({ id: product.id, removedAt: product.removedAt.toISOString() }))
+  }
+  return Result.succeed(product)
+}
+
+/** The counted votes of a product's ledger (VoteLedger.ts states the rule). */
+export const ledgerTally = (state: State, id: string): Tally => countedTally(state.votes.get(id)?.values() ?? [])

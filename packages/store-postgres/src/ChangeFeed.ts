@@ -1,0 +1,140 @@
+/**
+ * ProductChanges on PostgreSQL (and embedded PGlite): how every API process on
+ * one database learns, within a poll, that a product changed.
+ *
+ * Every write of a product row stamps it with its transaction id
+ * (`products.changed_xid`, a trigger: migration 3), so the feed is a query, not
+ * a stream of messages: every POLL_INTERVAL, the products stamped at or after a
+ * watermark. The watermark is the oldest transaction still running at the last
+ * poll (`pg_snapshot_xmin`): everything older has committed or aborted, so no
+ * change can commit behind it unseen. There is no notification per vote (a
+ * `pg_notify` in the vote's transaction serialises commits), nothing to fall
+ * behind, and a poll after the database restarts reads what changed meanwhile;
+ * still, after any failed poll the feed says `Everything`, because a restored
+ * backup can move transaction ids back.
+ *
+ * Changes this process makes are told at once, as their transaction commits
+ * (read your writes); the poll would tell them again, so a vote hands over the
+ * id its transaction stamped and the poll skips it.
+ */
+import { Context, Duration, Effect, type Fiber, Layer, Schedule, type Scope } from "effect"
+import { SqlClient } from "effect/sql"
+import { everythingChanged, type ProductChange, ProductChanges, type ProductId, productsChanged } from "@productdir/domain"
+
+/** How often other processes' changes are looked for: a change is seen everywhere within this (plus a query). */
+export const POLL_INTERVAL = Duration.millis(250)
+
+/** A product change made in this process, with the transaction id it was stamped with when known. */
+export interface LocalChange {
+  readonly id: string
+  readonly xid?: string | undefined
+}
+
+/** How the SQL stores tell the feed of the changes they commit. */
+export class Announcer extends Context.Service<
+  Announcer,
+  {
+    readonly announce: (changes: ReadonlyArray<LocalChange>) => Effect.Effect<void>
+  }
+>()("@productdir/store-postgres/Announcer") {}
+
+interface Poll {
+  readonly xmin: string
+  readonly rows: ReadonlyArray<{ readonly id: string; readonly xid: string }>
+}
+
+const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const layerScope = yield* Effect.scope
+  const listeners = new Set<(change: ProductChange) => void>()
+  // Product id -> the stamp last told, for stamps at or after the watermark: each change is told once.
+  const told = new Map<string, bigint>()
+  let poller: Fiber.Fiber<unknown> | undefined
+
+  const tell = (change: ProductChange) => {
+    for (const listener of listeners) listener(change)
+  }
+
+  const tellProducts = (ids: ReadonlyArray<string>) => {
+    if (ids.length > 0) tell(productsChanged(ids as ReadonlyArray<ProductId>))
+  }
+
+  const poll = (watermark: string | undefined) =>
+    Effect.map(
+      watermark === undefined
+        ? sql<{ xmin: string; id: null; xid: null }>`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, NULL AS id, NULL AS xid`
+        : sql<{ xmin: string; id: string | null; xid: string | null }>`
+            SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, p.id::text AS id, p.changed_xid::text AS xid
+            FROM (SELECT 1) AS once LEFT JOIN products p ON p.changed_xid >= ${watermark}::xid8`,
+      (rows): Poll => ({
+        xmin: rows[0]!.xmin,
+        rows: rows.flatMap((r) => (r.id === null || r.xid === null ? [] : [{ id: r.id, xid: r.xid }]))
+      })
+    )
+
+  /** One poll from `watermark`: tells what changed, answers the next watermark. */
+  const step = (watermark: string) =>
+    Effect.map(poll(watermark), ({ rows, xmin }) => {
+      const changed: Array<string> = []
+      for (const { id, xid } of rows) {
+        const stamp = BigInt(xid)
+        if (told.get(id) === stamp) continue
+        told.set(id, stamp)
+        changed.push(id)
+      }
+      const next = BigInt(xmin)
+      for (const [id, stamp] of told) if (stamp < next) told.delete(id)
+      tellProducts(changed)
+      return xmin
+    })
+
+  const loop = (start: string | undefined) =>
+    Effect.gen(function* () {
+      let watermark = start
+      for (;;) {
+        yield* Effect.sleep(POLL_INTERVAL)
+        if (watermark === undefined) {
+          // (Re)start: a new watermark, then drop every copy made while changes could not be seen.
+          const restart = yield* Effect.result(poll(undefined))
+          if (restart._tag === "Failure") continue
+          watermark = restart.success.xmin
+          told.clear()
+          tell(everythingChanged)
+          yield* Effect.logInfo("change feed: polling again; every cached read was dropped")
+          continue
+        }
+        const next = yield* Effect.result(step(watermark))
+        if (next._tag === "Success") watermark = next.success
+        else {
+          yield* Effect.logWarning("change feed: a poll failed; retrying, and cached reads will be dropped when it works", next.failure)
+          watermark = undefined
+        }
+      }
+    })
+
+  const announce = (changes: ReadonlyArray<LocalChange>) =>
+    Effect.sync(() => {
+      for (const { id, xid } of changes) if (xid !== undefined) told.set(id, BigInt(xid))
+      tellProducts(changes.map((c) => c.id))
+    })
+
+  const subscribe = (listener: (change: ProductChange) => void): Effect.Effect<void, never, Scope.Scope> =>
+    Effect.acquireRelease(
+      Effect.gen(function* () {
+        listeners.add(listener)
+        if (poller !== undefined) return
+        // The first watermark is taken before the subscriber keeps anything: no change can slip in between.
+        const first = yield* Effect.result(poll(undefined))
+        poller = yield* Effect.forkIn(
+          loop(first._tag === "Success" ? first.success.xmin : undefined).pipe(Effect.retry(Schedule.spaced(POLL_INTERVAL))),
+          layerScope
+        )
+      }),
+      () => Effect.sync(() => void listeners.delete(listener))
+    )
+
+  return Context.make(ProductChanges, ProductChanges.of({ subscribe })).pipe(Context.add(Announcer, Announcer.of({ announce })))
+})
+
+/** The feed and its announcer, over the layer's SqlClient. */
+export const layer = Layer.effectContext(make)

@@ -1,0 +1,291 @@
+/** CatalogStore on PostgreSQL (server or embedded PGlite). */
+import { Effect, Layer, Option, Result, Stream } from "effect"
+import { SqlClient, type Statement } from "effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import {
+  CatalogStore,
+  canonicalProductId,
+  decodeCursor,
+  encodeCursor,
+  firstFreeSlug,
+  type InvalidCursor,
+  isProductId,
+  type ListQuery,
+  nameKey,
+  type Product,
+  type ProductId,
+  type ProductInput,
+  ProductNotFound,
+  ProductRemoved,
+  searchTextOf,
+  searchTokens,
+  type Slug,
+  slugify,
+  sortKeyOf,
+  type StoreError,
+  type UpsertOutcome,
+  type UpsertStatus
+} from "@productdir/domain"
+import { Announcer } from "./ChangeFeed.ts"
+import { storeError } from "./errors.ts"
+import { stamp } from "./stamp.ts"
+import { PRODUCT_COLUMNS, type ProductRow, toProduct } from "./rows.ts"
+
+/** Serialises slug assignment between concurrent imports (transaction-scoped advisory lock). */
+const SLUG_LOCK = 0x70640001
+
+/** A prefix query over the 'simple' configuration: every word must start a word of the product. */
+export const toTsQuery = (q: string): string | undefined => {
+  const tokens = searchTokens(q)
+  return tokens.length === 0 ? undefined : tokens.map((t) => `${t}:*`).join(" & ")
+}
+
+/** Runs of inputs with no repeated id: ON CONFLICT may touch a row only once per statement. */
+const distinctRuns = (inputs: ReadonlyArray<ProductInput>): Array<Array<ProductInput>> => {
+  const runs: Array<Array<ProductInput>> = [[]]
+  let seen = new Set<string>()
+  for (const input of inputs) {
+    const id = canonicalProductId(input.id)
+    if (seen.has(id)) {
+      runs.push([])
+      seen = new Set()
+    }
+    seen.add(id)
+    runs.at(-1)!.push(input)
+  }
+  return runs.filter((run) => run.length > 0)
+}
+
+export const make = Effect.gen(function* () {
+  const announcer = yield* Announcer
+  const sql = yield* SqlClient.SqlClient
+  const pg = yield* PgClient.PgClient
+
+  const findRow = (ref: string) =>
+    isProductId(ref)
+      ? sql<ProductRow>`SELECT ${sql.literal(PRODUCT_COLUMNS)} FROM products WHERE id = ${canonicalProductId(ref)}`
+      : sql<ProductRow>`SELECT ${sql.literal(PRODUCT_COLUMNS)} FROM products WHERE slug = ${ref}`
+
+  const find = Effect.fn("CatalogStore.find")(function* (ref: string) {
+    const rows = yield* findRow(ref).pipe(storeError("find"))
+    const row = rows[0]
+    if (row === undefined) return yield* new ProductNotFound({ ref })
+    if (row.removed_at !== null) {
+      return yield* new ProductRemoved({ id: row.id, removedAt: row.removed_at.toISOString() })
+    }
+    return toProduct(row)
+  })
+
+  /** Slugs for the new products of a batch: asked-for or from the name, then the first free one. */
+  const assignSlugs = Effect.fn("CatalogStore.assignSlugs")(function* (fresh: ReadonlyArray<ProductInput>) {
+    const wanted = fresh.map((input) => input.slug ?? slugify(input.content.name))
+    // Each wanted slug and its `-N` variants; stripping a trailing number first would make
+    // "Acme 12" look up every "acme-…" slug in the catalog.
+    const bases = [...new Set<string>(wanted)]
+    const taken = new Set<string>()
+    if (bases.length > 0) {
+      // Two index range scans per base: the base itself, and `base-…` (in C order, "-" < "." so
+      // `base-` ≤ slug < `base.` is exactly the suffixed ones). A LIKE ANY would scan the table.
+      const rows = yield* sql<{ slug: string }>`
+        SELECT p.slug FROM unnest(${bases}::text[]) AS b(base) JOIN products p ON p.slug = b.base
+        UNION ALL
+        SELECT p.slug FROM unnest(${bases}::text[]) AS b(base)
+          JOIN products p ON p.slug > b.base || '-' AND p.slug < b.base || '.'`
+      for (const row of rows) taken.add(row.slug)
+    }
+    return wanted.map((slug) => {
+      const free = firstFreeSlug(slug, (s) => taken.has(s))
+      taken.add(free)
+      return free
+    })
+  })
+
+  const upsertRun = Effect.fn("CatalogStore.upsertRun")(function* (run: ReadonlyArray<ProductInput>, now: Date) {
+    const ids = run.map((input) => canonicalProductId(input.id))
+    const existing = yield* sql<{ id: string; slug: string }>`SELECT id, slug FROM products WHERE id = ANY(${ids}::uuid[])`
+    const slugById = new Map(existing.map((row) => [row.id, row.slug as Slug]))
+    const fresh = run.filter((input) => !slugById.has(canonicalProductId(input.id)))
+    if (fresh.length > 0) {
+      yield* sql`SELECT pg_advisory_xact_lock(${SLUG_LOCK})`
+      const slugs = yield* assignSlugs(fresh)
+      for (const [i, input] of fresh.entries()) slugById.set(canonicalProductId(input.id), slugs[i]!)
+    }
+    const rows = run.map((input) => {
+      const id = canonicalProductId(input.id)
+      return {
+        id,
+        slug: slugById.get(id)!,
+        name: input.content.name,
+        name_key: nameKey(input.content.name),
+        category: input.content.category,
+        content: input.content,
+        search_text: searchTextOf(input),
+        seed_up: input.seed.up,
+        seed_down: input.seed.down
+      }
+    })
+    // Updates only when something differs, so a rerun of the same data leaves version and updated_at alone.
+    const changed = yield* sql<{ id: string; created: boolean }>`
+      INSERT INTO products AS p (id, slug, name, name_key, category, content, search, seed_up, seed_down, trust_up, trust_down, updated_at)
+      SELECT r.id, r.slug, r.name, r.name_key, r.category, r.content, to_tsvector('simple', r.search_text),
+             r.seed_up, r.seed_down, r.seed_up, r.seed_down, ${now}
+      FROM jsonb_to_recordset(${pg.json(rows)}) AS r(
+        id uuid, slug text, name text, name_key text, category text, content jsonb, search_text text, seed_up bigint, seed_down bigint)
+      ORDER BY r.id
+      ON CONFLICT (id) DO UPDATE SET
+        name = EXCLUDED.name, name_key = EXCLUDED.name_key, category = EXCLUDED.category,
+        content = EXCLUDED.content, search = EXCLUDED.search,
+        trust_up = p.trust_up + (EXCLUDED.seed_up - p.seed_up),
+        trust_down = p.trust_down + (EXCLUDED.seed_down - p.seed_down),
+        seed_up = EXCLUDED.seed_up, seed_down = EXCLUDED.seed_down,
+        version = p.version + 1, updated_at = ${now}, removed_at = NULL
+      WHERE p.content IS DISTINCT FROM EXCLUDED.content
+         OR p.seed_up IS DISTINCT FROM EXCLUDED.seed_up
+         OR p.seed_down IS DISTINCT FROM EXCLUDED.seed_down
+         OR p.removed_at IS NOT NULL
+      RETURNING id, (xmax = 0) AS created`
+    const status = new Map(changed.map((row) => [row.id, row.created ? ("created" as const) : ("updated" as const)]))
+    return run.map((input): UpsertOutcome => {
+      const id = canonicalProductId(input.id)
+      return { id, slug: slugById.get(id)!, status: status.get(id) ?? "unchanged" }
+    })
+  })
+
+  const upsert = Effect.fn("CatalogStore.upsert")(function* (inputs: ReadonlyArray<ProductInput>) {
+    if (inputs.length === 0) return []
+    const now = yield* stamp
+    const outcomes = (yield* Effect.forEach(distinctRuns(inputs), (run) => upsertRun(run, now)).pipe(
+      sql.withTransaction,
+      storeError("upsert")
+    )).flat()
+    yield* announcer.announce(outcomes.filter((o) => o.status !== "unchanged").map((o) => ({ id: o.id })))
+    return outcomes
+  })
+
+  const preview = Effect.fn("CatalogStore.preview")(function* (inputs: ReadonlyArray<ProductInput>) {
+    if (inputs.length === 0) return []
+    const rows = inputs.map((input) => ({
+      id: canonicalProductId(input.id),
+      content: input.content,
+      seed_up: input.seed.up,
+      seed_down: input.seed.down
+    }))
+    const existing = yield* sql<{ id: string; changed: boolean }>`
+      SELECT p.id,
+             (p.content IS DISTINCT FROM r.content OR p.seed_up <> r.seed_up OR p.seed_down <> r.seed_down
+              OR p.removed_at IS NOT NULL) AS changed
+      FROM jsonb_to_recordset(${pg.json(rows)}) AS r(id uuid, content jsonb, seed_up bigint, seed_down bigint)
+      JOIN products p ON p.id = r.id`.pipe(storeError("preview"))
+    const changed = new Map(existing.map((row) => [row.id, row.changed]))
+    // Later inputs see earlier ones of the same batch, as upsert does.
+    const seen = new Map<string, string>()
+    return rows.map((row): UpsertStatus => {
+      const key = JSON.stringify([row.content, row.seed_up, row.seed_down])
+      const before = seen.get(row.id)
+      seen.set(row.id, key)
+      if (before !== undefined) return before === key ? "unchanged" : "updated"
+      const known = changed.get(row.id)
+      return known === undefined ? "created" : known ? "updated" : "unchanged"
+    })
+  })
+
+  const list = Effect.fn("CatalogStore.list")(function* (query: ListQuery) {
+    let after = undefined as ReturnType<typeof sortKeyOf> | undefined
+    if (query.cursor !== undefined) {
+      const key = decodeCursor(query.cursor, query.sort)
+      if (Result.isFailure(key)) return yield* Effect.fail<InvalidCursor>(key.failure)
+      after = key.success
+    }
+    const tsQuery = toTsQuery(query.q ?? "")
+    const filters = [sql`removed_at IS NULL`]
+    if (query.category !== undefined) filters.push(sql`category = ${query.category}`)
+    if (query.updatedSince !== undefined) filters.push(sql`updated_at >= ${query.updatedSince}`)
+    if (tsQuery !== undefined) filters.push(sql`search @@ to_tsquery('simple', ${tsQuery})`)
+    let order: Statement.Fragment
+    switch (query.sort) {
+      case "trust":
+        order = sql`trust_score DESC, id`
+        if (after?.sort === "trust")
+          filters.push(sql`(trust_score < ${after.score} OR (trust_score = ${after.score} AND id > ${after.id}))`)
+        break
+      case "name":
+        order = sql`name_key, id`
+        if (after?.sort === "name") filters.push(sql`(name_key, id) > (${after.name}, ${after.id}::uuid)`)
+        break
+      case "updated":
+        order = sql`updated_at DESC, id`
+        if (after?.sort === "updated") {
+          const at = new Date(after.at)
+          filters.push(sql`(updated_at < ${at} OR (updated_at = ${at} AND id > ${after.id}))`)
+        }
+        break
+    }
+    const rows = yield* sql<ProductRow>`
+      SELECT ${sql.literal(PRODUCT_COLUMNS)} FROM products
+      WHERE ${sql.and(filters)}
+      ORDER BY ${order}
+      LIMIT ${query.limit + 1}`.pipe(storeError("list"))
+    const items = rows.slice(0, query.limit).map(toProduct)
+    const last = items.at(-1)
+    return {
+      items,
+      nextCursor: rows.length > query.limit && last !== undefined ? encodeCursor(sortKeyOf(query.sort, last)) : null
+    }
+  })
+
+  const categories = sql<{ category: string; count: number }>`
+    SELECT category, count(*)::int AS count FROM products WHERE removed_at IS NULL
+    GROUP BY category ORDER BY category COLLATE "C"`.pipe(storeError("categories"), Effect.withSpan("CatalogStore.categories"))
+
+  const remove = Effect.fn("CatalogStore.remove")(function* (ids: ReadonlyArray<ProductId>) {
+    if (ids.length === 0) return 0
+    const rows = yield* sql<{ id: string }>`
+      UPDATE products SET removed_at = ${yield* stamp}
+      WHERE id = ANY(${ids.map(canonicalProductId)}::uuid[]) AND removed_at IS NULL
+      RETURNING id`.pipe(storeError("remove"))
+    yield* announcer.announce(rows)
+    return rows.length
+  })
+
+  const scan = (batchSize: number): Stream.Stream<Product, StoreError> =>
+    Stream.paginate("00000000-0000-0000-0000-000000000000", (after: string) =>
+      sql<ProductRow>`
+        SELECT ${sql.literal(PRODUCT_COLUMNS)} FROM products
+        WHERE removed_at IS NULL AND id > ${after}::uuid ORDER BY id LIMIT ${batchSize}`.pipe(
+        storeError("scan"),
+        Effect.map((rows) => {
+          const last = rows.at(-1)
+          return [rows.map(toProduct), rows.length === batchSize && last ? Option.some(last.id) : Option.none()] as const
+        })
+      )
+    )
+
+  const absentFrom = (isKept: (id: ProductId) => boolean) =>
+    Stream.paginate("00000000-0000-0000-0000-000000000000", (after: string) =>
+      sql<{ id: string }>`
+        SELECT id FROM products WHERE removed_at IS NULL AND id > ${after}::uuid ORDER BY id LIMIT 10000`.pipe(
+        storeError("absentFrom"),
+        Effect.map((rows) => {
+          const last = rows.at(-1)
+          return [
+            rows.map((row) => row.id as ProductId).filter((id) => !isKept(id)),
+            rows.length === 10000 && last ? Option.some(last.id) : Option.none()
+          ] as const
+        })
+      )
+    )
+
+  return CatalogStore.of({
+    find,
+    upsert,
+    preview,
+    list,
+    categories,
+    remove,
+    absentFrom,
+    scan,
+    ping: sql`SELECT 1`.pipe(Effect.asVoid, storeError("ping"))
+  })
+})
+
+export const layer = Layer.effect(CatalogStore, make)

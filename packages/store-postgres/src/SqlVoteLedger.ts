@@ -1,0 +1,209 @@
+/**
+ * VoteLedger on PostgreSQL: the voter's standing, the ledger row, the counters
+ * and the problem report are checked and moved in one transaction.
+ */
+import { Effect, Layer, Option, Stream } from "effect"
+import { PgClient } from "@effect/sql-pg"
+import { SqlClient } from "effect/sql"
+import { isSqlError } from "effect/sql/SqlError"
+import {
+  AgentRevoked,
+  canonicalProductId,
+  type CastVote,
+  type CounterSnapshot,
+  isProductId,
+  ledgerKey,
+  normalizeReason,
+  type ProductId,
+  ProductNotFound,
+  ProductRemoved,
+  type Repair,
+  type StoreError,
+  StoreError as StoreErrorClass,
+  tidyReason,
+  type VoteDirection,
+  VoteLedger,
+  voteTransition
+} from "@productdir/domain"
+import { storeError } from "./errors.ts"
+import { recount } from "./recount.ts"
+import { stamp } from "./stamp.ts"
+import { Announcer } from "./ChangeFeed.ts"
+import { retryDeadlocks } from "./deadlocks.ts"
+
+const FIRST_ID = "00000000-0000-0000-0000-000000000000"
+
+type Count = bigint | number | string
+
+/** What productdir_cast_vote answers. */
+interface CastRow {
+  readonly outcome: "cast" | "not_found" | "removed" | "agent_revoked"
+  readonly product_id: string | null
+  readonly removed_at: Date | null
+  readonly previous: VoteDirection | null
+  readonly trust_up: Count | null
+  readonly trust_down: Count | null
+  readonly xid: string | null
+}
+
+type SnapshotRow = { id: string; seed_up: Count; seed_down: Count; trust_up: Count; trust_down: Count; up: Count; down: Count }
+
+const toSnapshot = (r: SnapshotRow): CounterSnapshot => ({
+  id: r.id as ProductId,
+  seed: { up: Number(r.seed_up), down: Number(r.seed_down) },
+  stored: { up: Number(r.trust_up), down: Number(r.trust_down) },
+  ledger: { up: Number(r.up), down: Number(r.down) }
+})
+
+export interface Options {
+  /**
+   * Read all snapshots with one streamed statement (a cursor on a connection of its own): one
+   * aggregate over the ledger, the plan a server runs fastest. Needs a second connection for the
+   * repairs, so the embedded store (one connection) reads batch by batch instead.
+   */
+  readonly streamSnapshots: boolean
+}
+
+export const make = (options: Options) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const pg = yield* PgClient.PgClient
+    const announcer = yield* Announcer
+
+    // One call (migrations.ts, productdir_cast_vote): the standing, the locks, the ballot, the
+    // counters and the report in one round trip. The row lock on the product serialises votes
+    // per product; the recount of the reconciliation job takes the same lock, so neither
+    // overwrites the other.
+    const cast = Effect.fn("VoteLedger.cast")(function* (vote: CastVote) {
+      const now = yield* stamp
+      const agentId = vote.voter._tag === "Agent" ? vote.voter.agentId : null
+      const byId = isProductId(vote.entity) ? canonicalProductId(vote.entity) : null
+      const first = voteTransition(undefined, vote.direction).delta
+      const moved = voteTransition(vote.direction === "up" ? "down" : "up", vote.direction).delta
+      const reason = vote.direction === "down" && vote.reason !== undefined ? vote.reason : undefined
+      const [row] = yield* sql<CastRow>`
+        SELECT * FROM productdir_cast_vote(
+          ${byId}::uuid, ${byId === null ? vote.entity : null}, ${ledgerKey(vote.voter)}, ${agentId}::uuid, ${vote.direction}, ${now},
+          ${first.up}, ${first.down}, ${moved.up}, ${moved.down},
+          ${reason === undefined ? null : normalizeReason(reason)}, ${reason === undefined ? null : tidyReason(reason)})`.pipe(
+        retryDeadlocks,
+        storeError("cast")
+      )
+      switch (row?.outcome) {
+        case "agent_revoked":
+          return yield* new AgentRevoked({ id: agentId ?? "" })
+        case "removed":
+          return yield* new ProductRemoved({ id: row.product_id!, removedAt: row.removed_at!.toISOString() })
+        case "cast":
+          break
+        default:
+          return yield* new ProductNotFound({ ref: vote.entity })
+      }
+      const productId = row.product_id as ProductId
+      const { status } = voteTransition(row.previous ?? undefined, vote.direction)
+      // Committed: this process's copies go now. A report alone (same vote, new reason) changes the problems too.
+      if (status !== "unchanged" || reason !== undefined) yield* announcer.announce([{ id: productId, xid: row.xid ?? undefined }])
+      return {
+        productId,
+        direction: vote.direction,
+        status,
+        counters: { up: Number(row.trust_up), down: Number(row.trust_down) }
+      }
+    })
+
+    const streamed = (batchSize: number): Stream.Stream<ReadonlyArray<CounterSnapshot>, StoreError> =>
+      sql<SnapshotRow>`
+      SELECT p.id, p.seed_up, p.seed_down, p.trust_up, p.trust_down, coalesce(v.up, 0) AS up, coalesce(v.down, 0) AS down
+      FROM products p LEFT JOIN (
+        SELECT product_id, count(*) FILTER (WHERE direction = 'up') AS up, count(*) FILTER (WHERE direction = 'down') AS down
+        FROM counted_votes GROUP BY product_id
+      ) v ON v.product_id = p.id`.stream.pipe(
+        Stream.map(toSnapshot),
+        Stream.grouped(batchSize),
+        Stream.catchIf(isSqlError, (error) =>
+          Stream.fromEffect(Effect.fail(new StoreErrorClass({ operation: "snapshots", detail: error.reason._tag })))
+        )
+      )
+
+    const paged = (batchSize: number): Stream.Stream<ReadonlyArray<CounterSnapshot>, StoreError> =>
+      Stream.paginate(FIRST_ID, (after: string) =>
+        // One statement per batch: counters and ledger are read from the same snapshot.
+        sql<SnapshotRow>`
+        WITH p AS (
+          SELECT id, seed_up, seed_down, trust_up, trust_down FROM products
+          WHERE id > ${after}::uuid ORDER BY id LIMIT ${batchSize}
+        ), bounds AS (
+          SELECT (SELECT id FROM p ORDER BY id LIMIT 1) AS lo, (SELECT id FROM p ORDER BY id DESC LIMIT 1) AS hi
+        ), v AS (
+          -- One range of the ledger's primary key per batch: the batch's products are consecutive ids.
+          SELECT product_id, count(*) FILTER (WHERE direction = 'up') AS up, count(*) FILTER (WHERE direction = 'down') AS down
+          FROM counted_votes, bounds WHERE product_id BETWEEN bounds.lo AND bounds.hi
+          GROUP BY product_id
+        )
+        SELECT p.id, p.seed_up, p.seed_down, p.trust_up, p.trust_down, coalesce(v.up, 0) AS up, coalesce(v.down, 0) AS down
+        FROM p LEFT JOIN v ON v.product_id = p.id ORDER BY p.id`.pipe(
+          storeError("snapshots"),
+          Effect.map((rows) => {
+            const page = rows.map(toSnapshot)
+            const last = page.at(-1)
+            return [page.length > 0 ? [page] : [], page.length === batchSize && last ? Option.some(last.id) : Option.none()] as const
+          })
+        )
+      )
+
+    const snapshots = options.streamSnapshots ? streamed : paged
+
+    const repair = Effect.fn("VoteLedger.repair")(function* (drifted: ReadonlyArray<CounterSnapshot>) {
+      if (drifted.length === 0) return []
+      const rows = [...drifted]
+        .map((s) => ({
+          id: canonicalProductId(s.id),
+          seed_up: s.seed.up,
+          seed_down: s.seed.down,
+          stored_up: s.stored.up,
+          stored_down: s.stored.down,
+          up: s.seed.up + s.ledger.up,
+          down: s.seed.down + s.ledger.down
+        }))
+        .filter((r) => r.up !== r.stored_up || r.down !== r.stored_down)
+        .sort((a, b) => (a.id < b.id ? -1 : 1))
+      if (rows.length === 0) return []
+      return yield* Effect.gen(function* () {
+        // Compare-and-set: a vote or an import since the snapshot moved the counters or the seed, and
+        // then the row is left to the recount. A vote waiting on the row lock sees our write first.
+        const set = yield* sql<{ id: string }>`
+        UPDATE products p SET trust_up = x.up, trust_down = x.down
+        FROM jsonb_to_recordset(${pg.json(rows)}) AS x(
+          id uuid, seed_up bigint, seed_down bigint, stored_up bigint, stored_down bigint, up bigint, down bigint)
+        WHERE p.id = x.id AND p.trust_up = x.stored_up AND p.trust_down = x.stored_down
+          AND p.seed_up = x.seed_up AND p.seed_down = x.seed_down
+        RETURNING p.id`
+        const done = new Set(set.map((r) => r.id))
+        // The rest moved since their snapshot: recounted under their row locks.
+        const recounted = yield* recount(
+          sql,
+          rows.filter((r) => !done.has(r.id)).map((r) => r.id)
+        )
+        return [
+          ...rows
+            .filter((r) => done.has(r.id))
+            .map(
+              (r): Repair => ({
+                id: r.id,
+                before: { up: r.stored_up, down: r.stored_down },
+                after: { up: r.up, down: r.down }
+              })
+            ),
+          ...recounted.map((r): Repair => ({ ...r, id: r.id as ProductId }))
+        ]
+      }).pipe(
+        sql.withTransaction,
+        storeError("repair"),
+        Effect.tap((repairs) => announcer.announce(repairs.map((r) => ({ id: r.id }))))
+      )
+    })
+
+    return VoteLedger.of({ cast, snapshots, repair })
+  })
+
+export const layer = (options: Options) => Layer.effect(VoteLedger, make(options))

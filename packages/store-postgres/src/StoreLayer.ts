@@ -1,0 +1,79 @@
+/**
+ * The PostgreSQL store as layers: on a server, or on PGlite embedded in this
+ * process (in memory, or in a data directory this process owns or joins).
+ * Migrations run when a layer is built.
+ */
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, type Redacted } from "effect"
+import type { SqlClient } from "effect/sql"
+import type * as Migrator from "effect/sql/Migrator"
+import type { SqlError } from "effect/sql/SqlError"
+import type { StoreError } from "@productdir/domain"
+import { layerJobLock as MemoryJobLock, layerRateLimits as MemoryRateLimits } from "@productdir/store-memory"
+import { migrate } from "./migrations.ts"
+import * as ChangeFeed from "./ChangeFeed.ts"
+import * as FileJobLock from "./embedded/FileJobLock.ts"
+import * as PgliteClient from "./PgliteClient.ts"
+import * as SqlAgentRegistry from "./SqlAgentRegistry.ts"
+import * as SqlCatalogStore from "./SqlCatalogStore.ts"
+import * as SqlJobLock from "./SqlJobLock.ts"
+import * as SqlProblemStore from "./SqlProblemStore.ts"
+import * as SqlRateLimits from "./SqlRateLimits.ts"
+import * as SqlSettings from "./SqlSettings.ts"
+import * as SqlVoteLedger from "./SqlVoteLedger.ts"
+
+const Migrated = Layer.effectDiscard(
+  migrate.pipe(
+    Effect.tap((ran) =>
+      ran.length > 0 ? Effect.logInfo(`migrations applied: ${ran.map(([id, name]) => `${id}_${name}`).join(", ")}`) : Effect.void
+    )
+  )
+)
+
+/** The SQL stores, sharing one change feed: what they commit, they announce. */
+const sqlServices = (ledger: SqlVoteLedger.Options) =>
+  Layer.mergeAll(SqlCatalogStore.layer, SqlVoteLedger.layer(ledger), SqlProblemStore.layer, SqlAgentRegistry.layer, SqlSettings.layer).pipe(
+    Layer.provideMerge(ChangeFeed.layer)
+  )
+
+/**
+ * The SQL stores over a PgClient, migrated; the client stays available beside them. The job lock is a
+ * Postgres advisory lock, and the rate limits live in the database: every process on it shares them.
+ */
+export const layerSql = <E, R>(client: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, E, R>) =>
+  Layer.mergeAll(sqlServices({ streamSnapshots: true }), SqlJobLock.layer, SqlRateLimits.layer).pipe(
+    Layer.provide(Migrated),
+    Layer.provideMerge(client)
+  )
+
+/** A PostgreSQL server. */
+export const layerPostgres = (url: Redacted.Redacted, options: { readonly maxConnections?: number } = {}) =>
+  layerSql(
+    PgClient.layer({
+      url,
+      maxConnections: options.maxConnections ?? 10,
+      // Reads from many requests are pipelined on each connection (one write for many
+      // statements); transactions still get a connection of their own.
+      multiplex: true
+    })
+  )
+
+/**
+ * Embedded PGlite: in memory for this process alone, or in a data directory that
+ * this process owns or joins (PgliteClient.ts). The processes on one directory
+ * share one backend session, so the job lock is a file lock per job. Only one API
+ * serves a directory, so its rate limits stay in its process.
+ */
+export const layerPglite = (options: { readonly dataDir?: string | undefined; readonly role?: PgliteClient.Role } = {}) =>
+  options.dataDir === undefined
+    ? Layer.mergeAll(sqlServices({ streamSnapshots: false }), MemoryJobLock, MemoryRateLimits).pipe(
+        Layer.provide(Migrated),
+        Layer.provideMerge(PgliteClient.layerInMemory())
+      )
+    : Layer.mergeAll(sqlServices({ streamSnapshots: false }), FileJobLock.layer(options.dataDir), MemoryRateLimits).pipe(
+        Layer.provide(Migrated),
+        Layer.provideMerge(PgliteClient.layerDataDir(options.dataDir, options.role ?? { tool: "a productdir process", share: false }))
+      )
+
+/** Failures a store layer can fail to build with. */
+export type StoreLayerError = Migrator.MigrationError | SqlError | StoreError | PgliteClient.DataDirOwned | PgliteClient.DataDirUnusable

@@ -1,0 +1,119 @@
+/**
+ * Test support: throw-away stores for tests that run the real apps as
+ * processes. A PostgreSQL database on the server of DATABASE_URL (dropped
+ * afterwards), or a PGlite data directory copied from a migrated template.
+ */
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { SqlClient } from "effect/sql"
+import { type ChildProcess, spawn } from "node:child_process"
+import { cpSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve as resolvePath } from "node:path"
+import type { Stores } from "@productdir/domain"
+import { socketPathFor } from "./embedded/SocketServer.ts"
+import { layerPglite, layerPostgres } from "./StoreLayer.ts"
+
+const withAdmin = <A, E>(url: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
+  SqlClient.SqlClient.use(f).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })))
+
+/** The URL of a new empty database on the server of `serverUrl`, dropped when the scope closes. */
+export const freshDatabaseUrl = (serverUrl: string) =>
+  Effect.acquireRelease(
+    Effect.gen(function* () {
+      const name = `productdir_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+      yield* withAdmin(serverUrl, (sql) => sql.unsafe(`CREATE DATABASE "${name}"`))
+      const url = new URL(serverUrl)
+      url.pathname = `/${name}`
+      return { name, url: url.toString() }
+    }),
+    ({ name }) => withAdmin(serverUrl, (sql) => sql.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).pipe(Effect.ignore)
+  )
+
+/** A store a test hands to an app process through its environment, and can also reach itself. */
+export interface TestTarget {
+  readonly name: "pglite" | "postgres"
+  /** DATA_DIR or DATABASE_URL, for the app's process. */
+  readonly env: Record<string, string>
+  /** Runs an effect against the same store, in this process (for PGlite: while no app has it open). */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, Stores | SqlClient.SqlClient>) => Promise<A>
+  readonly dispose: () => Promise<void>
+}
+
+let template: string | undefined
+
+const pgliteTarget = async (): Promise<TestTarget> => {
+  if (template === undefined) {
+    const dir = join(mkdtempSync(join(tmpdir(), "productdir-template-")), "data")
+    await Effect.runPromise(Effect.scoped(Layer.build(layerPglite({ dataDir: dir }))))
+    template = dir
+  }
+  const dir = join(mkdtempSync(join(tmpdir(), "productdir-test-")), "data")
+  cpSync(template, dir, { recursive: true })
+  return {
+    name: "pglite",
+    env: { DATA_DIR: dir },
+    run: (effect) => Effect.runPromise(Effect.provide(effect, layerPglite({ dataDir: dir }))),
+    dispose: async () => rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const postgresTarget = async (server: string): Promise<TestTarget> => {
+  const scope = await Effect.runPromise(Scope.make())
+  const { url } = await Effect.runPromise(Scope.provide(freshDatabaseUrl(server), scope))
+  return {
+    name: "postgres",
+    env: { DATABASE_URL: url },
+    run: (effect) => Effect.runPromise(Effect.provide(effect, layerPostgres(Redacted.make(url)))),
+    dispose: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+/** PGlite always; the PostgreSQL server too when DATABASE_URL is set. */
+export const testTargets = (): ReadonlyArray<{ readonly name: "pglite" | "postgres"; readonly make: () => Promise<TestTarget> }> => {
+  const server = process.env.DATABASE_URL
+  return [{ name: "pglite", make: pgliteTarget }, ...(server ? [{ name: "postgres" as const, make: () => postgresTarget(server) }] : [])]
+}
+
+export interface AppRun {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/**
+ * Spawns an app's launcher as a real process, with the target's environment
+ * (and no other store variables leaking in from the test's own environment).
+ */
+export const spawnApp = (bin: string, args: ReadonlyArray<string>, env: Record<string, string>, stdin?: string) => {
+  const base: NodeJS.ProcessEnv = { ...process.env, ...env }
+  if (!("DATABASE_URL" in env)) delete base.DATABASE_URL
+  if (!("STORE" in env)) delete base.STORE
+  const child = spawn(process.execPath, [bin, ...args], { env: base, stdio: ["pipe", "pipe", "pipe"] })
+  let stdout = ""
+  let stderr = ""
+  child.stdout!.on("data", (d) => (stdout += d))
+  child.stderr!.on("data", (d) => (stderr += d))
+  child.stdin!.end(stdin ?? "")
+  const done = new Promise<AppRun>((resolveRun) => child.on("close", (code) => resolveRun({ code, stdout, stderr })))
+  return { child, done }
+}
+
+/** Waits until `child` writes `text` to stdout or stderr (or fails after `ms`). */
+export const waitForOutput = (child: ChildProcess, text: string, ms = 60_000) =>
+  new Promise<void>((resolveWait, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "${text}" within ${ms} ms`)), ms)
+    const onData = (d: Buffer) => {
+      if (d.toString().includes(text)) {
+        clearTimeout(timer)
+        resolveWait()
+      }
+    }
+    child.stdout!.on("data", onData)
+    child.stderr!.on("data", onData)
+  })
+
+export * as ConnectionProxy from "./ConnectionProxy.ts"
+
+/** The Unix socket on which the API serves the embedded database of `dataDir` to other local processes. */
+export const embeddedSocketPath = (dataDir: string) => socketPathFor(resolvePath(dataDir))

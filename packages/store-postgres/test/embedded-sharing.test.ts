@@ -1,0 +1,104 @@
+/**
+ * The embedded database shared over its local socket: clients of one PGlite
+ * session never see each other's exchanges or transactions (PgliteSession.ts).
+ */
+import { PGlite } from "@electric-sql/pglite"
+import { PgClient } from "@effect/sql-pg"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, type Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { PgliteDuplex } from "../src/embedded/PgliteDuplex.ts"
+import { PgliteSession } from "../src/embedded/PgliteSession.ts"
+import * as SocketServer from "../src/embedded/SocketServer.ts"
+
+const client = (options: { readonly path: string } | { readonly stream: () => PgliteDuplex }) =>
+  PgClient.layer({ ...options, ssl: false, username: "postgres", database: "postgres", password: Redacted.make("x"), maxConnections: 1 })
+
+/** A session served on a socket in a fresh directory, plus its own in-process client. */
+const shared = Effect.gen(function* () {
+  const db = yield* Effect.acquireRelease(
+    Effect.promise(() => PGlite.create()),
+    (db) => Effect.promise(() => db.close())
+  )
+  const session = new PgliteSession(db)
+  const path = join(mkdtempSync(join(tmpdir(), "productdir-socket-")), SocketServer.SOCKET_NAME)
+  yield* SocketServer.serve(session, path)
+  yield* Effect.promise(() =>
+    db.exec("CREATE TABLE counter (n int NOT NULL); INSERT INTO counter VALUES (0); CREATE TABLE marks (who text)")
+  )
+  return { db, session, path }
+})
+
+/** Read-modify-write in a transaction: any interleaving of two clients loses an increment. */
+const increment = SqlClient.SqlClient.use((sql) =>
+  sql.withTransaction(
+    Effect.gen(function* () {
+      const [row] = yield* sql<{ n: number }>`SELECT n FROM counter`
+      yield* sql`UPDATE counter SET n = ${row!.n + 1}`
+    })
+  )
+)
+
+describe("embedded database shared on its socket", () => {
+  it.live(
+    "three clients (two on the socket, one in process) lose no increment and read no one else's rows",
+    () =>
+      Effect.gen(function* () {
+        const { db, path, session } = yield* shared
+        const runs = (layer: Layer.Layer<SqlClient.SqlClient, unknown>, who: string) =>
+          Effect.forEach(
+            Array.from({ length: 150 }),
+            (_, i) =>
+              Effect.gen(function* () {
+                yield* increment
+                // A query whose rows must be its own: an interleaved exchange would answer another client's.
+                const sql = yield* SqlClient.SqlClient
+                const [echo] = yield* sql<{ who: string }>`SELECT ${`${who}-${i}`}::text AS who`
+                assert.strictEqual(echo!.who, `${who}-${i}`)
+              }),
+            { concurrency: 4 }
+          ).pipe(Effect.provide(layer))
+        yield* Effect.all(
+          [runs(client({ path }), "a"), runs(client({ path }), "b"), runs(client({ stream: () => new PgliteDuplex(session) }), "c")],
+          { concurrency: "unbounded" }
+        )
+        const { rows } = yield* Effect.promise(() => db.query<{ n: number }>("SELECT n FROM counter"))
+        assert.strictEqual(rows[0]!.n, 450)
+      }).pipe(Effect.scoped),
+    120_000
+  )
+
+  it.live(
+    "a client that disconnects inside a transaction leaves nothing behind, and the others go on",
+    () =>
+      Effect.gen(function* () {
+        const { db, path } = yield* shared
+        // A raw client: begin, insert, and vanish without COMMIT.
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const sql = yield* SqlClient.SqlClient
+            yield* sql`BEGIN`
+            yield* sql`INSERT INTO marks VALUES ('abandoned')`
+          }).pipe(Effect.provide(client({ path })))
+        )
+        const after = yield* SqlClient.SqlClient.use((sql) =>
+          Effect.gen(function* () {
+            yield* sql`INSERT INTO marks VALUES ('kept')`
+            return yield* sql<{ who: string }>`SELECT who FROM marks ORDER BY who`
+          })
+        ).pipe(Effect.provide(client({ path })))
+        assert.deepStrictEqual(
+          after.map((r) => r.who),
+          ["kept"]
+        )
+        const { rows } = yield* Effect.promise(() =>
+          db.query<{ open: boolean }>("SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS open")
+        )
+        assert.isFalse(rows[0]!.open)
+      }).pipe(Effect.scoped),
+    60_000
+  )
+})

@@ -1,0 +1,27 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { trustScore } from "@productdir/domain"
+import { migrate, PgliteClient } from "../src/index.ts"
+
+// sort=trust orders by a generated column; it must agree with the domain's score to the last point.
+describe("productdir_trust_score", () => {
+  it.effect(
+    "equals the domain's trustScore",
+    () =>
+      Effect.gen(function* () {
+        yield* migrate
+        const sql = yield* SqlClient.SqlClient
+        const pairs: Array<[number, number]> = []
+        for (let up = 0; up <= 60; up++) for (let down = 0; down <= 60; down += 3) pairs.push([up, down])
+        pairs.push([999_999_999, 1_000_000_000], [1_000_000_000, 0], [123_456, 7], [7, 123_456])
+        const rows = yield* sql<{ up: string; down: string; score: number }>`
+        SELECT up, down, productdir_trust_score(up, down) AS score
+        FROM jsonb_to_recordset(${JSON.stringify(pairs.map(([up, down]) => ({ up, down })))}::jsonb) AS r(up bigint, down bigint)`
+        const mismatches = rows.filter((r) => r.score !== trustScore({ up: Number(r.up), down: Number(r.down) }))
+        assert.strictEqual(rows.length, pairs.length)
+        assert.deepStrictEqual(mismatches, [])
+      }).pipe(Effect.provide(PgliteClient.layerInMemory())),
+    60_000
+  )
+})

@@ -1,0 +1,85 @@
+/**
+ * Packages as users get them: `npm pack` of workspace packages, installed with
+ * nothing else but what a README asks for into a fresh project outside the
+ * workspace, and a README's example run there with plain Node.
+ */
+import { execFile, execFileSync } from "node:child_process"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+
+const ROOT = resolve(import.meta.dirname, "..", "..", "..")
+
+/** The environment of a user's shell: nothing of the workspace's npm run leaks into the nested npm. */
+const userEnv = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !name.startsWith("npm_") || ["npm_config_cache", "npm_config_registry", "npm_config_userconfig"].includes(name)
+    )
+  )
+
+/** Packs `packages/<name>` into `into`; returns the tarball's path. */
+export const pack = (name: string, into: string): string => {
+  const output = execFileSync("npm", ["pack", "--json", "--pack-destination", into], {
+    cwd: join(ROOT, "packages", name),
+    env: userEnv(),
+    encoding: "utf8"
+  })
+  const [packed] = JSON.parse(output) as Array<{ readonly filename: string }>
+  return join(into, packed!.filename)
+}
+
+const packed = new Map<string, string>()
+
+/**
+ * A third-party package as installed in the workspace, packed once per test process: the same files
+ * a user gets from the registry, with no network (effect has no dependencies of its own).
+ */
+export const packInstalled = (name: string): string => {
+  const known = packed.get(name)
+  if (known !== undefined) return known
+  const into = mkdtempSync(join(tmpdir(), "productdir-pack-"))
+  const output = execFileSync("npm", ["pack", "--json", "--pack-destination", into, join(ROOT, "node_modules", name)], {
+    cwd: into,
+    env: userEnv(),
+    encoding: "utf8"
+  })
+  const [tarball] = JSON.parse(output) as Array<{ readonly filename: string }>
+  const path = join(into, tarball!.filename)
+  packed.set(name, path)
+  return path
+}
+
+/** A fresh project outside the workspace with the given tarballs installed, offline. */
+export const installInFreshProject = (tarballs: ReadonlyArray<string>): string => {
+  const dir = mkdtempSync(join(tmpdir(), "productdir-user-"))
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "user-project", private: true, type: "module" }))
+  execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--no-package-lock", ...tarballs], {
+    cwd: dir,
+    env: userEnv(),
+    encoding: "utf8",
+    stdio: "pipe"
+  })
+  return dir
+}
+
+/** The first ```js block of a package's README. */
+export const readmeExample = (name: string): string => {
+  const readme = readFileSync(join(ROOT, "packages", name, "README.md"), "utf8")
+  const match = /```js\n([\s\S]*?)```/.exec(readme)
+  if (match?.[1] === undefined) throw new Error(`packages/${name}/README.md has no js example`)
+  return match[1]
+}
+
+/**
+ * Runs `code` as an ES module in `dir` with plain Node; resolves with its stdout. Asynchronous,
+ * so a server in the test's own process can answer the example meanwhile.
+ */
+export const runExample = (dir: string, code: string, env: Record<string, string> = {}): Promise<string> => {
+  writeFileSync(join(dir, "example.mjs"), code)
+  return new Promise((resolveRun, reject) =>
+    execFile(process.execPath, ["example.mjs"], { cwd: dir, env: { ...userEnv(), ...env }, encoding: "utf8" }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolveRun(stdout)
+    )
+  )
+}

@@ -1,0 +1,47 @@
+/**
+ * The store contract: one suite of behaviours every store adapter must pass
+ * (in-memory, embedded PGlite, PostgreSQL), grouped by concern. Behaviours
+ * share one store per run, so each works on products and categories of its own.
+ */
+import { beforeEach, describe, layer, type Vitest } from "@effect/vitest"
+import type { Layer } from "effect"
+import type { Stores } from "@productdir/domain"
+import { agentsBehaviours } from "./agents.contract.ts"
+import type { Backdoor } from "./Backdoor.ts"
+import { changesBehaviours } from "./changes.contract.ts"
+import { catalogBehaviours } from "./catalog.contract.ts"
+import { CONTRACT_SEED } from "./inputs.ts"
+import { jobsBehaviours } from "./jobs.contract.ts"
+import { limitsBehaviours } from "./limits.contract.ts"
+import { listingBehaviours } from "./listing.contract.ts"
+import { problemsBehaviours } from "./problems.contract.ts"
+import { reconciliationBehaviours } from "./reconciliation.contract.ts"
+import { votesBehaviours } from "./votes.contract.ts"
+
+export type ContractStores = Stores | Backdoor
+
+export type ContractIt = Vitest.MethodsNonLive<ContractStores>
+
+const CONCERNS: ReadonlyArray<readonly [string, (it: ContractIt) => void]> = [
+  ["catalog", catalogBehaviours],
+  ["listing and search", listingBehaviours],
+  ["votes", votesBehaviours],
+  ["problems", problemsBehaviours],
+  ["reconciliation", reconciliationBehaviours],
+  ["agents and standing", agentsBehaviours],
+  ["rate limits", limitsBehaviours],
+  ["change feed", changesBehaviours],
+  ["settings and job lock", jobsBehaviours]
+]
+
+export const storeContract = (name: string, stores: Layer.Layer<ContractStores, unknown>) =>
+  describe(`store contract: ${name}`, () => {
+    // A failure names the seed its inputs came from, so it can be replayed exactly.
+    beforeEach(({ onTestFailed }) => {
+      onTestFailed(() => console.error(`store contract on ${name}: inputs from CONTRACT_SEED=${CONTRACT_SEED}; rerun with it to replay`))
+    })
+    // Under TestClock: every store stamps time from the Effect Clock, so time moves when a behaviour says so.
+    layer(stores, { timeout: "120 seconds" })((it) => {
+      for (const [concern, behaviours] of CONCERNS) describe(concern, () => behaviours(it))
+    })
+  })

@@ -1,0 +1,162 @@
+/**
+ * Agents as the transports and the operators' CLI use them (docs/api.md,
+ * "Voter identity"): registration, limited per client network and day; proof
+ * of an API key; enrolment of a verified signed agent; and the operators'
+ * list, show, revoke and restore.
+ *
+ * A new identity costs the same however it comes: registering one and
+ * enrolling a signed agent on its first vote draw on one budget per client
+ * network and day. Otherwise a key directory on a wildcard domain would mint
+ * a new voter per request (docs/threat-model.md).
+ */
+import { Cache, Context, Duration, Effect, Exit, Layer, Option, Schema } from "effect"
+import {
+  type Agent,
+  type AgentId,
+  type AgentNotFound,
+  type AgentRecord,
+  type AgentRegistration,
+  AgentRegistry,
+  type Decision,
+  RateLimits,
+  type SignedIdentity,
+  type StandingChange,
+  type StoreError
+} from "@productdir/domain"
+import { randomUUID } from "node:crypto"
+import * as AgentKeys from "./AgentKeys.ts"
+import { VoterIdentity } from "./VoterIdentity.ts"
+
+const INVALID_CREDENTIALS = {
+  malformed: "The API key is not one this directory issues (pdk_ and 43 characters)",
+  unknown: "No agent has this API key",
+  revoked: "This agent is revoked: its votes do not count"
+} as const
+
+/** A new identity over the client network's daily budget (a signed agent's first vote). */
+export class EnrolmentLimited extends Schema.TaggedError<EnrolmentLimited>()("EnrolmentLimited", {
+  limit: Schema.Number,
+  windowSeconds: Schema.Number,
+  retryAfterSeconds: Schema.Number
+}) {}
+
+/** A proof of identity that proves nothing: a key no agent has, or an agent an operator revoked. */
+export class InvalidCredentials extends Schema.TaggedError<InvalidCredentials>()("InvalidCredentials", {
+  reason: Schema.Literals(["malformed", "unknown", "revoked"])
+}) {
+  override get message() {
+    return INVALID_CREDENTIALS[this.reason]
+  }
+}
+
+export interface AgentsSettings {
+  /** Registrations per client network per day; 0 turns the limit off. */
+  readonly registrationsPerAddress: number
+}
+
+export type Registration =
+  | {
+      readonly _tag: "Registered"
+      readonly agent: Agent
+      readonly apiKey: string
+      readonly decision: Extract<Decision, { _tag: "Allowed" }>
+    }
+  | { readonly _tag: "Limited"; readonly decision: Extract<Decision, { _tag: "Limited" }> }
+
+const DAY_SECONDS = 86_400
+
+/**
+ * How long a proven key is taken as proven without asking the store again. A vote
+ * re-checks its agent's standing in its own transaction (VoteLedger), so a key
+ * revoked meanwhile still counts nothing: the cache only saves a lookup.
+ */
+const KEY_PROOF_TTL = Duration.seconds(10)
+
+export class Agents extends Context.Service<
+  Agents,
+  {
+    readonly register: (request: AgentRegistration, address: string) => Effect.Effect<Registration, StoreError>
+    /** The agent an API key belongs to, if it is in good standing. */
+    readonly authenticate: (apiKey: string) => Effect.Effect<Agent, InvalidCredentials | StoreError>
+    /**
+     * The agent a verified signature names, if it is in good standing; enrolled on its first vote,
+     * from `address`'s daily budget of new identities.
+     */
+    readonly signed: (identity: SignedIdentity, address: string) => Effect.Effect<Agent, InvalidCredentials | EnrolmentLimited | StoreError>
+    readonly find: (id: AgentId) => Effect.Effect<AgentRecord, AgentNotFound | StoreError>
+    readonly list: (page: {
+      readonly limit: number
+      readonly after?: AgentId | undefined
+    }) => Effect.Effect<ReadonlyArray<AgentRecord>, StoreError>
+    readonly revoke: (id: AgentId) => Effect.Effect<StandingChange, AgentNotFound | StoreError>
+    readonly restore: (id: AgentId) => Effect.Effect<StandingChange, AgentNotFound | StoreError>
+  }
+>()("@productdir/usecases/Agents") {}
+
+const inGoodStanding = (agent: Agent) =>
+  agent.revokedAt === null ? Effect.succeed(agent) : Effect.fail(new InvalidCredentials({ reason: "revoked" }))
+
+export const layer = (settings: AgentsSettings) =>
+  Layer.effect(
+    Agents,
+    Effect.gen(function* () {
+      const registry = yield* AgentRegistry
+      const limits = yield* RateLimits
+      const identity = yield* VoterIdentity
+
+      // Key hash -> agent, for keys that proved an agent; unknown keys are not cached.
+      const proven = yield* Cache.makeWith(
+        (hash: string) =>
+          Effect.flatMap(
+            registry.byKeyHash(hash),
+            Option.match({ onNone: () => Effect.fail(new InvalidCredentials({ reason: "unknown" })), onSome: Effect.succeed })
+          ),
+        { capacity: 10_000, timeToLive: (exit) => (Exit.isSuccess(exit) ? KEY_PROOF_TTL : Duration.zero) }
+      )
+
+      /** One new identity from `network` (a keyed hash): the daily budget both ways of becoming an agent draw on. */
+      const newIdentity = (network: string) =>
+        limits.take([{ key: `register:${network}`, max: settings.registrationsPerAddress, windowSeconds: DAY_SECONDS }])
+
+      return Agents.of({
+        register: Effect.fn("Agents.register")(function* (request, address) {
+          const network = identity.addressKey(address)
+          const decision = yield* newIdentity(network)
+          if (decision._tag === "Limited") return { _tag: "Limited", decision } as const
+          const apiKey = AgentKeys.newApiKey()
+          const agent = yield* registry.register({
+            id: randomUUID() as AgentId,
+            name: request.name.trim(),
+            contact: request.contact?.trim() ?? null,
+            keyHash: AgentKeys.keyHash(apiKey),
+            keyHint: AgentKeys.keyHint(apiKey),
+            registeredFrom: network
+          })
+          return { _tag: "Registered", agent, apiKey, decision } as const
+        }),
+        authenticate: (apiKey) =>
+          AgentKeys.isWellFormed(apiKey)
+            ? Effect.flatMap(Cache.get(proven, AgentKeys.keyHash(apiKey)), inGoodStanding)
+            : Effect.fail(new InvalidCredentials({ reason: "malformed" })),
+        signed: Effect.fn("Agents.signed")(function* (signedIdentity, address) {
+          const known = yield* registry.findSigned(signedIdentity)
+          if (Option.isSome(known)) return yield* inGoodStanding(known.value)
+          const network = identity.addressKey(address)
+          const decision = yield* newIdentity(network)
+          if (decision._tag === "Limited") {
+            const { limit, windowSeconds, retryAfterSeconds } = decision
+            return yield* new EnrolmentLimited({ limit, windowSeconds, retryAfterSeconds })
+          }
+          return yield* Effect.flatMap(
+            registry.enrolSigned({ ...signedIdentity, id: randomUUID() as AgentId, registeredFrom: network }),
+            inGoodStanding
+          )
+        }),
+        find: registry.find,
+        list: registry.list,
+        // Standing changes here drop the proofs this process holds at once (other processes' expire within the TTL).
+        revoke: (id) => Effect.tap(registry.revoke(id), () => Cache.invalidateAll(proven)),
+        restore: (id) => Effect.tap(registry.restore(id), () => Cache.invalidateAll(proven))
+      })
+    })
+  )

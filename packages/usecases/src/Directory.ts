@@ -1,0 +1,141 @@
+/**
+ * What the directory does for its clients, whatever the transport: the HTTP
+ * handlers and the MCP tools both call these use cases, so a read or a vote
+ * means the same thing over either. Nothing here knows HTTP: a vote comes with
+ * its caster already resolved by the transport.
+ */
+import { Context, Effect, Layer } from "effect"
+import {
+  type AgentRevoked,
+  type AgentView,
+  type Caster,
+  countedAs,
+  type Decision,
+  CatalogStore,
+  type CategoryList,
+  DEFAULT_LIMIT,
+  decodeOffsetCursor,
+  encodeOffsetCursor,
+  type InvalidCursor,
+  type ListQuery,
+  type Product,
+  type ProblemList,
+  ProblemStore,
+  problemsOf,
+  RateLimits,
+  type ProductNotFound,
+  type ProductPage,
+  type ProductRemoved,
+  type StoreError,
+  toAgentView,
+  toProductSummary,
+  toTrust,
+  type Utm,
+  type VoteDirection,
+  VoteLedger,
+  ledgerKey,
+  type VoteOutcome
+} from "@productdir/domain"
+
+export type ReadError = ProductNotFound | ProductRemoved | StoreError
+
+export interface Ballot {
+  readonly entity_id: string
+  readonly direction?: VoteDirection | undefined
+  readonly reason?: string | undefined
+}
+
+export interface DirectorySettings {
+  /** Votes per minute per voter and per client; 0 turns a limit off. */
+  readonly votesPerVoter: number
+  readonly votesPerClient: number
+  /** Tracking parameters on the website links of the reads. */
+  readonly utm: Utm
+}
+
+export type VoteResult =
+  | { readonly _tag: "Limited"; readonly decision: Extract<Decision, { _tag: "Limited" }> }
+  | { readonly _tag: "Cast"; readonly outcome: VoteOutcome; readonly decision: Extract<Decision, { _tag: "Allowed" }> }
+
+export class Directory extends Context.Service<
+  Directory,
+  {
+    readonly product: (ref: string) => Effect.Effect<Product, ReadError>
+    readonly agentView: (ref: string) => Effect.Effect<AgentView, ReadError>
+    readonly problems: (
+      ref: string,
+      page: { readonly limit?: number | undefined; readonly cursor?: string | undefined }
+    ) => Effect.Effect<ProblemList, ReadError | InvalidCursor>
+    readonly search: (
+      query: Omit<ListQuery, "limit" | "sort"> & Partial<Pick<ListQuery, "limit" | "sort">>
+    ) => Effect.Effect<ProductPage, InvalidCursor | StoreError>
+    readonly categories: Effect.Effect<CategoryList, StoreError>
+    /** One vote: rate limited per voter and per client network, then cast atomically. */
+    readonly vote: (ballot: Ballot, caster: Caster) => Effect.Effect<VoteResult, ReadError | AgentRevoked>
+  }
+>()("@productdir/usecases/Directory") {}
+
+export const layer = (config: DirectorySettings) =>
+  Layer.effect(
+    Directory,
+    Effect.gen(function* () {
+      const catalog = yield* CatalogStore
+      const reports = yield* ProblemStore
+      const ledger = yield* VoteLedger
+      const limits = yield* RateLimits
+
+      const problemsFor = (product: Product) => Effect.map(reports.reported(product.id), (r) => problemsOf(product, r))
+
+      return Directory.of({
+        product: catalog.find,
+        agentView: Effect.fn("Directory.agentView")(function* (ref: string) {
+          const product = yield* catalog.find(ref)
+          return toAgentView(product, yield* problemsFor(product), config.utm)
+        }),
+        problems: Effect.fn("Directory.problems")(function* (ref, page) {
+          const product = yield* catalog.find(ref)
+          const offset = page.cursor === undefined ? 0 : yield* Effect.fromResult(decodeOffsetCursor(page.cursor))
+          const all = yield* problemsFor(product)
+          const next = offset + (page.limit ?? DEFAULT_LIMIT)
+          return {
+            entity: { id: product.id, slug: product.slug, name: product.content.name },
+            problems: all.slice(offset, next),
+            total: all.length,
+            next_cursor: next < all.length ? encodeOffsetCursor(next) : null
+          }
+        }),
+        search: Effect.fn("Directory.search")(function* (query) {
+          const page = yield* catalog.list({ ...query, sort: query.sort ?? "trust", limit: query.limit ?? DEFAULT_LIMIT })
+          return { items: page.items.map(toProductSummary), next_cursor: page.nextCursor }
+        }),
+        categories: Effect.map(catalog.categories, (categories) => ({
+          categories: categories.map(({ category, count }) => ({
+            category,
+            count,
+            products: `/products?category=${encodeURIComponent(category)}`
+          }))
+        })),
+        vote: Effect.fn("Directory.vote")(function* (ballot: Ballot, caster: Caster) {
+          const decision = yield* limits.take([
+            { key: `voter:${ledgerKey(caster.voter)}`, max: config.votesPerVoter, windowSeconds: 60 },
+            { key: `address:${caster.address}`, max: config.votesPerClient, windowSeconds: 60 }
+          ])
+          if (decision._tag === "Limited") return { _tag: "Limited", decision } as const
+          const result = yield* ledger.cast({
+            entity: ballot.entity_id,
+            voter: caster.voter,
+            direction: ballot.direction ?? "up",
+            reason: ballot.reason
+          })
+          const outcome: VoteOutcome = {
+            entity_id: result.productId,
+            direction: result.direction,
+            status: result.status,
+            counted_as: countedAs(caster.voter),
+            trust: toTrust(result.counters)
+          }
+          return { _tag: "Cast", outcome, decision } as const
+        })
+      })
+    })
+  )

@@ -1,0 +1,106 @@
+/**
+ * The import's record checks (docs/operations.md, "Importing a catalog"): every record through the domain's
+ * import schema; a bad one becomes a rejection naming each failing field path,
+ * a good one a store input with an id (its own, else one derived from its slug
+ * or name, so reruns match) and its warnings. Ids are compared whole, in bounded
+ * memory (IdTable.ts): a later record with an earlier record's id wins, with a
+ * warning naming both, and `--prune` keeps exactly the ids that were seen.
+ */
+import { Result, Schema, SchemaIssue } from "effect"
+import { canonicalProductId, fromImportRecord, ImportRecord, type ProductId, type ProductInput } from "@productdir/domain"
+import { createHash } from "node:crypto"
+import { IdTable } from "./IdTable.ts"
+
+/** Where a record was in its input: a line of NDJSON, or an index of a JSON array. */
+export type Position = { readonly line: number } | { readonly index: number }
+
+export const describePosition = (position: Position): string => ("line" in position ? `line ${position.line}` : `index ${position.index}`)
+
+/** A record as a reader produced it: parsed JSON, or why it could not be. */
+export type RawRecord =
+  | { readonly _tag: "Parsed"; readonly position: Position; readonly value: unknown }
+  | { readonly _tag: "Unreadable"; readonly position: Position; readonly message: string }
+
+export interface FieldError {
+  readonly path: string
+  readonly message: string
+}
+
+export interface Rejection {
+  readonly position: Position
+  readonly where: string
+  readonly errors: ReadonlyArray<FieldError>
+}
+
+export type Checked =
+  | {
+      readonly _tag: "Valid"
+      readonly position: Position
+      readonly where: string
+      readonly input: ProductInput
+      /** Given trust values that disagree with the counts, and a repeated id. */
+      readonly warnings: ReadonlyArray<string>
+    }
+  | { readonly _tag: "Rejected"; readonly rejection: Rejection }
+
+const decode = Schema.decodeUnknownResult(ImportRecord)
+const format = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** `["pricing", "plans", 0, "price"]` → `pricing.plans[0].price` */
+export const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
+  path.length === 0 ? "(record)" : path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join("")
+
+/** A stable UUID (v5 layout, SHA-1) for records that carry no id of their own. */
+export const derivedId = (key: string): ProductId => {
+  const hash = createHash("sha1").update(`productdir:${key}`).digest()
+  hash[6] = (hash[6]! & 0x0f) | 0x50
+  hash[8] = (hash[8]! & 0x3f) | 0x80
+  const hex = hash.subarray(0, 16).toString("hex")
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` as ProductId
+}
+
+const positionNumber = (position: Position) => ("line" in position ? position.line : position.index)
+
+/** One record on its own: schema, id, trust warnings. */
+export const checkRecord = (record: RawRecord): Checked => {
+  const where = describePosition(record.position)
+  if (record._tag === "Unreadable") {
+    return { _tag: "Rejected", rejection: { position: record.position, where, errors: [{ path: "(record)", message: record.message }] } }
+  }
+  const decoded = decode(record.value, { errors: "all", onExcessProperty: "error" })
+  if (Result.isFailure(decoded)) {
+    const errors = format(decoded.failure.issue).issues.map((issue) => ({
+      path: formatPath((issue.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p))),
+      message: issue.message
+    }))
+    return { _tag: "Rejected", rejection: { position: record.position, where, errors } }
+  }
+  const value = decoded.success
+  const fallback = derivedId(value.slug !== undefined ? `slug:${value.slug}` : `name:${value.name}`)
+  const imported = fromImportRecord(value, fallback)
+  return { _tag: "Valid", position: record.position, where, input: imported.input, warnings: imported.warnings }
+}
+
+export interface RecordChecks {
+  /** Checks the next record of an input, remembering its id. */
+  readonly check: (record: RawRecord) => Checked
+  /** Whether a valid record of the input had this id: what `--prune` keeps. */
+  readonly seen: (id: ProductId) => boolean
+}
+
+/** The checks of one pass over one input. */
+export const makeRecordChecks = (): RecordChecks => {
+  const ids = new IdTable()
+  return {
+    check: (record) => {
+      const checked = checkRecord(record)
+      if (checked._tag === "Rejected") return checked
+      const at = positionNumber(checked.position)
+      const first = ids.setIfAbsent(canonicalProductId(checked.input.id), at)
+      if (first === at) return checked
+      const earlier = describePosition("line" in checked.position ? { line: first } : { index: first })
+      return { ...checked, warnings: [`same id as ${earlier}: the later record wins`, ...checked.warnings] }
+    },
+    seen: (id) => ids.has(canonicalProductId(id))
+  }
+}
