@@ -8,7 +8,7 @@
  *   npm run bench:import
  *   BENCH_RECORDS=100000 npm run bench:import
  */
-import { fromImportRecord, nameKey, type ProductId, searchTextOf, searchTokens, slugify } from "@productdir/domain"
+import { fromImportRecord, nameKey, type ProductId, searchFieldsOf, searchTokens, slugify } from "@productdir/domain"
 import { generateRecord } from "@productdir/fixtures/generator"
 import { spawnSync } from "node:child_process"
 import { createWriteStream, existsSync, mkdirSync, statSync } from "node:fs"
@@ -49,7 +49,7 @@ const prepare = async () => {
       nameKey(input.content.name),
       input.content.category,
       JSON.stringify(input.content),
-      searchTokens(searchTextOf(input)).join(" "),
+      Object.values(searchFieldsOf(input.content)).flatMap(searchTokens).join(" "),
       input.seed.up,
       input.seed.down,
       input.seed.up,

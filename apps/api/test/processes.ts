@@ -27,7 +27,8 @@ export interface Started {
 export const start = (command: string, args: ReadonlyArray<string>, env: Record<string, string>): Started => {
   const child = spawn(command, args, { cwd: ROOT, env: childEnv({ PORT: "0", ...env }), stdio: ["ignore", "pipe", "pipe"], detached: true })
   let output = ""
-  const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
+  // "close", not "exit": it comes after the child's output has all been read, so output() is complete.
+  const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)))
   const url = new Promise<string>((resolveUrl, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString()

@@ -8,11 +8,13 @@ import { Base64Url } from "effect/encoding"
 import { InvalidCursor } from "./errors.ts"
 import { boundedText } from "./text.ts"
 import type { Product } from "./Product.ts"
+import { queryWords, roundRank } from "./search.ts"
 import { trustScore } from "./trust.ts"
 
-export const ListSort = Schema.Literals(["trust", "name", "updated"]).annotate({
-  message: 'must be "trust", "name" or "updated"',
-  description: "`trust`: best trust score first (default); `name`: A→Z; `updated`: most recently changed first"
+export const ListSort = Schema.Literals(["relevance", "trust", "name", "updated"]).annotate({
+  message: 'must be "relevance", "trust", "name" or "updated"',
+  description:
+    "`relevance`: best match for `q` first, then best trust (the default with `q`); `trust`: best trust score first (the default without `q`); `name`: A→Z; `updated`: most recently changed first"
 })
 export type ListSort = typeof ListSort.Type
 
@@ -33,8 +35,18 @@ export interface Page<A> {
   readonly nextCursor: string | null
 }
 
+/** The sort a listing gets when it names none: by relevance when it searches, else by trust. */
+export const defaultSort = (q: string | undefined): ListSort => (q !== undefined && queryWords(q).length > 0 ? "relevance" : "trust")
+
+/** A product of a listing with how well it matched the query (0 without one). */
+export interface Ranked {
+  readonly product: Product
+  readonly rank: number
+}
+
 /** The position after the last item of a page, in the order of its sort. */
 export type SortKey =
+  | { readonly sort: "relevance"; readonly rank: number; readonly score: number; readonly id: string }
   | { readonly sort: "trust"; readonly score: number; readonly id: string }
   | { readonly sort: "name"; readonly name: string; readonly id: string }
   | { readonly sort: "updated"; readonly at: number; readonly id: string }
@@ -42,8 +54,10 @@ export type SortKey =
 /** Case-insensitive name order, compared by code point in every store. */
 export const nameKey = (name: string): string => name.toLowerCase()
 
-export const sortKeyOf = (sort: ListSort, product: Product): SortKey => {
+export const sortKeyOf = (sort: ListSort, { product, rank }: Ranked): SortKey => {
   switch (sort) {
+    case "relevance":
+      return { sort, rank: roundRank(rank), score: trustScore(product.counters), id: product.id }
     case "trust":
       return { sort, score: trustScore(product.counters), id: product.id }
     case "name":
@@ -57,6 +71,7 @@ const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
 
 /** Total order of a sort: its key, then id ascending. */
 export const compareSortKeys = (a: SortKey, b: SortKey): number => {
+  if (a.sort === "relevance" && b.sort === "relevance") return b.rank - a.rank || b.score - a.score || compareText(a.id, b.id)
   if (a.sort === "trust" && b.sort === "trust") return b.score - a.score || compareText(a.id, b.id)
   if (a.sort === "name" && b.sort === "name") return compareCodePoints(a.name, b.name) || compareText(a.id, b.id)
   if (a.sort === "updated" && b.sort === "updated") return b.at - a.at || compareText(a.id, b.id)
@@ -86,6 +101,12 @@ const CursorId = Schema.String.check(Schema.isUUID())
 const EARLIEST = 0
 const LATEST = Date.UTC(9999, 11, 31)
 const SortKeyJson = Schema.Union([
+  Schema.Struct({
+    sort: Schema.Literal("relevance"),
+    rank: Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1_000 })),
+    score: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100 })),
+    id: CursorId
+  }),
   Schema.Struct({ sort: Schema.Literal("trust"), score: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100 })), id: CursorId }),
   Schema.Struct({ sort: Schema.Literal("name"), name: boundedText(1_000), id: CursorId }),
   Schema.Struct({
@@ -107,19 +128,6 @@ export const decodeCursor = (cursor: string, sort: ListSort): Result.Result<Sort
     return Result.fail(new InvalidCursor({ cursor, reason: `the cursor belongs to sort=${key.success.sort}, not sort=${sort}` }))
   }
   return Result.succeed(key.success)
-}
-
-/** The words a search matches: lowercase runs of letters and digits. */
-export const searchTokens = (text: string): ReadonlyArray<string> =>
-  text
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((t) => t.length > 0)
-
-/** The text a product is found by; Postgres indexes exactly this (to_tsvector('simple', …)). */
-export const searchTextOf = (product: Pick<Product, "content">): string => {
-  const c = product.content
-  return [c.name, c.category, c.ai_summary, ...c.key_features, ...c.ai_features, ...c.recommended_for].join(" ")
 }
 
 /** The offset cursor of small in-memory lists (problems): opaque, validated like the keyset ones. */

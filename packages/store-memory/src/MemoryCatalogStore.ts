@@ -13,9 +13,8 @@ import {
   type Product,
   type ProductId,
   type ProductInput,
+  type Ranked,
   sameContent,
-  searchTextOf,
-  searchTokens,
   slugify,
   sortKeyOf,
   tallyEquals,
@@ -23,6 +22,7 @@ import {
   type UpsertOutcome,
   type UpsertStatus
 } from "@productdir/domain"
+import { operandsOf, rankOf } from "./search.ts"
 import { announce, findLive, isLive, MemoryState, type State } from "./State.ts"
 
 const isUnchanged = (existing: Product, input: ProductInput): boolean =>
@@ -60,15 +60,24 @@ const upsertOne = (state: State, input: ProductInput, now: Date): UpsertOutcome 
   return { id, slug: existing.slug, status: "updated" }
 }
 
-const matches =
-  (query: ListQuery, tokens: ReadonlyArray<string>) =>
-  (p: Product): boolean => {
-    if (query.category !== undefined && p.content.category !== query.category) return false
-    if (query.updatedSince !== undefined && p.updatedAt < query.updatedSince) return false
-    if (tokens.length === 0) return true
-    const words = searchTokens(searchTextOf(p))
-    return tokens.every((t) => words.some((w) => w.startsWith(t)))
+/** Categories match whatever their case, as in every store. */
+const sameCategory = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase()
+
+const filtered = (query: ListQuery, products: ReadonlyArray<Product>): ReadonlyArray<Ranked> => {
+  const operands = query.q === undefined ? undefined : operandsOf(query.q, products)
+  const ranked: Array<Ranked> = []
+  for (const product of products) {
+    if (query.category !== undefined && !sameCategory(product.content.category, query.category)) continue
+    if (query.updatedSince !== undefined && product.updatedAt < query.updatedSince) continue
+    if (operands === undefined) {
+      ranked.push({ product, rank: 0 })
+      continue
+    }
+    const rank = rankOf(product, operands)
+    if (rank !== undefined) ranked.push({ product, rank })
   }
+  return ranked
+}
 
 const make = (state: State) =>
   CatalogStore.of({
@@ -107,10 +116,9 @@ const make = (state: State) =>
           if (Result.isFailure(key)) return Effect.fail<InvalidCursor>(key.failure)
           after = key.success
         }
-        const tokens = searchTokens(query.q ?? "")
-        const keyed = [...state.products.values()]
-          .filter((p) => isLive(p) && matches(query, tokens)(p))
-          .map((p) => ({ p, key: sortKeyOf(query.sort, p) }))
+        const live = [...state.products.values()].filter(isLive)
+        const keyed = filtered(query, live)
+          .map((ranked) => ({ p: ranked.product, key: sortKeyOf(query.sort, ranked) }))
           .filter(({ key }) => after === undefined || compareSortKeys(key, after) > 0)
           .sort((a, b) => compareSortKeys(a.key, b.key))
         const page = keyed.slice(0, query.limit)

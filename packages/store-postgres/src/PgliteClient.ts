@@ -8,6 +8,8 @@
  * changes are the API's changes at once. Two owners are never possible.
  */
 import { PGlite } from "@electric-sql/pglite"
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
+import { unaccent } from "@electric-sql/pglite/contrib/unaccent"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import { StoreError } from "@productdir/domain"
@@ -36,10 +38,13 @@ const connection = {
   maxConnections: 1
 } as const
 
+/** The contrib extensions search needs (migration 5), as a server has them. */
+const SEARCH_EXTENSIONS = { pg_trgm, unaccent }
+
 const open = (dataDir: string | undefined) =>
   Effect.acquireRelease(
     Effect.tryPromise({
-      try: () => (dataDir !== undefined ? PGlite.create({ dataDir }) : PGlite.create()),
+      try: () => PGlite.create({ ...(dataDir !== undefined ? { dataDir } : {}), extensions: SEARCH_EXTENSIONS }),
       catch: (error) =>
         new StoreError({ operation: "open", detail: `PGlite could not open ${dataDir ?? "an in-memory database"}: ${String(error)}` })
     }),

@@ -17,8 +17,8 @@ import {
   type ProductInput,
   ProductNotFound,
   ProductRemoved,
-  searchTextOf,
-  searchTokens,
+  type Ranked,
+  searchFieldsOf,
   type Slug,
   slugify,
   sortKeyOf,
@@ -28,17 +28,15 @@ import {
 } from "@productdir/domain"
 import { Announcer } from "./ChangeFeed.ts"
 import { storeError } from "./errors.ts"
+import { RANK_WEIGHTS, searchQuery, tsquery } from "./search.ts"
 import { stamp } from "./stamp.ts"
 import { PRODUCT_COLUMNS, type ProductRow, toProduct } from "./rows.ts"
 
 /** Serialises slug assignment between concurrent imports (transaction-scoped advisory lock). */
 const SLUG_LOCK = 0x70640001
 
-/** A prefix query over the 'simple' configuration: every word must start a word of the product. */
-export const toTsQuery = (q: string): string | undefined => {
-  const tokens = searchTokens(q)
-  return tokens.length === 0 ? undefined : tokens.map((t) => `${t}:*`).join(" & ")
-}
+/** What the search vector and the vocabulary are made from (packages/domain/src/search.ts). */
+const searchOf = (input: ProductInput) => ({ search_body: searchFieldsOf(input.content).body })
 
 /** Runs of inputs with no repeated id: ON CONFLICT may touch a row only once per statement. */
 const distinctRuns = (inputs: ReadonlyArray<ProductInput>): Array<Array<ProductInput>> => {
@@ -119,7 +117,7 @@ export const make = Effect.gen(function* () {
         name_key: nameKey(input.content.name),
         category: input.content.category,
         content: input.content,
-        search_text: searchTextOf(input),
+        ...searchOf(input),
         seed_up: input.seed.up,
         seed_down: input.seed.down
       }
@@ -127,10 +125,10 @@ export const make = Effect.gen(function* () {
     // Updates only when something differs, so a rerun of the same data leaves version and updated_at alone.
     const changed = yield* sql<{ id: string; created: boolean }>`
       INSERT INTO products AS p (id, slug, name, name_key, category, content, search, seed_up, seed_down, trust_up, trust_down, updated_at)
-      SELECT r.id, r.slug, r.name, r.name_key, r.category, r.content, to_tsvector('simple', r.search_text),
+      SELECT r.id, r.slug, r.name, r.name_key, r.category, r.content, productdir_search_vector(r.name, r.category, r.search_body),
              r.seed_up, r.seed_down, r.seed_up, r.seed_down, ${now}
       FROM jsonb_to_recordset(${pg.json(rows)}) AS r(
-        id uuid, slug text, name text, name_key text, category text, content jsonb, search_text text, seed_up bigint, seed_down bigint)
+        id uuid, slug text, name text, name_key text, category text, content jsonb, search_body text, seed_up bigint, seed_down bigint)
       ORDER BY r.id
       ON CONFLICT (id) DO UPDATE SET
         name = EXCLUDED.name, name_key = EXCLUDED.name_key, category = EXCLUDED.category,
@@ -145,6 +143,16 @@ export const make = Effect.gen(function* () {
          OR p.removed_at IS NOT NULL
       RETURNING id, (xmax = 0) AS created`
     const status = new Map(changed.map((row) => [row.id, row.created ? ("created" as const) : ("updated" as const)]))
+    if (changed.length > 0) {
+      // The vocabulary typos are corrected against; in word order, so concurrent imports never deadlock on it.
+      const texts = rows.filter((row) => status.has(row.id)).map((row) => `${row.name} ${row.category} ${row.search_body}`)
+      yield* sql`
+        INSERT INTO search_words (word)
+        SELECT DISTINCT w FROM unnest(${texts}::text[]) AS t(text),
+          unnest(tsvector_to_array(to_tsvector('simple', productdir_unaccent(t.text)))) AS w
+        ORDER BY w
+        ON CONFLICT DO NOTHING`
+    }
     return run.map((input): UpsertOutcome => {
       const id = canonicalProductId(input.id)
       return { id, slug: slugById.get(id)!, status: status.get(id) ?? "unchanged" }
@@ -196,13 +204,26 @@ export const make = Effect.gen(function* () {
       if (Result.isFailure(key)) return yield* Effect.fail<InvalidCursor>(key.failure)
       after = key.success
     }
-    const tsQuery = toTsQuery(query.q ?? "")
+    const search = query.q === undefined ? undefined : yield* searchQuery(sql, query.q).pipe(storeError("list"))
     const filters = [sql`removed_at IS NULL`]
-    if (query.category !== undefined) filters.push(sql`category = ${query.category}`)
+    if (query.category !== undefined) filters.push(sql`lower(category) = lower(${query.category})`)
     if (query.updatedSince !== undefined) filters.push(sql`updated_at >= ${query.updatedSince}`)
-    if (tsQuery !== undefined) filters.push(sql`search @@ to_tsquery('simple', ${tsQuery})`)
+    if (search !== undefined) filters.push(sql`search @@ ${tsquery(sql, search)}`)
+    // Relevance as the cursor carries it: rounded, so the next page compares equal values.
+    const rank =
+      search !== undefined && query.sort === "relevance"
+        ? sql`round(ts_rank(${RANK_WEIGHTS}::float4[], search, ${tsquery(sql, search)})::numeric, 6)::float8`
+        : sql`0::float8`
+    const outer: Array<Statement.Fragment> = []
     let order: Statement.Fragment
     switch (query.sort) {
+      case "relevance":
+        order = sql`rank DESC, trust_score DESC, id`
+        if (after?.sort === "relevance")
+          outer.push(
+            sql`(rank < ${after.rank} OR (rank = ${after.rank} AND (trust_score < ${after.score} OR (trust_score = ${after.score} AND id > ${after.id}))))`
+          )
+        break
       case "trust":
         order = sql`trust_score DESC, id`
         if (after?.sort === "trust")
@@ -220,15 +241,18 @@ export const make = Effect.gen(function* () {
         }
         break
     }
-    const rows = yield* sql<ProductRow>`
-      SELECT ${sql.literal(PRODUCT_COLUMNS)} FROM products
-      WHERE ${sql.and(filters)}
+    const rows = yield* sql<ProductRow & { rank: number }>`
+      SELECT * FROM (
+        SELECT ${sql.literal(PRODUCT_COLUMNS)}, trust_score, name_key, ${rank} AS rank FROM products
+        WHERE ${sql.and(filters)}
+      ) AS matched
+      WHERE ${outer.length > 0 ? sql.and(outer) : sql`true`}
       ORDER BY ${order}
       LIMIT ${query.limit + 1}`.pipe(storeError("list"))
-    const items = rows.slice(0, query.limit).map(toProduct)
+    const items = rows.slice(0, query.limit).map((row): Ranked => ({ product: toProduct(row), rank: Number(row.rank) }))
     const last = items.at(-1)
     return {
-      items,
+      items: items.map((ranked) => ranked.product),
       nextCursor: rows.length > query.limit && last !== undefined ? encodeCursor(sortKeyOf(query.sort, last)) : null
     }
   })

@@ -22,7 +22,14 @@ let counter = 0
 
 /** A fresh product input; `category` set to a unique label keeps a behaviour to its own products. */
 export const freshInput = (
-  overrides: { name?: string; category?: string; seed?: { up: number; down: number }; slug?: Slug } = {}
+  overrides: {
+    name?: string
+    category?: string
+    seed?: { up: number; down: number }
+    slug?: Slug
+    summary?: string
+    features?: ReadonlyArray<string>
+  } = {}
 ): ProductInput => {
   const n = ++counter
   const record = generateRecord(rng.int(1, 1_000_000), n)
@@ -34,9 +41,23 @@ export const freshInput = (
     content: {
       ...base.content,
       name: overrides.name ?? `${base.content.name} ${rng.uuid().slice(0, 8)}`,
-      category: overrides.category ?? base.content.category
+      category: overrides.category ?? base.content.category,
+      ...(overrides.summary !== undefined ? { ai_summary: overrides.summary } : {}),
+      ...(overrides.features !== undefined ? { key_features: overrides.features, ai_features: [], recommended_for: [] } : {})
     }
   }
+}
+
+/**
+ * A made-up word of its own (consonant, vowel, …, consonant): pronounceable, so
+ * English stemming treats it as a word, and unlike anything a record holds.
+ */
+export const madeUpWord = (syllables = 4): string => {
+  const consonants = "bdfgklmnprtvz"
+  const vowels = "aeiou"
+  let word = ""
+  for (let i = 0; i < syllables; i++) word += rng.pick([...consonants]) + rng.pick([...vowels])
+  return word + rng.pick([...consonants])
 }
 
 export const uniqueCategory = () => `Contract ${rng.uuid().slice(0, 12)}`

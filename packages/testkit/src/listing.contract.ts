@@ -98,27 +98,6 @@ export const listingBehaviours = (it: ContractIt) => {
     })
   )
 
-  it.effect("search matches word prefixes, every word must match", () =>
-    Effect.gen(function* () {
-      const store = yield* CatalogStore
-      const word = `zq${rng.uuid().replace(/-/g, "").slice(0, 10)}`
-      const second = `yk${rng.uuid().replace(/-/g, "").slice(0, 10)}`
-      const hit = freshInput({ name: `Quokka ${word} ${second}` })
-      const other = freshInput({ name: `Quokka ${word}x Metrics` })
-      const miss = freshInput()
-      yield* store.upsert([hit, other, miss])
-      const byPrefix = yield* store.list({ q: word.slice(0, 8), sort: "name", limit: 10 })
-      assert.deepStrictEqual(new Set(byPrefix.items.map((p) => p.id)), new Set([hit.id, other.id]))
-      const both = yield* store.list({ q: `${word.toUpperCase()} ${second}`, sort: "name", limit: 10 })
-      assert.deepStrictEqual(
-        both.items.map((p) => p.id),
-        [hit.id]
-      )
-      const none = yield* store.list({ q: `${word} nonexistentword`, sort: "name", limit: 10 })
-      assert.deepStrictEqual(none.items, [])
-    })
-  )
-
   it.effect("a cursor that is garbage, or from another sort, is InvalidCursor", () =>
     Effect.gen(function* () {
       const store = yield* CatalogStore

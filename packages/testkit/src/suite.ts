@@ -16,6 +16,7 @@ import { limitsBehaviours } from "./limits.contract.ts"
 import { listingBehaviours } from "./listing.contract.ts"
 import { problemsBehaviours } from "./problems.contract.ts"
 import { reconciliationBehaviours } from "./reconciliation.contract.ts"
+import { searchBehaviours } from "./search.contract.ts"
 import { votesBehaviours } from "./votes.contract.ts"
 
 export type ContractStores = Stores | Backdoor
@@ -24,7 +25,8 @@ export type ContractIt = Vitest.MethodsNonLive<ContractStores>
 
 const CONCERNS: ReadonlyArray<readonly [string, (it: ContractIt) => void]> = [
   ["catalog", catalogBehaviours],
-  ["listing and search", listingBehaviours],
+  ["listing", listingBehaviours],
+  ["search", searchBehaviours],
   ["votes", votesBehaviours],
   ["problems", problemsBehaviours],
   ["reconciliation", reconciliationBehaviours],

@@ -14,6 +14,7 @@ import {
   CatalogStore,
   type CategoryList,
   DEFAULT_LIMIT,
+  defaultSort,
   decodeOffsetCursor,
   encodeOffsetCursor,
   type InvalidCursor,
@@ -105,7 +106,7 @@ export const layer = (config: DirectorySettings) =>
           }
         }),
         search: Effect.fn("Directory.search")(function* (query) {
-          const page = yield* catalog.list({ ...query, sort: query.sort ?? "trust", limit: query.limit ?? DEFAULT_LIMIT })
+          const page = yield* catalog.list({ ...query, sort: query.sort ?? defaultSort(query.q), limit: query.limit ?? DEFAULT_LIMIT })
           return { items: page.items.map(toProductSummary), next_cursor: page.nextCursor }
         }),
         categories: Effect.map(catalog.categories, (categories) => ({

@@ -1,0 +1,124 @@
+/**
+ * Search in memory, by the rules of packages/domain/src/search.ts and the way
+ * PostgreSQL applies them (packages/store-postgres/src/search.ts): a product is
+ * a list of weighted lexemes (English stems and plain words of its name,
+ * category and body), a query is a set of operands (stems, prefixes, typo
+ * corrections), and relevance is PostgreSQL's `ts_rank` over them, ported, so
+ * both stores rank alike.
+ */
+import { stem } from "porter2"
+import {
+  ENGLISH_STOP_WORDS,
+  isTypoOf,
+  PREFIX_MIN_LENGTH,
+  type Product,
+  queryWords,
+  searchFieldsOf,
+  searchTokens,
+  TYPO_MIN_LENGTH
+} from "@productdir/domain"
+
+/** ts_rank's default weights for A (name), B (category) and C (body). */
+const WEIGHTS = { name: 1.0, category: 0.4, body: 0.2 } as const
+
+/** A product's lexemes, each with the weight of every position it holds, in position order. */
+export type Document = ReadonlyMap<string, ReadonlyArray<number>>
+
+const documents = new WeakMap<Product, { readonly lexemes: Document; readonly words: ReadonlyArray<string> }>()
+
+const add = (lexemes: Map<string, Array<number>>, lexeme: string, weight: number) => {
+  const positions = lexemes.get(lexeme)
+  if (positions === undefined) lexemes.set(lexeme, [weight])
+  else positions.push(weight)
+}
+
+/** The product's lexemes, in the order PostgreSQL concatenates them (productdir_search_vector). */
+const indexOf = (product: Product) => {
+  const known = documents.get(product)
+  if (known !== undefined) return known
+  const fields = searchFieldsOf(product.content)
+  const lexemes = new Map<string, Array<number>>()
+  const words = new Set<string>()
+  for (const field of ["name", "category", "body"] as const) {
+    const tokens = searchTokens(fields[field])
+    for (const token of tokens) if (!ENGLISH_STOP_WORDS.has(token)) add(lexemes, stem(token), WEIGHTS[field])
+    for (const token of tokens) {
+      add(lexemes, token, WEIGHTS[field])
+      words.add(token)
+    }
+  }
+  const made = { lexemes, words: [...words] }
+  documents.set(product, made)
+  return made
+}
+
+/** What a query looks for: exact lexemes and prefixes. */
+export interface Operands {
+  readonly exact: ReadonlyArray<string>
+  readonly prefixes: ReadonlyArray<string>
+}
+
+/**
+ * A query's operands over a catalog: each word's stem, the word itself (as a
+ * prefix when long enough), and, for a word no product word has or starts with,
+ * the product words it is a typo of. Undefined when the query has no words.
+ */
+export const operandsOf = (q: string, products: Iterable<Product>): Operands | undefined => {
+  const words = queryWords(q)
+  if (words.length === 0) return undefined
+  const vocabulary = new Set<string>()
+  for (const p of products) for (const w of indexOf(p).words) vocabulary.add(w)
+  const exact = new Set<string>()
+  const prefixes = new Set<string>()
+  for (const word of words) {
+    if (!ENGLISH_STOP_WORDS.has(word)) exact.add(stem(word))
+    if (word.length >= PREFIX_MIN_LENGTH) prefixes.add(word)
+    else exact.add(word)
+    if (word.length < TYPO_MIN_LENGTH || [...vocabulary].some((v) => v.startsWith(word))) continue
+    for (const known of vocabulary) {
+      if (isTypoOf(word, known)) {
+        exact.add(known)
+        if (!ENGLISH_STOP_WORDS.has(known)) exact.add(stem(known))
+      }
+    }
+  }
+  // A prefix already matches the word it is: as in a tsquery, the same word counts once.
+  return { exact: [...exact].filter((e) => !prefixes.has(e)), prefixes: [...prefixes] }
+}
+
+/** One operand's share of ts_rank (calc_rank_or): its best weight, plus the rest fading as 1/j². */
+const entryRank = (positions: ReadonlyArray<number>): number => {
+  let sum = 0
+  let best = -1
+  let bestAt = 0
+  positions.forEach((w, j) => {
+    sum += w / ((j + 1) * (j + 1))
+    if (w > best) {
+      best = w
+      bestAt = j
+    }
+  })
+  return (best + sum - best / ((bestAt + 1) * (bestAt + 1))) / 1.64493406685
+}
+
+/** How well a product matches (PostgreSQL's ts_rank of an OR query), or undefined when it does not. */
+export const rankOf = (product: Product, operands: Operands): number | undefined => {
+  const { lexemes } = indexOf(product)
+  let rank = 0
+  let matched = false
+  for (const lexeme of operands.exact) {
+    const positions = lexemes.get(lexeme)
+    if (positions === undefined) continue
+    matched = true
+    rank += entryRank(positions)
+  }
+  for (const prefix of operands.prefixes) {
+    for (const [lexeme, positions] of lexemes) {
+      if (!lexeme.startsWith(prefix)) continue
+      matched = true
+      rank += entryRank(positions)
+    }
+  }
+  const size = operands.exact.length + operands.prefixes.length
+  return matched ? rank / size : undefined
+}
