@@ -72,14 +72,11 @@ export const operandsOf = (q: string, products: Iterable<Product>): Operands | u
   const prefixes = new Set<string>()
   for (const word of words) {
     if (!ENGLISH_STOP_WORDS.has(word)) exact.add(stem(word))
-    if (word.length >= PREFIX_MIN_LENGTH) prefixes.add(word)
-    else exact.add(word)
+    // A word the catalog has is searched by its stem alone; any other also as the start of the word being typed.
+    if (word.length >= PREFIX_MIN_LENGTH && !vocabulary.has(word)) prefixes.add(word)
     if (word.length < TYPO_MIN_LENGTH || [...vocabulary].some((v) => v.startsWith(word))) continue
     for (const known of vocabulary) {
-      if (isTypoOf(word, known)) {
-        exact.add(known)
-        if (!ENGLISH_STOP_WORDS.has(known)) exact.add(stem(known))
-      }
+      if (isTypoOf(word, known)) exact.add(ENGLISH_STOP_WORDS.has(known) ? known : stem(known))
     }
   }
   // A prefix already matches the word it is: as in a tsquery, the same word counts once.

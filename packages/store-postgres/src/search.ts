@@ -19,52 +19,61 @@ const PLAIN = /^[\p{L}\p{N}]+$/u
 /** A quoted tsquery operand. */
 const operand = (word: string, prefix: boolean) => `'${word}'${prefix ? ":*" : ""}`
 
-/** The two halves of a query's tsquery: English stems, and plain words and prefixes. */
+/** The two halves of a query's tsquery: English stems, and the starts of words being typed. */
 export interface SearchQuery {
-  readonly english: string | undefined
-  readonly simple: string
+  readonly english: string
+  readonly prefixes: string | undefined
 }
 
 /** How many vocabulary words nearest to a word are checked for a typo. */
 const TYPO_CANDIDATES = 10
 
-/**
- * The words of the vocabulary each unknown word (no vocabulary word has or
- * starts with it) is a typo of.
- */
-const corrections = (sql: SqlClient.SqlClient, words: ReadonlyArray<string>) => {
-  const unknown = words.filter((w) => w.length >= TYPO_MIN_LENGTH)
-  if (unknown.length === 0) return Effect.succeed([] as ReadonlyArray<string>)
-  return Effect.map(
-    sql<{ word: string; candidate: string }>`
-      SELECT t.word, c.word AS candidate
-      FROM unnest(${unknown}::text[]) AS t(word)
-      CROSS JOIN LATERAL (
-        SELECT s.word FROM search_words s ORDER BY s.word <-> t.word LIMIT ${TYPO_CANDIDATES}
-      ) AS c
-      WHERE NOT EXISTS (
-        SELECT 1 FROM search_words s WHERE s.word >= t.word AND s.word < t.word || chr(1114111)
-      )`,
-    (rows) => rows.filter((r) => PLAIN.test(r.candidate) && isTypoOf(r.word, r.candidate)).map((r) => r.candidate)
-  )
+/** What the vocabulary says of a query word. */
+interface Known {
+  /** The catalog has this very word. */
+  readonly whole: boolean
+  /** The words it is a typo of, when no word of the catalog has it or starts with it. */
+  readonly fixes: ReadonlyArray<string>
 }
+
+/** Looks each word up in the vocabulary (one statement: index lookups and a nearest-neighbour scan each). */
+const lookUp = (sql: SqlClient.SqlClient, words: ReadonlyArray<string>) =>
+  Effect.map(
+    sql<{ word: string; whole: boolean; candidates: ReadonlyArray<string> | null }>`
+      SELECT t.word,
+        EXISTS (SELECT 1 FROM search_words s WHERE s.word = t.word) AS whole,
+        CASE WHEN length(t.word) >= ${TYPO_MIN_LENGTH} AND NOT EXISTS (
+          SELECT 1 FROM search_words s WHERE s.word >= t.word AND s.word < t.word || chr(1114111)
+        ) THEN ARRAY(
+          SELECT s.word FROM search_words s ORDER BY s.word <-> t.word LIMIT ${TYPO_CANDIDATES}
+        ) END AS candidates
+      FROM unnest(${words}::text[]) AS t(word)`,
+    (rows) =>
+      new Map(
+        rows.map((r): [string, Known] => [
+          r.word,
+          { whole: r.whole, fixes: (r.candidates ?? []).filter((c) => PLAIN.test(c) && isTypoOf(r.word, c)) }
+        ])
+      )
+  )
 
 /** The tsquery texts of `q`, or undefined when it has no words to search for. */
 export const searchQuery = (sql: SqlClient.SqlClient, q: string) =>
   Effect.gen(function* () {
     const words = queryWords(q).filter((w) => PLAIN.test(w))
     if (words.length === 0) return undefined
-    const fixes = yield* corrections(sql, words)
-    const stemmed = [...words, ...fixes].filter((w) => !ENGLISH_STOP_WORDS.has(w))
-    const simple = [...words.map((w) => operand(w, w.length >= PREFIX_MIN_LENGTH)), ...fixes.map((w) => operand(w, false))]
+    const known = yield* lookUp(sql, words)
+    const fixes = words.flatMap((w) => known.get(w)?.fixes ?? []).filter((w) => !ENGLISH_STOP_WORDS.has(w))
+    // A word the catalog has is searched by its stem alone; any other also as the start of the word being typed.
+    const typed = words.filter((w) => w.length >= PREFIX_MIN_LENGTH && known.get(w)?.whole !== true)
     return {
-      english: stemmed.length > 0 ? stemmed.map((w) => operand(w, false)).join(" | ") : undefined,
-      simple: simple.join(" | ")
+      english: [...new Set([...words, ...fixes])].map((w) => operand(w, false)).join(" | "),
+      prefixes: typed.length > 0 ? typed.map((w) => operand(w, true)).join(" | ") : undefined
     } satisfies SearchQuery
   })
 
 /** The tsquery of a search, as SQL. */
 export const tsquery = (sql: SqlClient.SqlClient, query: SearchQuery) =>
-  query.english === undefined
-    ? sql`to_tsquery('simple', productdir_unaccent(${query.simple}))`
-    : sql`(to_tsquery('english', productdir_unaccent(${query.english})) || to_tsquery('simple', productdir_unaccent(${query.simple})))`
+  query.prefixes === undefined
+    ? sql`to_tsquery('english', productdir_unaccent(${query.english}))`
+    : sql`(to_tsquery('english', productdir_unaccent(${query.english})) || to_tsquery('simple', productdir_unaccent(${query.prefixes})))`

@@ -1,10 +1,11 @@
 import { Effect, Layer, Redacted } from "effect"
-import { storeContract } from "@productdir/testkit"
+import { relevanceSuite, storeContract } from "@productdir/testkit"
 import { layerPglite, layerPostgres } from "../src/index.ts"
 import { freshDatabaseUrl } from "../src/testing.ts"
 import { layerSqlBackdoor } from "./backdoor.ts"
 
 storeContract("pglite", layerSqlBackdoor.pipe(Layer.provideMerge(layerPglite())))
+relevanceSuite("pglite", layerPglite())
 
 const serverUrl = process.env.DATABASE_URL
 if (serverUrl !== undefined && serverUrl !== "") {
@@ -14,4 +15,5 @@ if (serverUrl !== undefined && serverUrl !== "") {
       Layer.provideMerge(Layer.unwrap(Effect.map(freshDatabaseUrl(serverUrl), ({ url }) => layerPostgres(Redacted.make(url)))))
     )
   )
+  relevanceSuite("postgres", Layer.unwrap(Effect.map(freshDatabaseUrl(serverUrl), ({ url }) => layerPostgres(Redacted.make(url)))))
 }
