@@ -21,7 +21,8 @@ export const SCENARIOS = [
   "resources-list",
   "prompts-list",
   "logging-set-level",
-  "dns-rebinding-protection"
+  "dns-rebinding-protection",
+  "completion-complete"
 ]
 
 const runScenario = (url: string, scenario: string) =>

@@ -105,6 +105,80 @@ for (const variant of storeVariants()) {
         }).pipe(Effect.scoped)
       )
 
+      it.effect("products are resources: a template, slugs completed by prefix, search results that link to them", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const client = yield* connect(base)
+          const { resourceTemplates } = yield* Effect.promise(() => client.listResourceTemplates())
+          expect(resourceTemplates.map((t) => t.uriTemplate)).toContain("productdir://products/{slug}")
+          const target = sample[0]!
+          const found = yield* call(client, "search_products", { q: target.content.name, limit: 5 })
+          const items = (found.structuredContent as { items: Array<{ id: string; slug: string }> }).items
+          const hit = items.find((i) => i.id === target.id)!
+          const links = (found.content as Array<{ type: string; uri?: string; name?: string; mimeType?: string }>).filter(
+            (c) => c.type === "resource_link"
+          )
+          expect(links.map((l) => l.uri)).toEqual(items.map((i) => `productdir://products/${i.slug}`))
+          const read = yield* Effect.promise(() => client.readResource({ uri: `productdir://products/${hit.slug}` }))
+          const content = read.contents[0] as { uri: string; mimeType?: string; text?: string }
+          expect(content.mimeType).toBe("application/json")
+          const view = JSON.parse(content.text ?? "{}") as { id: string; links: { vote: { href: string } } }
+          expect(view.id).toBe(target.id)
+          // Links in a resource are absolute, as in tool results.
+          expect(view.links.vote.href).toBe(`${base}/vote`)
+          const prefix = hit.slug.slice(0, 3)
+          const completed = yield* Effect.promise(() =>
+            client.complete({
+              ref: { type: "ref/resource", uri: "productdir://products/{slug}" },
+              argument: { name: "slug", value: prefix }
+            })
+          )
+          expect(completed.completion.values).toContain(hit.slug)
+          for (const value of completed.completion.values) expect(value.startsWith(prefix)).toBe(true)
+          const none = yield* Effect.promise(() =>
+            client.complete({
+              ref: { type: "ref/resource", uri: "productdir://products/{slug}" },
+              argument: { name: "slug", value: "zzzz-none" }
+            })
+          )
+          expect(none.completion.values).toEqual([])
+          const unknownRef = yield* Effect.promise(() =>
+            client.complete({ ref: { type: "ref/prompt", name: "no-such-prompt" }, argument: { name: "x", value: "a" } })
+          )
+          expect(unknownRef.completion.values).toEqual([])
+          const missing = yield* Effect.exit(Effect.promise(() => client.readResource({ uri: "productdir://products/no-such-product" })))
+          expect(String(missing)).toContain("No product has the slug or id")
+        }).pipe(Effect.scoped)
+      )
+
+      it.effect("the newest revision, 2026-07-28, is served statelessly beside the session revisions", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }
+          const rpc = (id: number, method: string, params: Record<string, unknown>, name?: string) =>
+            postJson(
+              `${base}/mcp`,
+              { jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } },
+              {
+                accept: "application/json, text/event-stream",
+                "mcp-protocol-version": "2026-07-28",
+                "mcp-method": method,
+                ...(name === undefined ? {} : { "mcp-name": name })
+              }
+            )
+          const discover = bodyOf<{ result: { supportedVersions: Array<string> } }>(yield* rpc(1, "server/discover", {}))
+          expect(discover.result.supportedVersions).toEqual(expect.arrayContaining(["2026-07-28", "2025-11-25"]))
+          const found = bodyOf<{ result: { content: Array<{ type: string; uri?: string }> } }>(
+            yield* rpc(2, "tools/call", { name: "search_products", arguments: { q: sample[0]!.content.name, limit: 3 } }, "search_products")
+          )
+          expect(found.result.content.some((c) => c.type === "resource_link" && c.uri?.startsWith("productdir://products/"))).toBe(true)
+          const completed = bodyOf<{ result: { resultType: string; completion: { values: Array<string> } } }>(
+            yield* rpc(3, "completion/complete", { ref: { type: "ref/prompt", name: "none" }, argument: { name: "a", value: "b" } })
+          )
+          expect(completed.result).toEqual({ resultType: "complete", completion: { values: [], total: 0, hasMore: false } })
+        })
+      )
+
       it.effect("bad arguments and unknown products are tool errors that say what is wrong", () =>
         Effect.gen(function* () {
           const base = yield* baseUrl
@@ -201,8 +275,15 @@ for (const variant of storeVariants()) {
           const links = (view.structuredContent as { links: Record<string, { href: string }> }).links
           for (const link of Object.values(links)) expect(link.href.startsWith(`${base}/`), link.href).toBe(true)
           const found = yield* call(client, "search_products", { limit: 1 })
-          const item = (found.structuredContent as { items: Array<{ links: Record<string, string> }> }).items[0]!
-          for (const href of Object.values(item.links)) expect(href.startsWith(`${base}/`), href).toBe(true)
+          const item = (found.structuredContent as { items: Array<{ links: Record<string, string | { href: string }> }> }).items[0]!
+          for (const link of Object.values(item.links)) {
+            const href = typeof link === "string" ? link : link.href
+            expect(href.startsWith(`${base}/`), href).toBe(true)
+          }
+          // The vote a search result offers goes to the same server, with the product named.
+          const vote = yield* call(client, "vote", { entity_id: sample[0]!.id })
+          const next = (vote.structuredContent as { links: Record<string, string> }).links
+          for (const href of Object.values(next)) expect(href.startsWith(`${base}/`), href).toBe(true)
         }).pipe(Effect.scoped)
       )
     })

@@ -71,8 +71,15 @@ export class ProductsApi extends HttpApiGroup.make("products")
     ),
     HttpApiEndpoint.get("listProducts", "/products", {
       query: {
-        q: Schema.optionalKey(boundedText(200)).annotate({ description: "Search words; every word must match the start of a word" }),
-        category: Schema.optionalKey(boundedText(200)).annotate({ description: "Exact category label (see /categories)" }),
+        q: Schema.optionalKey(boundedText(200)).annotate({
+          description:
+            "Search words, as an agent would put them: other forms of a word (`invoicing` finds invoices), accents (`nandu` finds Ñandú), the start of a word and one typo are all found; a product matching more of the words ranks higher",
+          examples: ["invoicing for freelancers"]
+        }),
+        category: Schema.optionalKey(boundedText(200)).annotate({
+          description: "A category label from /categories, in any case",
+          examples: ["Accounting"]
+        }),
         sort: Schema.optionalKey(ListSort),
         updated_since: Schema.optionalKey(boundedText(100)).annotate({ description: "ISO 8601 timestamp: only products changed since" }),
         limit: Schema.optionalKey(LimitQuery),

@@ -4,6 +4,7 @@ import type { InvalidCursor, ProductNotFound, ProductRemoved, StoreError } from 
 import type { ProductId } from "./ids.ts"
 import type { ListQuery, Page } from "./Listing.ts"
 import type { Product, ProductInput, UpsertOutcome, UpsertStatus } from "./Product.ts"
+import type { Slug } from "./slug.ts"
 
 export interface CategoryCount {
   readonly category: string
@@ -26,6 +27,8 @@ export class CatalogStore extends Context.Service<
     readonly preview: (inputs: ReadonlyArray<ProductInput>) => Effect.Effect<ReadonlyArray<UpsertStatus>, StoreError>
     /** Live products, filtered and ordered by the query, one page after the cursor. */
     readonly list: (query: ListQuery) => Effect.Effect<Page<Product>, InvalidCursor | StoreError>
+    /** Slugs of live products that start with `prefix` (any case), A→Z, at most `limit`: completions. */
+    readonly slugsStartingWith: (prefix: string, limit: number) => Effect.Effect<ReadonlyArray<Slug>, StoreError>
     /** Categories of live products with their counts, by name. */
     readonly categories: Effect.Effect<ReadonlyArray<CategoryCount>, StoreError>
     /** Marks products removed (reads answer 410, votes are kept). Returns how many were live. */

@@ -1,10 +1,11 @@
 /** The compact product of listings and search results. */
 import { Schema } from "effect"
 import { ProductId } from "./ids.ts"
-import { agentCardPath, agentViewPath, productPath } from "./paths.ts"
+import { agentCardPath, agentViewPath, problemsPath, productPath } from "./paths.ts"
 import type { Product } from "./Product.ts"
 import { Slug } from "./slug.ts"
 import { Count, toTrust, Trust } from "./trust.ts"
+import { VoteTemplate, voteTemplateOf } from "./Vote.ts"
 
 export const ProductSummary = Schema.Struct({
   id: ProductId,
@@ -14,7 +15,13 @@ export const ProductSummary = Schema.Struct({
   summary: Schema.String,
   pricing_model: Schema.String,
   trust: Trust,
-  links: Schema.Struct({ record: Schema.String, agent_card: Schema.String, agent_view: Schema.String })
+  links: Schema.Struct({
+    record: Schema.String,
+    agent_card: Schema.String,
+    agent_view: Schema.String.annotate({ description: "The decision view: what to judge the product by" }),
+    problems: Schema.String.annotate({ description: "Known problems, most reported first" }),
+    vote: VoteTemplate
+  })
 }).annotate({ identifier: "ProductSummary" })
 export type ProductSummary = typeof ProductSummary.Type
 
@@ -26,7 +33,13 @@ export const toProductSummary = (product: Product): ProductSummary => ({
   summary: product.content.ai_summary,
   pricing_model: product.content.pricing.model,
   trust: toTrust(product.counters),
-  links: { record: productPath(product.id), agent_card: agentCardPath(product.id), agent_view: agentViewPath(product.slug) }
+  links: {
+    record: productPath(product.id),
+    agent_card: agentCardPath(product.id),
+    agent_view: agentViewPath(product.slug),
+    problems: problemsPath(product.slug),
+    vote: voteTemplateOf(product.id)
+  }
 })
 
 export const ProductPage = Schema.Struct({

@@ -1,6 +1,7 @@
 /** The vote (docs/api.md, "The vote"): request, outcome, and what a store needs to cast one. */
 import { Schema } from "effect"
 import type { ProductId } from "./ids.ts"
+import { agentViewPath, PRODUCTS_PATH, problemsPath, productPath, VOTE_PATH } from "./paths.ts"
 import { ProductRef } from "./ProductRef.ts"
 import { boundedText } from "./text.ts"
 import type { Tally } from "./trust.ts"
@@ -63,13 +64,45 @@ export const VoteStatus = Schema.Literals(["recorded", "unchanged", "changed"]).
 })
 export type VoteStatus = typeof VoteStatus.Type
 
+/** A vote that succeeds as sent: the template search results and views carry, ready to POST. */
+export const VoteTemplate = Schema.Struct({
+  method: Schema.Literal("POST"),
+  href: Schema.String,
+  content_type: Schema.Literal("application/json"),
+  body: Schema.Struct({ entity_id: Schema.String, direction: VoteDirection }).annotate({
+    description: "A request that succeeds as sent: an up vote for this product"
+  })
+}).annotate({ identifier: "VoteTemplate" })
+export type VoteTemplate = typeof VoteTemplate.Type
+
+export const voteTemplateOf = (id: ProductId): VoteTemplate => ({
+  method: "POST",
+  href: VOTE_PATH,
+  content_type: "application/json",
+  body: { entity_id: id, direction: "up" }
+})
+
 export const VoteOutcome = Schema.Struct({
   entity_id: Schema.String,
   direction: VoteDirection,
   status: VoteStatus,
   counted_as: CountedAs,
-  trust: Trust
+  trust: Trust,
+  links: Schema.Struct({
+    agent_view: Schema.String.annotate({ description: "The product's decision view, with the trust this vote moved" }),
+    problems: Schema.String.annotate({ description: "The product's known problems (a down vote's reason is listed there)" }),
+    record: Schema.String,
+    search: Schema.String.annotate({ description: "Search for other products" })
+  }).annotate({ description: "Where to go next" })
 }).annotate({ identifier: "VoteOutcome" })
+
+/** Where a vote's response leads: the product voted on (by id, which every path takes), and search. */
+export const voteLinksOf = (id: ProductId): VoteOutcome["links"] => ({
+  agent_view: agentViewPath(id),
+  problems: problemsPath(id),
+  record: productPath(id),
+  search: PRODUCTS_PATH
+})
 export type VoteOutcome = typeof VoteOutcome.Type
 
 /** A vote as a store receives it: the voter is already resolved (a proven agent, or an address hash). */

@@ -4,7 +4,8 @@ import type { Slug } from "./slug.ts"
 
 export const productPath = (id: ProductId): string => `/products/${id}`
 export const agentCardPath = (id: ProductId): string => `/products/${id}/agent-card`
-export const agentViewPath = (slug: Slug): string => `/entities/${slug}?format=agent`
-export const problemsPath = (slug: Slug): string => `/entities/${slug}/problems`
+export const agentViewPath = (slug: Slug | ProductId): string => `/entities/${slug}?format=agent`
+export const problemsPath = (slug: Slug | ProductId): string => `/entities/${slug}/problems`
 export const VOTE_PATH = "/vote"
+export const PRODUCTS_PATH = "/products"
 export const AGENTS_PATH = "/agents"

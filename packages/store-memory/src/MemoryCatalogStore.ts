@@ -4,6 +4,7 @@ import {
   CatalogStore,
   type CategoryCount,
   canonicalProductId,
+  compareCodePoints,
   compareSortKeys,
   decodeCursor,
   encodeCursor,
@@ -127,6 +128,15 @@ const make = (state: State) =>
           items: page.map(({ p }) => p),
           nextCursor: keyed.length > query.limit && last !== undefined ? encodeCursor(last.key) : null
         })
+      }),
+    slugsStartingWith: (prefix, limit) =>
+      Effect.sync(() => {
+        const start = prefix.toLowerCase()
+        return [...state.products.values()]
+          .filter((p) => isLive(p) && p.slug.startsWith(start))
+          .map((p) => p.slug)
+          .sort(compareCodePoints)
+          .slice(0, limit)
       }),
     categories: Effect.sync(() => {
       const counts = new Map<string, number>()

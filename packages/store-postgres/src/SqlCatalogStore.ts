@@ -257,6 +257,15 @@ export const make = Effect.gen(function* () {
     }
   })
 
+  const slugsStartingWith = (prefix: string, limit: number) =>
+    Effect.map(
+      sql<{ slug: Slug }>`
+        SELECT slug FROM products
+        WHERE removed_at IS NULL AND slug >= ${prefix.toLowerCase()} AND slug < ${prefix.toLowerCase()} || chr(1114111)
+        ORDER BY slug LIMIT ${limit}`,
+      (rows) => rows.map((r) => r.slug)
+    ).pipe(storeError("slugsStartingWith"))
+
   const categories = sql<{ category: string; count: number }>`
     SELECT category, count(*)::int AS count FROM products WHERE removed_at IS NULL
     GROUP BY category ORDER BY category COLLATE "C"`.pipe(storeError("categories"), Effect.withSpan("CatalogStore.categories"))
@@ -304,6 +313,7 @@ export const make = Effect.gen(function* () {
     upsert,
     preview,
     list,
+    slugsStartingWith,
     categories,
     remove,
     absentFrom,

@@ -146,4 +146,19 @@ export const searchBehaviours = (it: ContractIt) => {
       assert.deepStrictEqual(yield* ids({ category: category.toLowerCase() }), [product.id])
     })
   )
+
+  it.effect("slugs by prefix: live products only, A to Z, any case, bounded", () =>
+    Effect.gen(function* () {
+      const store = yield* CatalogStore
+      const word = madeUpWord()
+      const inputs = ["Beta", "Alpha", "Gamma"].map((suffix) => freshInput({ name: `${word} ${suffix}` }))
+      const outcomes = yield* store.upsert(inputs)
+      const slugs = outcomes.map((o) => o.slug).sort()
+      assert.deepStrictEqual(yield* store.slugsStartingWith(word.toUpperCase(), 10), slugs)
+      assert.deepStrictEqual(yield* store.slugsStartingWith(word, 2), slugs.slice(0, 2))
+      yield* store.remove([outcomes[0]!.id])
+      assert.notInclude(yield* store.slugsStartingWith(word, 10), outcomes[0]!.slug)
+      assert.deepStrictEqual(yield* store.slugsStartingWith(`${word}zzzz`, 10), [])
+    })
+  )
 }

@@ -15,6 +15,7 @@ import {
   type CategoryList,
   DEFAULT_LIMIT,
   defaultSort,
+  voteLinksOf,
   decodeOffsetCursor,
   encodeOffsetCursor,
   type InvalidCursor,
@@ -58,6 +59,9 @@ export type VoteResult =
   | { readonly _tag: "Limited"; readonly decision: Extract<Decision, { _tag: "Limited" }> }
   | { readonly _tag: "Cast"; readonly outcome: VoteOutcome; readonly decision: Extract<Decision, { _tag: "Allowed" }> }
 
+/** How many slugs a completion offers (MCP allows 100; an agent reads a short list). */
+const SLUG_COMPLETIONS = 20
+
 export class Directory extends Context.Service<
   Directory,
   {
@@ -71,6 +75,8 @@ export class Directory extends Context.Service<
       query: Omit<ListQuery, "limit" | "sort"> & Partial<Pick<ListQuery, "limit" | "sort">>
     ) => Effect.Effect<ProductPage, InvalidCursor | StoreError>
     readonly categories: Effect.Effect<CategoryList, StoreError>
+    /** Slugs of live products starting with what was typed: completions for agents. */
+    readonly completeSlug: (prefix: string) => Effect.Effect<ReadonlyArray<string>, StoreError>
     /** One vote: rate limited per voter and per client network, then cast atomically. */
     readonly vote: (ballot: Ballot, caster: Caster) => Effect.Effect<VoteResult, ReadError | AgentRevoked>
   }
@@ -109,6 +115,7 @@ export const layer = (config: DirectorySettings) =>
           const page = yield* catalog.list({ ...query, sort: query.sort ?? defaultSort(query.q), limit: query.limit ?? DEFAULT_LIMIT })
           return { items: page.items.map(toProductSummary), next_cursor: page.nextCursor }
         }),
+        completeSlug: (prefix) => catalog.slugsStartingWith(prefix, SLUG_COMPLETIONS),
         categories: Effect.map(catalog.categories, (categories) => ({
           categories: categories.map(({ category, count }) => ({
             category,
@@ -133,7 +140,8 @@ export const layer = (config: DirectorySettings) =>
             direction: result.direction,
             status: result.status,
             counted_as: countedAs(caster.voter),
-            trust: toTrust(result.counters)
+            trust: toTrust(result.counters),
+            links: voteLinksOf(result.productId)
           }
           return { _tag: "Cast", outcome, decision } as const
         })

@@ -12,8 +12,9 @@
  * that agent (handlers.ts).
  *
  * The MCP server's own refusals are empty responses; here each becomes a problem
- * that says what to do (which header, initialize first), and JSON-RPC errors lose
- * the library's internal `_tag`.
+ * that says what to do (which header, initialize first), JSON-RPC errors lose
+ * the library's internal `_tag`, and a completion for a ref the server does not
+ * know is an empty one rather than an error.
  */
 import { Effect, Option } from "effect"
 import { Headers, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -89,19 +90,49 @@ const withoutTags = (value: unknown): unknown => {
 }
 
 const TAG = Buffer.from('"_tag"')
+/** What the MCP library answers a completion request for a ref it has no completions for. */
+const UNKNOWN_COMPLETION = "Unknown completion reference or argument"
+const UNKNOWN_COMPLETION_BYTES = Buffer.from(UNKNOWN_COMPLETION)
 
-const containsTag = (body: Uint8Array): boolean => Buffer.from(body.buffer, body.byteOffset, body.byteLength).includes(TAG)
+const contains = (body: Uint8Array, needle: Buffer): boolean => Buffer.from(body.buffer, body.byteOffset, body.byteLength).includes(needle)
 
-const tidy = (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse => {
+/**
+ * A completion for a prompt or resource this server does not have is answered
+ * with no values, not an error: a client completing whatever it was given (an
+ * argument of a ref from another server, a typo) gets an empty list to show.
+ */
+const emptyCompletions =
+  (stateless: boolean) =>
+  (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(emptyCompletions(stateless))
+    if (value === null || typeof value !== "object" || !("error" in value)) return value
+    const { error, ...rest } = value as { error: { message?: unknown } }
+    if (error.message !== UNKNOWN_COMPLETION) return value
+    const completion = { values: [], total: 0, hasMore: false }
+    // Stateless results (2026-07-28) say they are complete, as every other result of that revision does.
+    return { ...rest, result: stateless ? { resultType: "complete", completion } : { completion } }
+  }
+
+/** The stateless protocol revision: a request names it in every MCP-Protocol-Version header. */
+const STATELESS_REVISION = "2026-07-28"
+
+const tidy = (response: HttpServerResponse.HttpServerResponse, stateless: boolean): HttpServerResponse.HttpServerResponse => {
   const empty = response.body._tag === "Empty" || (response.body._tag === "Uint8Array" && response.body.body.byteLength === 0)
   if (empty && response.status >= 400) {
     const detail = DETAILS[response.status]
     if (detail !== undefined) return problem(response.status, detail, response.headers)
   }
   const contentType = response.headers["content-type"] ?? ""
-  if (response.body._tag === "Uint8Array" && contentType.startsWith("application/json") && containsTag(response.body.body)) {
+  if (
+    response.body._tag === "Uint8Array" &&
+    contentType.startsWith("application/json") &&
+    (contains(response.body.body, TAG) || contains(response.body.body, UNKNOWN_COMPLETION_BYTES))
+  ) {
     const json = JSON.parse(new TextDecoder().decode(response.body.body)) as unknown
-    return HttpServerResponse.jsonUnsafe(withoutTags(json), { status: response.status, headers: response.headers })
+    return HttpServerResponse.jsonUnsafe(emptyCompletions(stateless)(withoutTags(json)), {
+      status: response.status,
+      headers: response.headers
+    })
   }
   return response
 }
@@ -129,6 +160,6 @@ export const makeMcpEdge = Effect.gen(function* () {
       // Checked here, more finely than the MCP server's fixed list: it gets the request without Origin.
       const withoutOrigin = request.modify({ headers: Headers.remove(request.headers, "origin") })
       const response = yield* Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, withoutOrigin)
-      return tidy(response)
+      return tidy(response, request.headers["mcp-protocol-version"] === STATELESS_REVISION)
     })
 })

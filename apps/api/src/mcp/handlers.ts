@@ -5,7 +5,7 @@
 import { Effect, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { describeLimit, type InvalidCursor, type ProductNotFound, type ProductRemoved, type StoreError } from "@productdir/domain"
-import { DirectoryTools, ToolProblem } from "@productdir/contract"
+import { DirectoryTools, type SearchProducts, ToolProblem } from "@productdir/contract"
 import { Directory } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
 import { Callers } from "../auth/callers.ts"
@@ -22,16 +22,30 @@ const readProblems = { ProductNotFound: notFound, ProductRemoved: removed, Store
 /** The HTTP request of this tool call, when it came over HTTP. */
 const currentRequest = Effect.serviceOption(HttpServerRequest.HttpServerRequest)
 
+/** A result with its links made absolute for the request it answers. */
+const linker = ApiConfig.useSync(
+  (config) =>
+    <A, E, R>(result: Effect.Effect<A, E, R>) =>
+      Effect.flatMap(currentRequest, (request) => Effect.map(result, (value) => absoluteLinks(value, baseUrlOf(config.publicUrl, request))))
+)
+
+/** search_products, shared by the toolkit and the registration that adds resource links (searchLinks.ts). */
+export const SearchProductsHandler = Effect.gen(function* () {
+  const directory = yield* Directory.Directory
+  const linked = yield* linker
+  return (query: typeof SearchProducts.parametersSchema.Type) =>
+    linked(directory.search(query)).pipe(Effect.catchTags({ InvalidCursor: badCursor, StoreError: unavailable }))
+})
+
 export const DirectoryToolsLive = DirectoryTools.toLayer(
   Effect.gen(function* () {
     const directory = yield* Directory.Directory
     const callers = yield* Callers
     const config = yield* ApiConfig
-    const linked = <A, E, R>(result: Effect.Effect<A, E, R>) =>
-      Effect.flatMap(currentRequest, (request) => Effect.map(result, (value) => absoluteLinks(value, baseUrlOf(config.publicUrl, request))))
+    const linked = yield* linker
+    const search = yield* SearchProductsHandler
     return DirectoryTools.of({
-      search_products: (query) =>
-        linked(directory.search(query)).pipe(Effect.catchTags({ InvalidCursor: badCursor, StoreError: unavailable })),
+      search_products: search,
       get_product: ({ entity_id }) => linked(directory.agentView(entity_id)).pipe(Effect.catchTags(readProblems)),
       get_problems: ({ entity_id, ...page }) =>
         linked(directory.problems(entity_id, page)).pipe(Effect.catchTags({ ...readProblems, InvalidCursor: badCursor })),
@@ -65,7 +79,7 @@ export const DirectoryToolsLive = DirectoryTools.toLayer(
               message: `Vote rate limit reached (${describeLimit(limit, windowSeconds)}). Retry after ${retryAfterSeconds} s.`
             })
           }
-          return result.outcome
+          return absoluteLinks(result.outcome, baseUrlOf(config.publicUrl, request))
         })
     })
   })

@@ -1,0 +1,52 @@
+/**
+ * Products as MCP resources: `productdir://products/{slug}` reads a product's
+ * agent view (the same document as GET /entities/{slug}?format=agent), and its
+ * `slug` completes from the catalog by prefix. There is no list of every
+ * product (a catalog does not fit in a resource list): agents reach products
+ * through search_products, whose results link here (searchLinks.ts).
+ */
+import { Effect, Layer, Schema } from "effect"
+import { McpSchema, McpServer } from "effect/ai"
+import { HttpServerRequest } from "effect/http"
+import { Directory } from "@productdir/usecases"
+import { ApiConfig } from "../ApiConfig.ts"
+import { absoluteLinks, baseUrlOf } from "./links.ts"
+
+export const PRODUCT_RESOURCE_SCHEME = "productdir://products/"
+
+/** The resource URI of a product. */
+export const productResourceUri = (slug: string): string => `${PRODUCT_RESOURCE_SCHEME}${encodeURIComponent(slug)}`
+
+export const ProductResourcesLive = Layer.unwrap(
+  Effect.gen(function* () {
+    const directory = yield* Directory.Directory
+    const config = yield* ApiConfig
+    return McpServer.resource`productdir://products/${McpSchema.param("slug", Schema.String)}`({
+      name: "product",
+      description:
+        "One product's decision view: what it does, when to avoid it, pricing, trust and its top known problems. The slug (or id) comes from search_products; the slug completes by prefix.",
+      mimeType: "application/json",
+      completion: {
+        // A store that cannot answer offers nothing rather than failing the agent's typing.
+        slug: (prefix) =>
+          directory.completeSlug(prefix).pipe(
+            Effect.map((slugs) => [...slugs]),
+            Effect.orElseSucceed(() => [])
+          )
+      },
+      content: (uri, slug) =>
+        Effect.all([directory.agentView(decodeURIComponent(slug)), Effect.serviceOption(HttpServerRequest.HttpServerRequest)]).pipe(
+          Effect.map(([view, request]) => ({
+            contents: [
+              { uri, mimeType: "application/json", text: JSON.stringify(absoluteLinks(view, baseUrlOf(config.publicUrl, request))) }
+            ]
+          })),
+          Effect.catchTags({
+            ProductNotFound: (e) => Effect.fail(new Error(`No product has the slug or id "${e.ref}". Find products with search_products.`)),
+            ProductRemoved: (e) => Effect.fail(new Error(`${e.message}. Choose another product.`)),
+            StoreError: () => Effect.fail(new Error("The directory's store is unavailable right now. Retry shortly."))
+          })
+        )
+    })
+  })
+)
