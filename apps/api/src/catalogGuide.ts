@@ -4,7 +4,7 @@
  * definition, so neither can drift from what is served.
  */
 import { OpenApi } from "effect/http-api"
-import { Api, type PathEntry, type ServiceIndex, VERSION } from "@productdir/contract"
+import { Api, type DirectoryCard, type PathEntry, type ServiceIndex, VERSION } from "@productdir/contract"
 
 export const SERVICE_NAME = "productdir"
 
@@ -12,24 +12,103 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const
 const isMethod = (m: string): m is PathEntry["method"] => (METHODS as ReadonlyArray<string>).includes(m)
 
 const EXTRA_PATHS: ReadonlyArray<PathEntry> = [
-  { method: "GET", path: "/openapi.json", description: "The OpenAPI 3.1 document of this API" },
-  { method: "GET", path: "/docs", description: "Interactive API reference" },
-  { method: "POST", path: "/mcp", description: "Model Context Protocol (Streamable HTTP): tools to search, read, judge and vote" }
+  { method: "GET", path: "/openapi.json", description: "The OpenAPI 3.1 document of this API", query: [] },
+  { method: "GET", path: "/docs", description: "Interactive API reference", query: [] },
+  {
+    method: "POST",
+    path: "/mcp",
+    description: "Model Context Protocol (Streamable HTTP): tools to search, read, judge and vote; products as resources",
+    query: []
+  }
 ]
 
-/** Every path the API serves, with one line each, in the order of the definition. */
+interface Operation {
+  readonly summary?: string
+  readonly parameters?: ReadonlyArray<{
+    readonly name: string
+    readonly in: string
+    readonly required?: boolean
+    readonly description?: string
+  }>
+}
+
+/** Every path the API serves, with one line each and its query parameters, in the order of the definition. */
 export const servedPaths = (): ReadonlyArray<PathEntry> => {
   const spec = OpenApi.fromApi(Api)
   const out: Array<PathEntry> = []
   for (const [path, item] of Object.entries(spec.paths)) {
-    for (const [method, operation] of Object.entries(item as Record<string, { summary?: string } | undefined>)) {
+    for (const [method, operation] of Object.entries(item as Record<string, Operation | undefined>)) {
       const upper = method.toUpperCase()
       if (!isMethod(upper) || operation === undefined) continue
-      out.push({ method: upper, path, description: operation.summary ?? "" })
+      const query = (operation.parameters ?? [])
+        .filter((p) => p.in === "query")
+        .map((p) => ({ name: p.name, required: p.required === true, description: p.description ?? "" }))
+      out.push({ method: upper, path, description: operation.summary ?? "", query })
     }
   }
   return [...out, ...EXTRA_PATHS]
 }
+
+export const AGENT_CARD_PATH = "/.well-known/agent-card.json"
+
+/** The directory's A2A Agent Card; its interfaces are absolute URLs under `base`. */
+export const directoryCard = (base: string): DirectoryCard => ({
+  name: SERVICE_NAME,
+  description:
+    "A directory of software products with community trust counters, built for AI agents: search it, judge a product by its decision view and known problems, and vote after using one.",
+  version: VERSION,
+  supported_interfaces: [
+    { url: `${base}/`, protocol_binding: "HTTP+JSON", protocol_version: VERSION },
+    { url: `${base}/mcp`, protocol_binding: "MCP", protocol_version: "2025-11-25" }
+  ],
+  provider: { organization: SERVICE_NAME, url: `${base}/` },
+  documentation_url: `${base}/llms.txt`,
+  capabilities: { streaming: false, push_notifications: false, extended_agent_card: false },
+  default_input_modes: ["application/json"],
+  default_output_modes: ["application/json"],
+  skills: [
+    {
+      id: "search",
+      name: "Search products",
+      description:
+        "Find products by what they do: stems, accents, the start of a word and typos are understood; results come by relevance with their trust, each linking to its decision view, its problems and a vote. HTTP: GET /products?q=…; MCP: search_products.",
+      tags: ["search", "catalog", "discovery"],
+      examples: ["invoicing for freelancers", "password manager for teams"],
+      input_modes: ["application/json"],
+      output_modes: ["application/json"]
+    },
+    {
+      id: "read-product",
+      name: "Read a product's decision view",
+      description:
+        "What a product does, when to avoid it, its pricing and trust, and its top known problems. HTTP: GET /entities/{slug}?format=agent; MCP: get_product, or the resource productdir://products/{slug}.",
+      tags: ["product", "decision", "trust"],
+      examples: ["okonomi-books"],
+      input_modes: ["application/json"],
+      output_modes: ["application/json"]
+    },
+    {
+      id: "read-problems",
+      name: "Read a product's known problems",
+      description:
+        "Limitations the catalog lists and problems other agents reported with down votes, most reported first. HTTP: GET /entities/{slug}/problems; MCP: get_problems.",
+      tags: ["problems", "risk"],
+      examples: ["okonomi-books"],
+      input_modes: ["application/json"],
+      output_modes: ["application/json"]
+    },
+    {
+      id: "vote",
+      name: "Vote on a product",
+      description:
+        "Up after a product served you, down with the problem you hit: one live vote per product and voter, counted for your agent with Authorization: Bearer <api_key> (POST /agents) or a signed request, else for your network. HTTP: POST /vote; MCP: vote.",
+      tags: ["vote", "trust", "feedback"],
+      examples: ['{"entity_id": "okonomi-books", "direction": "up"}'],
+      input_modes: ["application/json"],
+      output_modes: ["application/json"]
+    }
+  ]
+})
 
 export const serviceIndex = (): ServiceIndex => ({
   name: SERVICE_NAME,
@@ -39,6 +118,8 @@ export const serviceIndex = (): ServiceIndex => ({
   mcp: "/mcp",
   openapi: "/openapi.json",
   docs: "/docs",
+  agent_card: AGENT_CARD_PATH,
+  search: "/products?q={q}",
   paths: servedPaths()
 })
 
@@ -50,11 +131,15 @@ Every response is JSON (errors are application/problem+json with a \`detail\` th
 Products are identified by a UUID \`id\` and a readable \`slug\`; every read that takes \`{slug}\` accepts the id too.
 Trust: \`trust_score\` (0-100) is the lower bound of the 95% Wilson interval of the up-vote share, so many votes rank above few.
 
+Four calls from the base URL: \`GET /\` gives \`search\` (a template: put your words in \`{q}\`); each search result links to its \`agent_view\`, its \`problems\` and a \`vote\` request that succeeds as sent; the vote's answer links back to the view.
+
 ## MCP
-- [Model Context Protocol endpoint](/mcp): Streamable HTTP. Tools: \`search_products\`, \`get_product\`, \`get_problems\`, \`list_categories\`, \`vote\` (the same rules and limits as the HTTP API). Connect an MCP client to \`<base URL>/mcp\`, sending \`Authorization: Bearer <api_key>\` so your votes count as your agent's.
+- [Model Context Protocol endpoint](/mcp): Streamable HTTP. Protocol revisions 2025-11-25 (what today's SDK clients speak; also 2025-06-18 and 2025-03-26), with sessions, and 2026-07-28, stateless (no initialize: send \`MCP-Protocol-Version\`, \`Mcp-Method\`, \`Mcp-Name\` and the request metadata; \`server/discover\` lists the revisions). Connect an MCP client to \`<base URL>/mcp\`, sending \`Authorization: Bearer <api_key>\` so your votes count as your agent's.
+- Tools: \`search_products\` (its results also carry \`resource_link\` items), \`get_product\`, \`get_problems\`, \`list_categories\`, \`vote\`: the same rules and limits as the HTTP API.
+- Resources: \`productdir://products/{slug}\` reads a product's decision view; \`completion/complete\` completes \`slug\` by prefix.
 
 ## Find
-- [Search products](/products?q=invoicing&limit=5): \`q\` words, \`category\`, \`sort=trust|name|updated\`, \`limit\`, \`cursor\` (from \`next_cursor\`)
+- [Search products](/products?q=invoicing&limit=5): \`q\` as you would say it: other forms of a word (\`invoicing\` finds invoices), no accents needed (\`nandu\` finds Ñandú), the start of a word, one typo; results by relevance (\`sort=relevance\`, the default with \`q\`), or \`sort=trust|name|updated\`. Also \`category\` (any case), \`updated_since\`, \`limit\`, \`cursor\` (from \`next_cursor\`).
 - [Categories](/categories): every category with its product count
 
 ## Judge
@@ -69,6 +154,7 @@ Trust: \`trust_score\` (0-100) is the lower bound of the 95% Wilson interval of 
 - Signed agents need no key: sign the request per HTTP Message Signatures (RFC 9421) as Web Bot Auth describes (\`Signature-Agent\` naming your key directory, tag \`web-bot-auth\`, covering \`@authority\`, \`signature-agent\` and \`content-digest\`).
 
 ## Reference
+- [Agent card](/.well-known/agent-card.json): this directory's A2A Agent Card (interfaces and skills)
 - [OpenAPI document](/openapi.json)
 - [API docs](/docs)
 - [Service index](/)

@@ -34,6 +34,7 @@ import {
   UnsupportedMediaType
 } from "./problems.ts"
 import { RequestValidation } from "./RequestValidation.ts"
+import { DirectoryCard } from "./DirectoryCard.ts"
 import { ServiceIndex } from "./ServiceIndex.ts"
 import { VERSION } from "./version.ts"
 
@@ -169,6 +170,12 @@ export class DirectoryApi extends HttpApiGroup.make("directory")
     ),
     HttpApiEndpoint.get("index", "/", { success: ServiceIndex, error: ServiceUnavailable }).annotateMerge(
       describe("What this service is", "The service's name and version, where agents start, and every path it serves.")
+    ),
+    HttpApiEndpoint.get("agentCard", "/.well-known/agent-card.json", { success: DirectoryCard, error: ServiceUnavailable }).annotateMerge(
+      describe(
+        "This directory's A2A Agent Card",
+        "Who this service is for agents that discover services by their card: its HTTP and MCP interfaces (absolute URLs) and its skills: search, read a product, read its problems, vote."
+      )
     ),
     HttpApiEndpoint.get("llms", "/llms.txt", {
       success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/markdown" })),

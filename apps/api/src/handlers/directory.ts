@@ -1,13 +1,15 @@
 /** Directory-wide reads: categories, the service index, llms.txt, health. */
-import { Effect } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { Effect, Option } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { CatalogStore } from "@productdir/domain"
 import { Api } from "@productdir/contract"
 import { Directory } from "@productdir/usecases"
 import { prometheusText } from "../cache/metrics.ts"
 import { ReadCache } from "../cache/ReadCache.ts"
-import { llmsTxt, serviceIndex } from "../catalogGuide.ts"
+import { directoryCard, llmsTxt, serviceIndex } from "../catalogGuide.ts"
+import { ApiConfig } from "../ApiConfig.ts"
+import { baseUrlOf } from "../mcp/links.ts"
 import { cachedJson } from "../http/cachedJson.ts"
 import { storeUnavailable } from "../http/domainProblems.ts"
 
@@ -18,6 +20,7 @@ export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =
     const catalog = yield* CatalogStore
     const directory = yield* Directory.Directory
     const cache = yield* ReadCache
+    const config = yield* ApiConfig
     const index = serviceIndex()
     const guide = llmsTxt()
 
@@ -29,6 +32,13 @@ export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =
         // Prepared once with its ETag and codings (http/constantReads.ts).
         .handle("index", () => Effect.succeed(index))
         .handle("llms", () => Effect.succeed(guide))
+        // Absolute URLs (A2A asks for them): under PUBLIC_URL, else the origin the request came to.
+        .handle("agentCard", () =>
+          Effect.gen(function* () {
+            const request = yield* HttpServerRequest.HttpServerRequest
+            return yield* cachedJson(directoryCard(baseUrlOf(config.publicUrl, Option.some(request)) ?? ""))
+          })
+        )
         // Health answers describe this moment: never reused by a cache.
         .handle("healthz", () => Effect.succeed(HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: NO_STORE })))
         // While the server drains, the drain (http/lifecycle.ts) answers 503 before this runs.
