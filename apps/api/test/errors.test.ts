@@ -56,7 +56,7 @@ describe("errors an agent can act on", () => {
         const cases: ReadonlyArray<readonly [string, string]> = [
           ["/products?limit=abc", "limit must be a whole number from 1 to 100"],
           ["/products?limit=500", "limit must be a whole number from 1 to 100"],
-          ["/products?sort=price", 'sort must be "trust", "name" or "updated"'],
+          ["/products?sort=price", 'sort must be "relevance", "trust", "name" or "updated"'],
           ["/products?cursor=%25", "cursor must be the next_cursor of a page this service returned"],
           [`/entities/${product.id}?format=xml`, 'format must be "json" or "agent"'],
           ["/entities/Pulse%20Board", "slug must be a product id (UUID) or slug"],

@@ -127,6 +127,8 @@ const cases = (): ReadonlyArray<Case> => [
   get("/", "/", 304, { "if-none-match": "{etag}" }),
   get("/llms.txt", "/llms.txt", 200),
   get("/llms.txt", "/llms.txt", 304, { "if-none-match": "{etag}" }),
+  get("/.well-known/agent-card.json", "/.well-known/agent-card.json", 200),
+  get("/.well-known/agent-card.json", "/.well-known/agent-card.json", 304, { "if-none-match": "{etag}" }),
   get("/healthz", "/healthz", 200),
   get("/metrics", "/metrics", 200),
   get("/readyz", "/readyz", 200)
