@@ -23,7 +23,7 @@ import pg from "pg"
 import { CatalogStore, fromImportRecord, type ProductId } from "@productdir/domain"
 import { generateRecord } from "@productdir/fixtures/generator"
 import { layerPostgres } from "@productdir/store-postgres"
-import { ensureDatabase, median, sleep, startServer, stopServer, writeSection } from "./lib.ts"
+import { ensureDatabase, median, ROOT, sleep, startServer, stopServer, writeSection } from "./lib.ts"
 import { type Figures, requireWrk, runWrk } from "./wrk.ts"
 
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 20_000)
@@ -34,6 +34,7 @@ const THREADS = 2
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 2_000)
 const RSS_LOADS = Number(process.env.BENCH_RSS_LOADS ?? 5)
 const RSS_LOAD_SECONDS = Number(process.env.BENCH_RSS_LOAD_SECONDS ?? 60)
+const API_LAUNCHER = join(ROOT, "apps/api/bin/productdir-api.js")
 const PORTS = { api: 39101, baseline: 39102, second: 39103, ceiling: 39104 } as const
 
 const url = (port: number) => `http://127.0.0.1:${port}`
@@ -127,8 +128,9 @@ const main = async () => {
     VOTE_RATE_PER_VOTER: "100000000",
     VOTE_RATE_PER_ADDRESS: "100000000"
   }
-  const api = await startServer(["apps/api/dist/main.js"], { ...apiEnv, PORT: String(PORTS.api) }, `${url(PORTS.api)}/readyz`)
-  const second = await startServer(["apps/api/dist/main.js"], { ...apiEnv, PORT: String(PORTS.second) }, `${url(PORTS.second)}/readyz`)
+  // As `npm start` runs it: the launcher, with its heap caps.
+  const api = await startServer([], { ...apiEnv, PORT: String(PORTS.api) }, `${url(PORTS.api)}/readyz`, API_LAUNCHER)
+  const second = await startServer([], { ...apiEnv, PORT: String(PORTS.second) }, `${url(PORTS.second)}/readyz`, API_LAUNCHER)
   const baseline = await startServer(
     ["bench/src/baseline-server.ts"],
     { DATABASE_URL: database, PORT: String(PORTS.baseline) },
@@ -245,7 +247,7 @@ const main = async () => {
 Command: \`npm run bench:api\`. ${ids.length.toLocaleString("en")} generated products in PostgreSQL on 127.0.0.1:5432; load from
 \`${wrkVersion}\` in its own process, \`wrk -t${THREADS} -c${CONNECTIONS} -d${SECONDS}s --latency\` (scripts in \`bench/wrk/\`), ${ROUNDS}
 rounds in alternating order, medians shown. Machine: ${cpus().length} cores, ${new Date().toISOString().slice(0, 10)}; the servers, PostgreSQL
-and wrk share them. The API runs as \`npm start\` does (\`apps/api/dist/main.js\`, access log at info, rate limits on in
+and wrk share them. The API runs as \`npm start\` does (\`apps/api/bin/productdir-api.js\`: heap capped at 192 MB, access log at info, rate limits on in
 PostgreSQL but too high to refuse, \`CACHE_BYTES\` at its 64 MB default, \`TRUST_PROXY=1\`). The baseline is
 \`bench/src/baseline-server.ts\`: node:http + node-postgres, one query per read, the same vote transaction, a voter id
 in the body, no proof and no limits. Errors (non-2xx and socket): ${errors}.

@@ -37,8 +37,14 @@ export const median = (xs: ReadonlyArray<number>) => {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Spawns a server process with its output discarded, and waits until `readyUrl` answers. */
-export const startServer = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, readyUrl: string): Promise<ChildProcess> => {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] })
+/** A server process (`node args…`, or a command of its own: `[command, …args]` when `command` is given), once it is ready. */
+export const startServer = async (
+  args: ReadonlyArray<string>,
+  env: NodeJS.ProcessEnv,
+  readyUrl: string,
+  command: string = process.execPath
+): Promise<ChildProcess> => {
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] })
   for (let i = 0; i < 300; i++) {
     try {
       if ((await fetch(readyUrl)).ok) return child

@@ -13,6 +13,7 @@
  *   answered but not kept, and no request joins a load older than the last
  *   change it could be missing.
  */
+import { getHeapStatistics } from "node:v8"
 import { Context, Deferred, Effect, Layer, Schedule } from "effect"
 import { type ProductChange, ProductChanges, type ProductId } from "@productdir/domain"
 import { ApiConfig } from "../ApiConfig.ts"
@@ -196,6 +197,14 @@ export const layer = Layer.effect(
     const config = yield* ApiConfig
     const { onChange, service } = yield* make(config.cacheBytes)
     if (config.cacheBytes > 0) yield* ProductChanges.use((changes) => changes.subscribe(onChange))
+    // The bodies live outside V8's heap, their bookkeeping inside it: a budget near the heap's limit may not fit.
+    const heapLimit = getHeapStatistics().heap_size_limit
+    if (config.cacheBytes > heapLimit / 2) {
+      const mb = (bytes: number) => Math.round(bytes / 1024 / 1024)
+      yield* Effect.logWarning(
+        `CACHE_BYTES (${mb(config.cacheBytes)} MB) is more than half of this process's heap limit (${mb(heapLimit)} MB): start node with a larger --max-old-space-size (docs/operations.md, "Memory")`
+      )
+    }
     yield* Effect.forkScoped(
       Effect.repeat(
         Effect.suspend(() => Effect.logDebug("read cache", service.stats())),
