@@ -247,7 +247,7 @@ const main = async () => {
 Command: \`npm run bench:api\`. ${ids.length.toLocaleString("en")} generated products in PostgreSQL on 127.0.0.1:5432; load from
 \`${wrkVersion}\` in its own process, \`wrk -t${THREADS} -c${CONNECTIONS} -d${SECONDS}s --latency\` (scripts in \`bench/wrk/\`), ${ROUNDS}
 rounds in alternating order, medians shown. Machine: ${cpus().length} cores, ${new Date().toISOString().slice(0, 10)}; the servers, PostgreSQL
-and wrk share them. The API runs as \`npm start\` does (\`apps/api/bin/productdir-api.js\`: heap capped at 192 MB, access log at info, rate limits on in
+and wrk share them. The API runs as \`npm start\` does (\`apps/api/bin/productdir-api.js\`: heap capped at 160 MB, access log at info, rate limits on in
 PostgreSQL but too high to refuse, \`CACHE_BYTES\` at its 64 MB default, \`TRUST_PROXY=1\`). The baseline is
 \`bench/src/baseline-server.ts\`: node:http + node-postgres, one query per read, the same vote transaction, a voter id
 in the body, no proof and no limits. Errors (non-2xx and socket): ${errors}.

@@ -47,7 +47,7 @@ export const startServer = async (
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] })
   for (let i = 0; i < 300; i++) {
     try {
-      if ((await fetch(readyUrl)).ok) return child
+      if ((await fetch(readyUrl, { signal: AbortSignal.timeout(2_000) })).ok) return child
     } catch {
       // not up yet
     }

@@ -160,6 +160,25 @@ describe(`the read cache across processes (${server ? "two APIs on one PostgreSQ
     )
   })
 
+  it("a read the cache held is loaded again when its product changes: the next request is a hit, and fresh", async () => {
+    const target = sample[6]!.id!
+    expect((await read(reader, target)).status).toBe(200)
+    const refreshes = await metric(reader, "productdir_read_cache_refreshes_total")
+    const cast = await vote(reader, { entity_id: target }, { "x-forwarded-for": "203.0.113.77" })
+    expect(cast.status).toBe(201)
+    // Loaded again in the background, before anyone asks: the first read after it is a hit, with the vote in it.
+    await within(
+      1_000,
+      () => metric(reader, "productdir_read_cache_refreshes_total"),
+      (n) => n > refreshes
+    )
+    await new Promise((r) => setTimeout(r, 300))
+    const misses = await metric(reader, "productdir_read_cache_misses_total")
+    const again = await read(reader, target)
+    expect(again.body.trust.trust_up).toBe(cast.body.trust.trust_up)
+    expect(await metric(reader, "productdir_read_cache_misses_total")).toBe(misses)
+  })
+
   it("a miss is one load however many requests wait for it", async () => {
     const target = sample[4]!.id!
     const misses = await metric(reader, "productdir_read_cache_misses_total")

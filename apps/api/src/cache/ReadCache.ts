@@ -9,7 +9,8 @@
  *   load runs on its own, so a client that hangs up does not fail the others.
  * - Freshness: the store's change feed (ProductChanges) drops a product's
  *   entries when it changes, in this process before the change returns, in the
- *   others within a poll. A load that overlaps a change of its product is
+ *   others within a poll; each dropped entry is then loaded again at once
+ *   (refresh ahead), so a product that is read and voted on stays a hit. A load that overlaps a change of its product is
  *   answered but not kept, and no request joins a load older than the last
  *   change it could be missing.
  */
@@ -31,6 +32,7 @@ export interface CacheStats {
   readonly evictions: number
   readonly invalidations: number
   readonly flushes: number
+  readonly refreshes: number
   readonly entries: number
   readonly bytes: number
   readonly budget: number
@@ -40,6 +42,8 @@ interface Entry {
   readonly productId: ProductId
   readonly prepared: Prepared
   size: number
+  /** How the entry was loaded: run again when its product changes (refresh ahead). */
+  readonly reload: Effect.Effect<Loaded, unknown>
 }
 
 interface Flight {
@@ -59,7 +63,7 @@ export class ReadCache extends Context.Service<
      * The response for `key`: cached, or loaded (once for every request that waits) and kept.
      * `productId` names the product when the key holds its id.
      */
-    readonly get: <E, R>(key: string, productId: ProductId | undefined, load: Effect.Effect<Loaded, E, R>) => Effect.Effect<Prepared, E, R>
+    readonly get: <E>(key: string, productId: ProductId | undefined, load: Effect.Effect<Loaded, E>) => Effect.Effect<Prepared, E>
     /** After a response was sent: its prepared bytes may have grown by a coding; the budget is kept. */
     readonly recharge: (key: string) => void
     readonly stats: () => CacheStats
@@ -77,7 +81,10 @@ export const make = (budget: number) =>
     let lastFlush = 0
     const changedAt = new Map<ProductId, number>()
     let bytes = 0
-    const counts = { hits: 0, misses: 0, evictions: 0, invalidations: 0, flushes: 0 }
+    const counts = { hits: 0, misses: 0, evictions: 0, invalidations: 0, flushes: 0, refreshes: 0 }
+    const services = yield* Effect.context<never>()
+    // Keys being loaded again after a change; `again` when another change of the product came meanwhile.
+    const refreshing = new Map<string, { again: boolean; readonly productId: ProductId }>()
 
     const drop = (key: string) => {
       const entry = entries.get(key)
@@ -112,21 +119,47 @@ export const make = (budget: number) =>
       for (const id of change.ids) {
         if (flights.size > 0) changedAt.set(id, epoch)
         for (const key of byProduct.get(id) ?? []) {
+          const entry = entries.get(key)
           drop(key)
           counts.invalidations++
+          if (entry !== undefined) refresh(key, id, entry.reload)
         }
+        for (const state of refreshing.values()) if (state.productId === id) state.again = true
       }
+    }
+
+    /**
+     * Refresh ahead: a read the cache held is loaded again as soon as its product
+     * changes, so the next request for it is a hit, not a miss that waits on the
+     * store. One load per key at a time; changes during it cause one more.
+     */
+    const refresh = (key: string, productId: ProductId, reload: Effect.Effect<Loaded, unknown>) => {
+      const running = refreshing.get(key)
+      if (running !== undefined) {
+        running.again = true
+        return
+      }
+      const state = { again: false, productId }
+      refreshing.set(key, state)
+      const once: Effect.Effect<void> = Effect.suspend(() => {
+        state.again = false
+        counts.refreshes++
+        return Effect.ignore(get(key, productId, reload)).pipe(
+          Effect.andThen(Effect.suspend(() => (state.again && budget > 0 ? once : Effect.sync(() => refreshing.delete(key)))))
+        )
+      })
+      Effect.runForkWith(services)(once.pipe(Effect.forkIn(scope)))
     }
 
     /** Whether a load that started at `started` can stand for product `id` now (no change it could have missed). */
     const current = (started: number, id: ProductId | undefined) =>
       lastFlush <= started && (id === undefined ? epoch === started : (changedAt.get(id) ?? 0) <= started)
 
-    const keep = (key: string, loaded: Loaded) => {
+    const keep = (key: string, loaded: Loaded, reload: Effect.Effect<Loaded, unknown>) => {
       const size = loaded.prepared.bytes()
       if (size > budget) return
       drop(key)
-      entries.set(key, { productId: loaded.productId, prepared: loaded.prepared, size })
+      entries.set(key, { productId: loaded.productId, prepared: loaded.prepared, size, reload })
       let keys = byProduct.get(loaded.productId)
       if (keys === undefined) {
         keys = new Set()
@@ -146,8 +179,8 @@ export const make = (budget: number) =>
       return entry.prepared
     }
 
-    const get = <E, R>(key: string, productId: ProductId | undefined, load: Effect.Effect<Loaded, E, R>) =>
-      Effect.suspend((): Effect.Effect<Prepared, E, R> => {
+    const get = <E>(key: string, productId: ProductId | undefined, load: Effect.Effect<Loaded, E>) =>
+      Effect.suspend((): Effect.Effect<Prepared, E> => {
         if (budget <= 0) return Effect.map(load, (loaded) => loaded.prepared)
         const hit = peek(key)
         if (hit !== undefined) return Effect.succeed(hit)
@@ -166,7 +199,7 @@ export const make = (budget: number) =>
             if (flights.size === 0) changedAt.clear()
           })
           yield* load.pipe(
-            Effect.tap((loaded) => Effect.sync(() => (current(started, loaded.productId) ? keep(key, loaded) : undefined))),
+            Effect.tap((loaded) => Effect.sync(() => (current(started, loaded.productId) ? keep(key, loaded, load) : undefined))),
             Deferred.into(deferred),
             Effect.ensuring(settle),
             Effect.forkIn(scope)

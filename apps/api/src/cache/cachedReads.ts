@@ -19,7 +19,7 @@ const encoder = new TextEncoder()
 export const makeCachedRead = Effect.gen(function* () {
   const cache = yield* ReadCache
   const config = yield* ApiConfig
-  return <E, R>(kind: ReadKind, ref: string, load: Effect.Effect<{ readonly productId: ProductId; readonly body: unknown }, E, R>) =>
+  return <E>(kind: ReadKind, ref: string, load: Effect.Effect<{ readonly productId: ProductId; readonly body: unknown }, E>) =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const key = readKey(kind, ref)

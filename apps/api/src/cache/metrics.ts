@@ -11,6 +11,12 @@ export const prometheusText = (stats: CacheStats): string =>
     line("productdir_read_cache_evictions_total", "counter", "Entries dropped to stay within the byte budget.", stats.evictions),
     line("productdir_read_cache_invalidations_total", "counter", "Entries dropped because their product changed.", stats.invalidations),
     line("productdir_read_cache_flushes_total", "counter", "Times every entry was dropped (the change feed was cut off).", stats.flushes),
+    line(
+      "productdir_read_cache_refreshes_total",
+      "counter",
+      "Loads of a read again after its product changed (refresh ahead).",
+      stats.refreshes
+    ),
     line("productdir_read_cache_entries", "gauge", "Entries held.", stats.entries),
     line("productdir_read_cache_bytes", "gauge", "Bytes held (bodies and their compressed variants).", stats.bytes),
     line("productdir_read_cache_budget_bytes", "gauge", "CACHE_BYTES: the most the cache may hold.", stats.budget)
