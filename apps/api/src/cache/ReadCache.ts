@@ -9,8 +9,9 @@
  *   load runs on its own, so a client that hangs up does not fail the others.
  * - Freshness: the store's change feed (ProductChanges) drops a product's
  *   entries when it changes, in this process before the change returns, in the
- *   others within a poll; each dropped entry is then loaded again at once
- *   (refresh ahead), so a product that is read and voted on stays a hit. A load that overlaps a change of its product is
+ *   others within a poll; each dropped entry is then loaded again in the
+ *   background, one at a time (refresh ahead), so a product that is read and
+ *   voted on stays a hit. A load that overlaps a change of its product is
  *   answered but not kept, and no request joins a load older than the last
  *   change it could be missing.
  */
@@ -83,8 +84,6 @@ export const make = (budget: number) =>
     let bytes = 0
     const counts = { hits: 0, misses: 0, evictions: 0, invalidations: 0, flushes: 0, refreshes: 0 }
     const services = yield* Effect.context<never>()
-    // Keys being loaded again after a change; `again` when another change of the product came meanwhile.
-    const refreshing = new Map<string, { again: boolean; readonly productId: ProductId }>()
 
     const drop = (key: string) => {
       const entry = entries.get(key)
@@ -124,31 +123,44 @@ export const make = (budget: number) =>
           counts.invalidations++
           if (entry !== undefined) refresh(key, id, entry.reload)
         }
-        for (const state of refreshing.values()) if (state.productId === id) state.again = true
+        if (running?.productId === id) refresh(running.key, id, running.reload)
       }
     }
 
     /**
-     * Refresh ahead: a read the cache held is loaded again as soon as its product
+     * Refresh ahead: a read the cache held is loaded again after its product
      * changes, so the next request for it is a hit, not a miss that waits on the
-     * store. One load per key at a time; changes during it cause one more.
+     * store. Refreshes wait in a queue (a key once, however often its product
+     * changed) and run one at a time: they use what the store has to spare and
+     * never crowd out the requests, votes included.
      */
-    const refresh = (key: string, productId: ProductId, reload: Effect.Effect<Loaded, unknown>) => {
-      const running = refreshing.get(key)
-      if (running !== undefined) {
-        running.again = true
-        return
+    const queued = new Map<string, { readonly productId: ProductId; readonly reload: Effect.Effect<Loaded, unknown> }>()
+    let draining = false
+    // The refresh being loaded: a change of its product meanwhile means its result will not be kept, so it goes again.
+    let running: { readonly key: string; readonly productId: ProductId; readonly reload: Effect.Effect<Loaded, unknown> } | undefined
+    const drain: Effect.Effect<void> = Effect.suspend(() => {
+      const next = queued.entries().next()
+      if (next.done === true) {
+        draining = false
+        return Effect.void
       }
-      const state = { again: false, productId }
-      refreshing.set(key, state)
-      const once: Effect.Effect<void> = Effect.suspend(() => {
-        state.again = false
-        counts.refreshes++
-        return Effect.ignore(get(key, productId, reload)).pipe(
-          Effect.andThen(Effect.suspend(() => (state.again && budget > 0 ? once : Effect.sync(() => refreshing.delete(key)))))
-        )
-      })
-      Effect.runForkWith(services)(once.pipe(Effect.forkIn(scope)))
+      const [key, job] = next.value
+      queued.delete(key)
+      counts.refreshes++
+      running = { key, ...job }
+      return Effect.andThen(
+        Effect.ignore(get(key, job.productId, job.reload)),
+        Effect.suspend(() => {
+          running = undefined
+          return drain
+        })
+      )
+    })
+    const refresh = (key: string, productId: ProductId, reload: Effect.Effect<Loaded, unknown>) => {
+      queued.set(key, { productId, reload })
+      if (draining) return
+      draining = true
+      Effect.runForkWith(services)(drain.pipe(Effect.forkIn(scope)))
     }
 
     /** Whether a load that started at `started` can stand for product `id` now (no change it could have missed). */
