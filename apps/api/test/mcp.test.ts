@@ -147,7 +147,7 @@ for (const variant of storeVariants()) {
           )
           expect(unknownRef.completion.values).toEqual([])
           const missing = yield* Effect.exit(Effect.promise(() => client.readResource({ uri: "productdir://products/no-such-product" })))
-          expect(String(missing)).toContain("No product has the slug or id")
+          expect(String(missing)).toContain("No product has the id or slug")
         }).pipe(Effect.scoped)
       )
 

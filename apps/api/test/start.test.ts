@@ -1,47 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
-
-const ROOT = resolve(import.meta.dirname, "..", "..", "..")
-
-/** Starts a real command (in its own process group) and resolves with the base URL it announces. */
-const start = (command: string, args: ReadonlyArray<string>, dataDir: string) => {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: "0", DATA_DIR: dataDir }
-  delete env.DATABASE_URL
-  delete env.STORE
-  delete env.SEED
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true })
-  let output = ""
-  const url = new Promise<string>((resolveUrl, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = /listening on (http:\/\/[^\s"]+)/.exec(output)
-      if (match?.[1]) resolveUrl(match[1])
-    }
-    child.stdout!.on("data", onData)
-    child.stderr!.on("data", onData)
-    child.on("exit", (code) => reject(new Error(`${command} exited with ${code} before listening:\n${output}`)))
-  })
-  return { child, url, output: () => output }
-}
-
-const exitOf = (child: ChildProcess) => new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
-
-/** Signals the whole process group, as a terminal or a service manager does. */
-const signalGroup = (child: ChildProcess, signal: NodeJS.Signals) => {
-  try {
-    process.kill(-child.pid!, signal)
-  } catch {
-    // already gone
-  }
-}
+import { join } from "node:path"
+import { API_MAIN, signalGroup, start } from "./processes.ts"
 
 describe("starting the service", () => {
   it("`npm start` builds and serves the sample catalog on the embedded store", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "productdir-start-"))
-    const server = start("npm", ["start", "--silent"], dataDir)
+    const server = start("npm", ["start", "--silent"], { DATA_DIR: dataDir })
     try {
       const base = await server.url
       const page = (await (await fetch(`${base}/products?limit=1`)).json()) as { items: Array<{ id: string; name: string }> }
@@ -57,7 +23,7 @@ describe("starting the service", () => {
   it("the server stops cleanly on SIGTERM (exit 0) and keeps its data for the next start", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "productdir-start-"))
     try {
-      const first = start(process.execPath, ["apps/api/dist/main.js"], dataDir)
+      const first = start(process.execPath, [API_MAIN], { DATA_DIR: dataDir })
       const base = await first.url
       const page = (await (await fetch(`${base}/products?limit=1`)).json()) as { items: Array<{ id: string }> }
       const id = page.items[0]!.id
@@ -67,11 +33,10 @@ describe("starting the service", () => {
         body: JSON.stringify({ entity_id: id })
       })
       expect(vote.status).toBe(201)
-      const exited = exitOf(first.child)
       first.child.kill("SIGTERM")
-      expect(await exited).toBe(0)
+      expect(await first.exited).toBe(0)
 
-      const second = start(process.execPath, ["apps/api/dist/main.js"], dataDir)
+      const second = start(process.execPath, [API_MAIN], { DATA_DIR: dataDir })
       const again = await second.url
       const repeat = await fetch(`${again}/vote`, {
         method: "POST",
@@ -80,9 +45,8 @@ describe("starting the service", () => {
       })
       expect(((await repeat.json()) as { status: string }).status).toBe("unchanged")
       expect(second.output()).not.toContain("seeded the sample catalog")
-      const exitedAgain = exitOf(second.child)
       second.child.kill("SIGINT")
-      expect(await exitedAgain).toBe(0)
+      expect(await second.exited).toBe(0)
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }

@@ -29,8 +29,8 @@ export {
 /** A fresh, empty state; provide it once and every service of one store shares it. */
 export const layerState = Layer.sync(MemoryState, emptyState)
 
-/** Every store service over one fresh state. Each use of this layer value is one store. */
-export const layer: Layer.Layer<Stores> = Layer.mergeAll(
+/** Every store service, over the MemoryState it is given. */
+export const layerServices: Layer.Layer<Stores, never, MemoryState> = Layer.mergeAll(
   MemoryCatalogStore.layer,
   MemoryVoteLedger.layer,
   MemoryProblemStore.layer,
@@ -39,7 +39,10 @@ export const layer: Layer.Layer<Stores> = Layer.mergeAll(
   MemoryProductChanges.layer,
   MemorySettings.layer,
   MemoryJobLock.layer
-).pipe(Layer.provide(layerState))
+)
+
+/** Every store service over one fresh state. Each use of this layer value is one store. */
+export const layer: Layer.Layer<Stores> = layerServices.pipe(Layer.provide(layerState))
 
 /** The in-process job lock alone, for stores that live in one process (embedded PGlite in memory). */
 export const layerJobLock = MemoryJobLock.layer

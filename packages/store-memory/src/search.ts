@@ -52,6 +52,11 @@ const indexOf = (product: Product) => {
   return made
 }
 
+const startsAny = (words: ReadonlySet<string>, prefix: string): boolean => {
+  for (const w of words) if (w.startsWith(prefix)) return true
+  return false
+}
+
 /** What a query looks for: exact lexemes and prefixes. */
 export interface Operands {
   readonly exact: ReadonlyArray<string>
@@ -74,7 +79,7 @@ export const operandsOf = (q: string, products: Iterable<Product>): Operands | u
     if (!ENGLISH_STOP_WORDS.has(word)) exact.add(stem(word))
     // A word the catalog has is searched by its stem alone; any other also as the start of the word being typed.
     if (word.length >= PREFIX_MIN_LENGTH && !vocabulary.has(word)) prefixes.add(word)
-    if (word.length < TYPO_MIN_LENGTH || [...vocabulary].some((v) => v.startsWith(word))) continue
+    if (word.length < TYPO_MIN_LENGTH || startsAny(vocabulary, word)) continue
     for (const known of vocabulary) {
       if (isTypoOf(word, known)) exact.add(ENGLISH_STOP_WORDS.has(known) ? known : stem(known))
     }

@@ -11,12 +11,17 @@ import { ApiConfig } from "../ApiConfig.ts"
 import { Callers } from "../auth/callers.ts"
 import { absoluteLinks, baseUrlOf } from "./links.ts"
 
-const notFound = (error: ProductNotFound) =>
-  Effect.fail(new ToolProblem({ message: `No product has the id or slug "${error.ref}". Find products with search_products.` }))
-const removed = (error: ProductRemoved) => Effect.fail(new ToolProblem({ message: `${error.message}. Choose another product.` }))
+/** What an agent is told when a product read fails: the same words from tools and resources (resources.ts). */
+export const readFailureMessages = {
+  ProductNotFound: (error: ProductNotFound) => `No product has the id or slug "${error.ref}". Find products with search_products.`,
+  ProductRemoved: (error: ProductRemoved) => `${error.message}. Choose another product.`,
+  StoreError: (_: StoreError) => "The directory's store is unavailable right now. Retry shortly."
+} as const
+
+const notFound = (error: ProductNotFound) => Effect.fail(new ToolProblem({ message: readFailureMessages.ProductNotFound(error) }))
+const removed = (error: ProductRemoved) => Effect.fail(new ToolProblem({ message: readFailureMessages.ProductRemoved(error) }))
 const badCursor = (error: InvalidCursor) => Effect.fail(new ToolProblem({ message: `${error.message}. Call again without a cursor.` }))
-const unavailable = (_: StoreError) =>
-  Effect.fail(new ToolProblem({ message: "The directory's store is unavailable right now. Retry shortly." }))
+const unavailable = (error: StoreError) => Effect.fail(new ToolProblem({ message: readFailureMessages.StoreError(error) }))
 const readProblems = { ProductNotFound: notFound, ProductRemoved: removed, StoreError: unavailable } as const
 
 /** The HTTP request of this tool call, when it came over HTTP. */

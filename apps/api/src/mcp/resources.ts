@@ -10,6 +10,7 @@ import { McpSchema, McpServer } from "effect/ai"
 import { HttpServerRequest } from "effect/http"
 import { Directory } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
+import { readFailureMessages } from "./handlers.ts"
 import { absoluteLinks, baseUrlOf } from "./links.ts"
 
 export const PRODUCT_RESOURCE_SCHEME = "productdir://products/"
@@ -42,9 +43,9 @@ export const ProductResourcesLive = Layer.unwrap(
             ]
           })),
           Effect.catchTags({
-            ProductNotFound: (e) => Effect.fail(new Error(`No product has the slug or id "${e.ref}". Find products with search_products.`)),
-            ProductRemoved: (e) => Effect.fail(new Error(`${e.message}. Choose another product.`)),
-            StoreError: () => Effect.fail(new Error("The directory's store is unavailable right now. Retry shortly."))
+            ProductNotFound: (e) => Effect.fail(new Error(readFailureMessages.ProductNotFound(e))),
+            ProductRemoved: (e) => Effect.fail(new Error(readFailureMessages.ProductRemoved(e))),
+            StoreError: (e) => Effect.fail(new Error(readFailureMessages.StoreError(e)))
           })
         )
     })
