@@ -31,6 +31,7 @@ import { drain } from "./http/lifecycle.ts"
 import { makeRequestLog } from "./http/requestLog.ts"
 import { RequestValidationLive } from "./http/requestValidation.ts"
 import { HotReadsLive } from "./cache/hotReads.ts"
+import * as ProductReads from "./cache/productReads.ts"
 import * as ReadCache from "./cache/ReadCache.ts"
 import { makeMcpEdge } from "./mcp/edge.ts"
 import { McpLive } from "./mcp/server.ts"
@@ -85,7 +86,9 @@ export const AppRoutes = Layer.mergeAll(
     ),
     { global: true }
   )
-).pipe(Layer.provide([ReadCache.layer, AccessLog.layer]), Layer.provide(UseCasesLive))
+).pipe(Layer.provide([ReadCache.layer.pipe(Layer.provide(ProductReads.layer)), AccessLog.layer]),
+  Layer.provide(UseCasesLive)
+)
 
 /**
  * Node's HTTP server on HOST:PORT, with the limits a server facing the internet

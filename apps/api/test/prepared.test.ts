@@ -4,8 +4,9 @@
  * every coding up front cost reads over half their throughput.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { gunzipSync } from "node:zlib"
-import { prepareFast, send } from "../src/http/prepared.ts"
+import { Effect } from "effect"
+import { brotliDecompressSync, gunzipSync } from "node:zlib"
+import { prepareBest, prepareFast, send } from "../src/http/prepared.ts"
 
 const body = new TextEncoder().encode(JSON.stringify({ text: "x".repeat(4000) }))
 
@@ -28,4 +29,23 @@ describe("prepared responses", () => {
     send(prepared, { headers: { "accept-encoding": "br" } }, "public, max-age=10")
     expect(prepared.bytes()).toBeGreaterThan(afterGzip)
   })
+
+  // zlib answers views into its 64 KiB output chunk: a cached variant kept as such held 64 KiB while the
+  // byte budget counted a few hundred bytes, so the read cache's memory was far over CACHE_BYTES.
+  it.effect("each coding holds exactly the bytes it counts, whichever way it was made", () =>
+    Effect.gen(function* () {
+      const fast = prepareFast(body, "application/json")
+      const best = yield* prepareBest(body, "application/json")
+      for (const prepared of [fast, best]) {
+        const gzip = prepared.encoded("gzip")
+        const br = prepared.encoded("br")
+        expect(gzip.buffer.byteLength).toBe(gzip.byteLength)
+        expect(br.buffer.byteLength).toBe(br.byteLength)
+        expect(prepared.identity.buffer.byteLength).toBe(prepared.identity.byteLength)
+        expect(prepared.bytes()).toBe(body.byteLength + gzip.byteLength + br.byteLength)
+        expect(gunzipSync(gzip)).toEqual(Buffer.from(body))
+        expect(brotliDecompressSync(br)).toEqual(Buffer.from(body))
+      }
+    })
+  )
 })

@@ -5,6 +5,8 @@
  * per request.
  *
  * - Bounded by bytes (CACHE_BYTES; 0 turns it off), least recently used first out.
+ * - Loaded by one lookup (ProductReads) from the key alone: an entry holds its
+ *   bytes and nothing else, so tens of thousands of entries cost little heap.
  * - A miss is one load however many requests wait for it (single flight); the
  *   load runs on its own, so a client that hangs up does not fail the others.
  * - Freshness: the store's change feed (ProductChanges) drops a product's
@@ -18,14 +20,11 @@
 import { getHeapStatistics } from "node:v8"
 import { Context, Deferred, Effect, Layer, Schedule } from "effect"
 import { type ProductChange, ProductChanges, type ProductId } from "@productdir/domain"
+import type { ReadError } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
 import type { Prepared } from "../http/prepared.ts"
-
-/** What a load answers: the response, and the product it is a read of. */
-export interface Loaded {
-  readonly productId: ProductId
-  readonly prepared: Prepared
-}
+import { ProductReads } from "./productReads.ts"
+import { productIdOf, type ReadKind, readKey, refOfKey } from "./readKeys.ts"
 
 export interface CacheStats {
   readonly hits: number
@@ -40,15 +39,15 @@ export interface CacheStats {
 }
 
 interface Entry {
+  /** The key as first stored: the one string the maps share. */
+  readonly key: string
   readonly productId: ProductId
   readonly prepared: Prepared
   size: number
-  /** How the entry was loaded: run again when its product changes (refresh ahead). */
-  readonly reload: Effect.Effect<Loaded, unknown>
 }
 
 interface Flight {
-  readonly deferred: Deferred.Deferred<Loaded, unknown>
+  readonly deferred: Deferred.Deferred<Prepared, ReadError>
   /** The change epoch the load started in. */
   readonly started: number
   /** The product, when the key names it (an id); else unknown until loaded (a slug). */
@@ -60,11 +59,8 @@ export class ReadCache extends Context.Service<
   {
     /** The ready response for `key` if it is cached (a hit), else undefined. */
     readonly peek: (key: string) => Prepared | undefined
-    /**
-     * The response for `key`: cached, or loaded (once for every request that waits) and kept.
-     * `productId` names the product when the key holds its id.
-     */
-    readonly get: <E>(key: string, productId: ProductId | undefined, load: Effect.Effect<Loaded, E>) => Effect.Effect<Prepared, E>
+    /** The response for a read of `ref`: cached, or loaded (once for every request that waits) and kept. */
+    readonly read: (kind: ReadKind, ref: string) => Effect.Effect<Prepared, ReadError>
     /** After a response was sent: its prepared bytes may have grown by a coding; the budget is kept. */
     readonly recharge: (key: string) => void
     readonly stats: () => CacheStats
@@ -74,6 +70,7 @@ export class ReadCache extends Context.Service<
 export const make = (budget: number) =>
   Effect.gen(function* () {
     const scope = yield* Effect.scope
+    const { load } = yield* ProductReads
     const entries = new Map<string, Entry>()
     const byProduct = new Map<ProductId, Set<string>>()
     const flights = new Map<string, Flight>()
@@ -91,7 +88,7 @@ export const make = (budget: number) =>
       entries.delete(key)
       bytes -= entry.size
       const keys = byProduct.get(entry.productId)
-      keys?.delete(key)
+      keys?.delete(entry.key)
       if (keys?.size === 0) byProduct.delete(entry.productId)
     }
 
@@ -118,12 +115,11 @@ export const make = (budget: number) =>
       for (const id of change.ids) {
         if (flights.size > 0) changedAt.set(id, epoch)
         for (const key of byProduct.get(id) ?? []) {
-          const entry = entries.get(key)
           drop(key)
           counts.invalidations++
-          if (entry !== undefined) refresh(key, id, entry.reload)
+          refresh(key, id)
         }
-        if (running?.productId === id) refresh(running.key, id, running.reload)
+        if (running?.productId === id) refresh(running.key, id)
       }
     }
 
@@ -134,30 +130,30 @@ export const make = (budget: number) =>
      * changed) and run one at a time: they use what the store has to spare and
      * never crowd out the requests, votes included.
      */
-    const queued = new Map<string, { readonly productId: ProductId; readonly reload: Effect.Effect<Loaded, unknown> }>()
+    const queued = new Map<string, ProductId>()
     let draining = false
     // The refresh being loaded: a change of its product meanwhile means its result will not be kept, so it goes again.
-    let running: { readonly key: string; readonly productId: ProductId; readonly reload: Effect.Effect<Loaded, unknown> } | undefined
+    let running: { readonly key: string; readonly productId: ProductId } | undefined
     const drain: Effect.Effect<void> = Effect.suspend(() => {
       const next = queued.entries().next()
       if (next.done === true) {
         draining = false
         return Effect.void
       }
-      const [key, job] = next.value
+      const [key, productId] = next.value
       queued.delete(key)
       counts.refreshes++
-      running = { key, ...job }
+      running = { key, productId }
       return Effect.andThen(
-        Effect.ignore(get(key, job.productId, job.reload)),
+        Effect.ignore(get(key, productId)),
         Effect.suspend(() => {
           running = undefined
           return drain
         })
       )
     })
-    const refresh = (key: string, productId: ProductId, reload: Effect.Effect<Loaded, unknown>) => {
-      queued.set(key, { productId, reload })
+    const refresh = (key: string, productId: ProductId) => {
+      queued.set(key, productId)
       if (draining) return
       draining = true
       Effect.runForkWith(services)(drain.pipe(Effect.forkIn(scope)))
@@ -167,15 +163,15 @@ export const make = (budget: number) =>
     const current = (started: number, id: ProductId | undefined) =>
       lastFlush <= started && (id === undefined ? epoch === started : (changedAt.get(id) ?? 0) <= started)
 
-    const keep = (key: string, loaded: Loaded, reload: Effect.Effect<Loaded, unknown>) => {
-      const size = loaded.prepared.bytes()
+    const keep = (key: string, productId: ProductId, prepared: Prepared) => {
+      const size = prepared.bytes()
       if (size > budget) return
       drop(key)
-      entries.set(key, { productId: loaded.productId, prepared: loaded.prepared, size, reload })
-      let keys = byProduct.get(loaded.productId)
+      entries.set(key, { key, productId, prepared, size })
+      let keys = byProduct.get(productId)
       if (keys === undefined) {
         keys = new Set()
-        byProduct.set(loaded.productId, keys)
+        byProduct.set(productId, keys)
       }
       keys.add(key)
       bytes += size
@@ -185,40 +181,45 @@ export const make = (budget: number) =>
     const peek = (key: string): Prepared | undefined => {
       const entry = entries.get(key)
       if (entry === undefined) return undefined
-      entries.delete(key)
-      entries.set(key, entry)
+      entries.delete(entry.key)
+      entries.set(entry.key, entry)
       counts.hits++
       return entry.prepared
     }
 
-    const get = <E>(key: string, productId: ProductId | undefined, load: Effect.Effect<Loaded, E>) =>
-      Effect.suspend((): Effect.Effect<Prepared, E> => {
-        if (budget <= 0) return Effect.map(load, (loaded) => loaded.prepared)
+    /** The read of `key`; `productId` names its product when the key holds its id. */
+    const get = (key: string, productId: ProductId | undefined) =>
+      Effect.suspend((): Effect.Effect<Prepared, ReadError> => {
+        const { kind, ref } = refOfKey(key)
+        if (budget <= 0) return Effect.map(load(kind, ref), (loaded) => loaded.prepared)
         const hit = peek(key)
         if (hit !== undefined) return Effect.succeed(hit)
         const flight = flights.get(key)
-        if (flight !== undefined && current(flight.started, flight.productId)) {
-          return Effect.map(Deferred.await(flight.deferred as Deferred.Deferred<Loaded, E>), (loaded) => loaded.prepared)
-        }
+        if (flight !== undefined && current(flight.started, flight.productId)) return Deferred.await(flight.deferred)
         counts.misses++
         return Effect.gen(function* () {
           // Every change from now on moves the epoch past this: one the load may have missed.
           const started = epoch
-          const deferred = yield* Deferred.make<Loaded, E>()
-          flights.set(key, { deferred: deferred as Deferred.Deferred<Loaded, unknown>, started, productId })
+          const deferred = yield* Deferred.make<Prepared, ReadError>()
+          flights.set(key, { deferred, started, productId })
           const settle = Effect.sync(() => {
             if (flights.get(key)?.deferred === deferred) flights.delete(key)
             if (flights.size === 0) changedAt.clear()
           })
-          yield* load.pipe(
-            Effect.tap((loaded) => Effect.sync(() => (current(started, loaded.productId) ? keep(key, loaded, load) : undefined))),
+          yield* load(kind, ref).pipe(
+            Effect.map((loaded) => {
+              if (current(started, loaded.productId)) keep(key, loaded.productId, loaded.prepared)
+              return loaded.prepared
+            }),
             Deferred.into(deferred),
             Effect.ensuring(settle),
             Effect.forkIn(scope)
           )
-          return yield* Effect.map(Deferred.await(deferred), (loaded) => loaded.prepared)
+          return yield* Deferred.await(deferred)
         })
       })
+
+    const read = (kind: ReadKind, ref: string) => get(readKey(kind, ref), productIdOf(ref))
 
     const recharge = (key: string) => {
       const entry = entries.get(key)
@@ -232,7 +233,7 @@ export const make = (budget: number) =>
 
     const stats = (): CacheStats => ({ ...counts, entries: entries.size, bytes, budget })
 
-    return { service: ReadCache.of({ peek, get, recharge, stats }), onChange }
+    return { service: ReadCache.of({ peek, read, recharge, stats }), onChange }
   })
 
 /** The cache of CACHE_BYTES, kept fresh by the store's change feed; its figures logged every minute at debug. */

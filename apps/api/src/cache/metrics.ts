@@ -1,8 +1,23 @@
-/** GET /metrics: this process's figures in the Prometheus text format (0.0.4). */
+/**
+ * GET /metrics: this process's figures in the Prometheus text format (0.0.4):
+ * the read cache's, and the process's memory under the names Prometheus' Node
+ * clients use, so an operator sees whether the cache's bytes, V8's heap or
+ * native memory is what grows.
+ */
 import type { CacheStats } from "./ReadCache.ts"
 
 const line = (name: string, type: "counter" | "gauge", help: string, value: number) =>
   `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n${name} ${value}\n`
+
+const memoryText = (): string => {
+  const memory = process.memoryUsage()
+  return [
+    line("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", memory.rss),
+    line("nodejs_heap_size_total_bytes", "gauge", "V8 heap size in bytes.", memory.heapTotal),
+    line("nodejs_heap_size_used_bytes", "gauge", "V8 heap in use, in bytes.", memory.heapUsed),
+    line("nodejs_external_memory_bytes", "gauge", "Memory outside V8's heap held by JavaScript objects (buffers), in bytes.", memory.external)
+  ].join("")
+}
 
 export const prometheusText = (stats: CacheStats): string =>
   [
@@ -19,5 +34,6 @@ export const prometheusText = (stats: CacheStats): string =>
     ),
     line("productdir_read_cache_entries", "gauge", "Entries held.", stats.entries),
     line("productdir_read_cache_bytes", "gauge", "Bytes held (bodies and their compressed variants).", stats.bytes),
-    line("productdir_read_cache_budget_bytes", "gauge", "CACHE_BYTES: the most the cache may hold.", stats.budget)
+    line("productdir_read_cache_budget_bytes", "gauge", "CACHE_BYTES: the most the cache may hold.", stats.budget),
+    memoryText()
   ].join("")

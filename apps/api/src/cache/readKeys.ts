@@ -13,6 +13,12 @@ export const canonicalRef = (ref: string): string => (isProductId(ref) ? ref.toL
 
 export const readKey = (kind: ReadKind, ref: string): string => `${kind} ${canonicalRef(ref)}`
 
+/** What a key names: the read and its ref (the inverse of readKey). */
+export const refOfKey = (key: string): { readonly kind: ReadKind; readonly ref: string } => {
+  const space = key.indexOf(" ")
+  return { kind: key.slice(0, space) as ReadKind, ref: key.slice(space + 1) }
+}
+
 /** The product a ref names, when the ref is its id. */
 export const productIdOf = (ref: string): ProductId | undefined => (isProductId(ref) ? (ref.toLowerCase() as ProductId) : undefined)
 

@@ -1,10 +1,8 @@
 /** /products: the compatibility read, the agent card, search and list. */
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { toAgentCard, toProductRecord } from "@productdir/domain"
 import { Api, BadRequest } from "@productdir/contract"
 import { Directory } from "@productdir/usecases"
-import { ApiConfig } from "../ApiConfig.ts"
 import { makeCachedRead } from "../cache/cachedReads.ts"
 import { cachedJson } from "../http/cachedJson.ts"
 import { invalidCursor, readProblems, storeUnavailable } from "../http/domainProblems.ts"
@@ -25,23 +23,10 @@ const parseSince = (since: string | undefined) => {
 export const ProductsLive = HttpApiBuilder.group(Api, "products", (handlers) =>
   Effect.gen(function* () {
     const directory = yield* Directory.Directory
-    const config = yield* ApiConfig
     const cachedRead = yield* makeCachedRead
     return handlers
-      .handle("getProduct", ({ params }) =>
-        cachedRead(
-          "record",
-          params.id,
-          Effect.map(directory.product(params.id), (product) => ({ productId: product.id, body: toProductRecord(product, config.utm) }))
-        ).pipe(Effect.catchTags(readProblems))
-      )
-      .handle("getAgentCard", ({ params }) =>
-        cachedRead(
-          "card",
-          params.id,
-          Effect.map(directory.product(params.id), (product) => ({ productId: product.id, body: toAgentCard(product) }))
-        ).pipe(Effect.catchTags(readProblems))
-      )
+      .handle("getProduct", ({ params }) => cachedRead("record", params.id).pipe(Effect.catchTags(readProblems)))
+      .handle("getAgentCard", ({ params }) => cachedRead("card", params.id).pipe(Effect.catchTags(readProblems)))
       .handle("listProducts", ({ query }) =>
         Effect.gen(function* () {
           const updatedSince = yield* parseSince(query.updated_since)

@@ -20,41 +20,57 @@ export type Coding = "br" | "gzip" | "identity"
 
 export type Compressed = Exclude<Coding, "identity">
 
-export interface Prepared {
+const etagOf = (body: Uint8Array): string => `"${createHash("sha1").update(body).digest("base64url")}"`
+
+/**
+ * zlib answers a view into its 64 KiB output chunk: kept as it is, a 700-byte
+ * variant would hold 64 KiB while a cache budget counted 700. A copy holds
+ * exactly its bytes (a copy by the constructor: `Buffer#slice` is a view).
+ */
+const exact = (output: Uint8Array): Uint8Array => (output.byteLength === output.buffer.byteLength ? output : new Uint8Array(output))
+
+const fastCoding = (body: Uint8Array, coding: Compressed): Uint8Array =>
+  exact(
+    coding === "gzip"
+      ? gzipSync(body, { level: 6 })
+      : brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength } })
+  )
+
+/**
+ * One response's bytes. A class, not an object of closures: the read cache holds
+ * tens of thousands of these, and each closure and its context would cost heap
+ * per entry.
+ */
+export class Prepared {
   readonly contentType: string
   /** Strong validator of the identity bytes; each coding's tag derives from it. */
   readonly etag: string
   readonly identity: Uint8Array
   /** Large enough to be sent compressed: the other codings exist (or will, on first use). */
   readonly compressible: boolean
-  /** The body in a compressed coding: made on first use, then kept. */
-  readonly encoded: (coding: Compressed) => Uint8Array
+  #gzip: Uint8Array | undefined
+  #br: Uint8Array | undefined
+
+  constructor(contentType: string, identity: Uint8Array, made?: { readonly gzip: Uint8Array; readonly br: Uint8Array }) {
+    this.contentType = contentType
+    this.identity = identity
+    this.etag = etagOf(identity)
+    this.compressible = identity.byteLength >= MIN_COMPRESS_BYTES
+    this.#gzip = made?.gzip
+    this.#br = made?.br
+  }
+
+  /** The body in a compressed coding: made on first use (fast levels), then kept. */
+  encoded(coding: Compressed): Uint8Array {
+    if (coding === "gzip") return (this.#gzip ??= fastCoding(this.identity, "gzip"))
+    return (this.#br ??= fastCoding(this.identity, "br"))
+  }
+
   /** Every byte held so far, for cache budgets. */
-  readonly bytes: () => number
-}
-
-const etagOf = (body: Uint8Array): string => `"${createHash("sha1").update(body).digest("base64url")}"`
-
-const assemble = (contentType: string, identity: Uint8Array, make: (coding: Compressed) => Uint8Array): Prepared => {
-  const compressible = identity.byteLength >= MIN_COMPRESS_BYTES
-  const made: Partial<Record<Compressed, Uint8Array>> = {}
-  return {
-    contentType,
-    etag: etagOf(identity),
-    identity,
-    compressible,
-    encoded: (coding) => {
-      made[coding] ??= make(coding)
-      return made[coding]
-    },
-    bytes: () => identity.byteLength + (made.gzip?.byteLength ?? 0) + (made.br?.byteLength ?? 0)
+  bytes(): number {
+    return this.identity.byteLength + (this.#gzip?.byteLength ?? 0) + (this.#br?.byteLength ?? 0)
   }
 }
-
-const fastCoding = (body: Uint8Array) => (coding: Compressed) =>
-  coding === "gzip"
-    ? gzipSync(body, { level: 6 })
-    : brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength } })
 
 /**
  * Prepared on the spot, with fast compression levels, each coding made when a
@@ -62,10 +78,10 @@ const fastCoding = (body: Uint8Array) => (coding: Compressed) =>
  * Synchronous: small bodies compress in microseconds, less than a round trip to
  * the thread pool costs.
  */
-export const prepareFast = (body: Uint8Array, contentType: string): Prepared => assemble(contentType, body, fastCoding(body))
+export const prepareFast = (body: Uint8Array, contentType: string): Prepared => new Prepared(contentType, body)
 
 const compress = (f: (body: Uint8Array, callback: (error: Error | null, result: Buffer) => void) => void, body: Uint8Array) =>
-  Effect.callback<Uint8Array>((resume) => f(body, (error, result) => resume(error === null ? Effect.succeed(result) : Effect.die(error))))
+  Effect.callback<Uint8Array>((resume) => f(body, (error, result) => resume(error === null ? Effect.succeed(exact(result)) : Effect.die(error))))
 
 /**
  * Prepared with the best compression, off the event loop (zlib's thread pool):
@@ -91,7 +107,7 @@ export const prepareBest = (body: Uint8Array, contentType: string): Effect.Effec
       ],
       { concurrency: 2 }
     ),
-    ([gz, br]) => assemble(contentType, body, (coding) => (coding === "gzip" ? gz : br))
+    ([gzip, br]) => new Prepared(contentType, body, { gzip, br })
   )
 }
 
