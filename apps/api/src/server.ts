@@ -86,9 +86,7 @@ export const AppRoutes = Layer.mergeAll(
     ),
     { global: true }
   )
-).pipe(Layer.provide([ReadCache.layer.pipe(Layer.provide(ProductReads.layer)), AccessLog.layer]),
-  Layer.provide(UseCasesLive)
-)
+).pipe(Layer.provide([ReadCache.layer.pipe(Layer.provide(ProductReads.layer)), AccessLog.layer]), Layer.provide(UseCasesLive))
 
 /**
  * Node's HTTP server on HOST:PORT, with the limits a server facing the internet

@@ -15,7 +15,12 @@ const memoryText = (): string => {
     line("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", memory.rss),
     line("nodejs_heap_size_total_bytes", "gauge", "V8 heap size in bytes.", memory.heapTotal),
     line("nodejs_heap_size_used_bytes", "gauge", "V8 heap in use, in bytes.", memory.heapUsed),
-    line("nodejs_external_memory_bytes", "gauge", "Memory outside V8's heap held by JavaScript objects (buffers), in bytes.", memory.external)
+    line(
+      "nodejs_external_memory_bytes",
+      "gauge",
+      "Memory outside V8's heap held by JavaScript objects (buffers), in bytes.",
+      memory.external
+    )
   ].join("")
 }
 

@@ -62,8 +62,12 @@ export class Prepared {
 
   /** The body in a compressed coding: made on first use (fast levels), then kept. */
   encoded(coding: Compressed): Uint8Array {
-    if (coding === "gzip") return (this.#gzip ??= fastCoding(this.identity, "gzip"))
-    return (this.#br ??= fastCoding(this.identity, "br"))
+    if (coding === "gzip") {
+      this.#gzip ??= fastCoding(this.identity, "gzip")
+      return this.#gzip
+    }
+    this.#br ??= fastCoding(this.identity, "br")
+    return this.#br
   }
 
   /** Every byte held so far, for cache budgets. */
@@ -81,7 +85,9 @@ export class Prepared {
 export const prepareFast = (body: Uint8Array, contentType: string): Prepared => new Prepared(contentType, body)
 
 const compress = (f: (body: Uint8Array, callback: (error: Error | null, result: Buffer) => void) => void, body: Uint8Array) =>
-  Effect.callback<Uint8Array>((resume) => f(body, (error, result) => resume(error === null ? Effect.succeed(exact(result)) : Effect.die(error))))
+  Effect.callback<Uint8Array>((resume) =>
+    f(body, (error, result) => resume(error === null ? Effect.succeed(exact(result)) : Effect.die(error)))
+  )
 
 /**
  * Prepared with the best compression, off the event loop (zlib's thread pool):
