@@ -9,7 +9,11 @@
  *   (the baseline: a random voter id in the body, no proof, no limits);
  * - a vote storm: one product, many agents, to show what bounds it;
  * - freshness: 20 votes through one API process, each polled on a second one;
- * - RSS of the API across five one-minute loads of reads and votes.
+ * - where a request's time goes: CPU per request of the server and of PostgreSQL
+ *   in every measurement, and, in an untimed run through a counting proxy, the
+ *   statements, round trips, transactions and WAL flushes of one vote;
+ * - RSS of the API across five one-minute loads of reads (half of them asking
+ *   for gzip, as most HTTP clients do) and votes.
  *
  *   npm run bench:api                                   (20,000 products, 3 rounds of 10 s)
  *   BENCH_SECONDS=5 BENCH_ROUNDS=1 BENCH_RSS_LOADS=0 npm run bench:api   (a quick look)
@@ -23,7 +27,9 @@ import pg from "pg"
 import { CatalogStore, fromImportRecord, type ProductId } from "@productdir/domain"
 import { generateRecord } from "@productdir/fixtures/generator"
 import { layerPostgres } from "@productdir/store-postgres"
+import { cpuMillis, postgresCpuMillis } from "./cpu.ts"
 import { ensureDatabase, median, ROOT, sleep, startServer, stopServer, writeSection } from "./lib.ts"
+import { startWireCounter } from "./wire-count.ts"
 import { type Figures, requireWrk, runWrk } from "./wrk.ts"
 
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 20_000)
@@ -35,7 +41,7 @@ const AGENTS = Number(process.env.BENCH_AGENTS ?? 2_000)
 const RSS_LOADS = Number(process.env.BENCH_RSS_LOADS ?? 5)
 const RSS_LOAD_SECONDS = Number(process.env.BENCH_RSS_LOAD_SECONDS ?? 60)
 const API_LAUNCHER = join(ROOT, "apps/api/bin/productdir-api.js")
-const PORTS = { api: 39101, baseline: 39102, second: 39103, ceiling: 39104 } as const
+const PORTS = { api: 39101, baseline: 39102, second: 39103, ceiling: 39104, counted: 39105 } as const
 
 const url = (port: number) => `http://127.0.0.1:${port}`
 
@@ -110,6 +116,65 @@ const freshness = async (writer: string, reader: string, ids: ReadonlyArray<stri
 
 const cell = (f: Figures) => `${f.rps.toFixed(0)} req/s, p50 ${f.p50.toFixed(1)} / p99 ${f.p99.toFixed(1)} ms`
 
+/** A measurement's figures and what each request cost in CPU: the server's, and PostgreSQL's. */
+interface Sample extends Figures {
+  readonly serverMs: number
+  readonly postgresMs: number
+}
+
+/** What one vote costs the database, counted on the wire and in PostgreSQL's statistics. */
+interface Anatomy {
+  readonly votes: number
+  readonly statements: number
+  readonly roundTrips: number
+  readonly transactions: number
+  readonly walFlushes: number
+}
+
+const databaseStats = async (database: string) => {
+  const client = new pg.Client({ connectionString: database })
+  await client.connect()
+  const row = (
+    await client.query(
+      "SELECT xact_commit + xact_rollback AS transactions, (SELECT wal_sync FROM pg_stat_wal) AS wal_flushes FROM pg_stat_database WHERE datname = current_database()"
+    )
+  ).rows[0]
+  await client.end()
+  return { transactions: Number(row.transactions), walFlushes: Number(row.wal_flushes) }
+}
+
+/**
+ * One server's votes through a counting proxy (wire-count.ts), untimed: the
+ * statements and round trips it sends per vote, and the transactions and WAL
+ * flushes PostgreSQL counted meanwhile. The server is started, left idle long
+ * enough for its backends to report their start-up statistics, loaded, and
+ * stopped (its backends report the rest as they exit) before the figures are read.
+ */
+const anatomy = async (
+  database: string,
+  start: (databaseUrl: string) => Promise<ChildProcess>,
+  votes: NodeJS.ProcessEnv
+): Promise<Anatomy> => {
+  const target = new URL(database)
+  const proxy = await startWireCounter({ host: target.hostname, port: Number(target.port || 5432) }, target.pathname.slice(1))
+  const server = await start(proxy.url)
+  await sleep(11_000)
+  const before = { ...proxy.counts, ...(await databaseStats(database)) }
+  const figures = await runWrk({ url: url(PORTS.counted), script: "vote.lua", seconds: 5, connections: 8, threads: 1, env: votes })
+  await stopServer(server)
+  await sleep(1_000)
+  const after = await databaseStats(database)
+  await proxy.close()
+  const per = (n: number) => n / figures.requests
+  return {
+    votes: figures.requests,
+    statements: per(proxy.counts.statements - before.statements),
+    roundTrips: per(proxy.counts.roundTrips - before.roundTrips),
+    transactions: per(after.transactions - before.transactions),
+    walFlushes: per(after.walFlushes - before.walFlushes)
+  }
+}
+
 const main = async () => {
   requireWrk()
   const database = await ensureDatabase("productdir_bench_reads", process.env.BENCH_FRESH === "1")
@@ -143,7 +208,8 @@ const main = async () => {
     url(PORTS.ceiling)
   )
 
-  const samples = new Map<string, Array<Figures>>()
+  const samples = new Map<string, Array<Sample>>()
+  const anatomies: { api?: Anatomy; baseline?: Anatomy } = {}
   const rss: Array<number> = []
   let delays: Array<number> = []
   try {
@@ -153,10 +219,24 @@ const main = async () => {
     console.log(`${keys.length} agents registered`)
     const stormId = ids[Math.floor(ids.length / 2)]!
 
+    const servers = new Map<number, ChildProcess>([
+      [PORTS.api, api],
+      [PORTS.baseline, baseline],
+      [PORTS.ceiling, ceiling]
+    ])
     const measure = async (name: string, port: number, script: "read.lua" | "vote.lua", env: NodeJS.ProcessEnv) => {
+      const pid = servers.get(port)!.pid!
+      const [server, postgres] = [cpuMillis(pid), postgresCpuMillis()]
       const figures = await runWrk({ url: url(port), script, seconds: SECONDS, connections: CONNECTIONS, threads: THREADS, env })
-      samples.set(name, [...(samples.get(name) ?? []), figures])
-      console.log(`  ${name.padEnd(18)} ${cell(figures)}  errors ${figures.errors}`)
+      const sample = {
+        ...figures,
+        serverMs: (cpuMillis(pid) - server) / figures.requests,
+        postgresMs: (postgresCpuMillis() - postgres) / figures.requests
+      }
+      samples.set(name, [...(samples.get(name) ?? []), sample])
+      console.log(
+        `  ${name.padEnd(18)} ${cell(figures)}  errors ${figures.errors}  cpu/request: server ${sample.serverMs.toFixed(3)} ms, postgres ${sample.postgresMs.toFixed(3)} ms`
+      )
     }
     const reads = { BENCH_IDS: idsFile }
     const agentVotes = { BENCH_IDS: idsFile, BENCH_KEYS: keysFile }
@@ -195,12 +275,35 @@ const main = async () => {
     delays = await freshness(url(PORTS.api), url(PORTS.second), ids, keys[0]!)
     console.log(`freshness over 20 votes: ${delays.join(", ")} ms`)
 
+    console.log("counting what a vote sends to PostgreSQL (untimed)…")
+    const counted = { PORT: String(PORTS.counted) }
+    anatomies.api = await anatomy(
+      database,
+      (through) => startServer([], { ...apiEnv, ...counted, DATABASE_URL: through }, `${url(PORTS.counted)}/readyz`, API_LAUNCHER),
+      agentVotes
+    )
+    anatomies.baseline = await anatomy(
+      database,
+      (through) =>
+        startServer(["bench/src/baseline-server.ts"], { ...counted, DATABASE_URL: through }, `${url(PORTS.counted)}/products/${ids[0]}`),
+      baselineVotes
+    )
+    console.log(`  api ${JSON.stringify(anatomies.api)}\n  baseline ${JSON.stringify(anatomies.baseline)}`)
+
     if (RSS_LOADS > 0) {
       rss.push(rssOf(api))
       console.log(`API RSS at rest: ${rss[0]} MB`)
       for (let i = 1; i <= RSS_LOADS; i++) {
         await Promise.all([
-          runWrk({ url: url(PORTS.api), script: "read.lua", seconds: RSS_LOAD_SECONDS, connections: 56, threads: 1, env: reads }),
+          runWrk({ url: url(PORTS.api), script: "read.lua", seconds: RSS_LOAD_SECONDS, connections: 28, threads: 1, env: reads }),
+          runWrk({
+            url: url(PORTS.api),
+            script: "read.lua",
+            seconds: RSS_LOAD_SECONDS,
+            connections: 28,
+            threads: 1,
+            env: { ...reads, BENCH_ACCEPT_ENCODING: "gzip" }
+          }),
           runWrk({ url: url(PORTS.api), script: "vote.lua", seconds: RSS_LOAD_SECONDS, connections: 8, threads: 1, env: agentVotes })
         ])
         await sleep(2_000)
@@ -212,9 +315,12 @@ const main = async () => {
     for (const child of [api, second, baseline, ceiling]) await stopServer(child)
   }
 
-  const m = (name: string): Figures => {
+  const m = (name: string): Sample => {
     const list = samples.get(name) ?? []
     return {
+      requests: list.reduce((n, f) => n + f.requests, 0),
+      serverMs: median(list.map((f) => f.serverMs)),
+      postgresMs: median(list.map((f) => f.postgresMs)),
       rps: median(list.map((f) => f.rps)),
       p50: median(list.map((f) => f.p50)),
       p99: median(list.map((f) => f.p99)),
@@ -230,15 +336,36 @@ const main = async () => {
     row("POST /vote (registered agents, distinct voters)", m("api vote"), m("baseline vote"), "≥ 0.8× req/s"),
     row("vote storm: one product, 64 connections", m("api storm"), m("baseline storm"), "reported")
   ].join("\n")
+  const ms = (x: number) => x.toFixed(3)
+  const costRow = (label: string, api: Sample, base: Sample) =>
+    `| ${label} | ${ms(api.serverMs)} | ${ms(api.postgresMs)} | ${ms(base.serverMs)} | ${ms(base.postgresMs)} |`
+  const costs = [
+    "| measurement | productdir: API | productdir: PostgreSQL | baseline: server | baseline: PostgreSQL |",
+    "|---|---|---|---|---|",
+    costRow("GET /products/{id}", m("api read"), m("baseline read")),
+    costRow("POST /vote", m("api vote"), m("baseline vote")),
+    costRow("vote storm", m("api storm"), m("baseline storm"))
+  ].join("\n")
+  const per = (x: number | undefined) => (x === undefined ? "n/a" : x.toFixed(2))
+  const anatomyRow = (label: string, a: Anatomy | undefined) =>
+    `| ${label} | ${per(a?.statements)} | ${per(a?.roundTrips)} | ${per(a?.transactions)} | ${per(a?.walFlushes)} | ${a?.votes ?? 0} |`
+  const anatomyTable = [
+    "| one vote | statements | round trips | transactions | WAL flushes | votes counted |",
+    "|---|---|---|---|---|---|",
+    anatomyRow("productdir", anatomies.api),
+    anatomyRow("baseline", anatomies.baseline)
+  ].join("\n")
   const freshnessLine = `max ${Math.max(...delays)} ms, median ${median(delays)} ms over ${delays.length} votes (target: max ≤ 1,000 ms)`
   const rssLine =
     rss.length > 0
-      ? `${rss.join(" → ")} MB (at rest, then after each of ${RSS_LOADS} loads of ${RSS_LOAD_SECONDS} s: reads at 56 connections and votes at 8 at once; target ≤ 300 MB and flat)`
+      ? `${rss.join(" → ")} MB (at rest, then after each of ${RSS_LOADS} loads of ${RSS_LOAD_SECONDS} s: reads at 56 connections, half of them accepting gzip, and votes at 8 at once; target ≤ 300 MB and flat)`
       : "not measured (BENCH_RSS_LOADS=0)"
   const errors = ["api read", "baseline read", "api vote", "baseline vote", "api storm", "baseline storm"]
     .map((name) => `${name} ${m(name).errors}`)
     .join(", ")
-  console.log(`\n${table}\n\nceiling (ready-made bytes): ${cell(m("ceiling read"))}\nfreshness: ${freshnessLine}\nRSS: ${rssLine}\n`)
+  console.log(
+    `\n${table}\n\nCPU per request (ms):\n${costs}\n\n${anatomyTable}\n\nceiling (ready-made bytes): ${cell(m("ceiling read"))}\nfreshness: ${freshnessLine}\nRSS: ${rssLine}\n`
+  )
 
   const wrkVersion = execFileSync("sh", ["-c", "wrk --version 2>&1 | head -1 || true"]).toString().trim()
   writeSection(
@@ -253,6 +380,17 @@ PostgreSQL but too high to refuse, \`CACHE_BYTES\` at its 64 MB default, \`TRUST
 in the body, no proof and no limits. Errors (non-2xx and socket): ${errors}.
 
 ${table}
+
+Where a request's time goes: CPU per request in ms (medians of the rounds above; PostgreSQL is every process of the
+server, from \`/proc\`):
+
+${costs}
+
+What one vote sends to PostgreSQL, counted in an untimed run (\`wrk -t1 -c8 -d5s\`, a fresh server process behind
+a proxy that counts protocol messages, \`bench/src/wire-count.ts\`; transactions and WAL flushes from
+\`pg_stat_database\` and \`pg_stat_wal\`, so they include the API's change-feed polls, four a second):
+
+${anatomyTable}
 
 - Ceiling: a node:http server answering every request with one ready-made record (\`bench/src/ready-bytes-server.ts\`):
   ${cell(m("ceiling read"))}.

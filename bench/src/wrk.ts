@@ -8,6 +8,8 @@ import { resolve } from "node:path"
 import { ROOT } from "./lib.ts"
 
 export interface Figures {
+  /** Requests completed. */
+  readonly requests: number
   readonly rps: number
   readonly p50: number
   readonly p99: number
@@ -35,13 +37,14 @@ const millis = (value: string): number => {
 }
 
 export const parseReport = (report: string): Figures => {
+  const requests = Number(/(\d+) requests in/.exec(report)?.[1] ?? 0)
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(report)?.[1])
   const p50 = millis(/\s50%\s+(\S+)/.exec(report)?.[1] ?? "")
   const p99 = millis(/\s99%\s+(\S+)/.exec(report)?.[1] ?? "")
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(report)?.[1] ?? 0)
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(report)
   const socketErrors = socket === null ? 0 : socket.slice(1).reduce((n, x) => n + Number(x), 0)
-  return { rps, p50, p99, errors: non2xx + socketErrors }
+  return { requests, rps, p50, p99, errors: non2xx + socketErrors }
 }
 
 export interface Load {

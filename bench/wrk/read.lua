@@ -1,11 +1,15 @@
 -- GET /products/{id} of a random product (ids from the file BENCH_IDS names).
+-- BENCH_ACCEPT_ENCODING set: sent as Accept-Encoding, as most HTTP clients do.
 local ids = {}
 for line in io.lines(os.getenv("BENCH_IDS")) do ids[#ids + 1] = line end
+local encoding = os.getenv("BENCH_ACCEPT_ENCODING")
+local headers = {}
+if encoding ~= nil and encoding ~= "" then headers["Accept-Encoding"] = encoding end
 
 function init(args)
   math.randomseed(os.time() * 1000 + tonumber(tostring({}):match("0x(%x+)") or "1", 16) % 100000)
 end
 
 function request()
-  return wrk.format("GET", "/products/" .. ids[math.random(#ids)])
+  return wrk.format("GET", "/products/" .. ids[math.random(#ids)], headers)
 end

@@ -7,7 +7,8 @@
  *   HttpLive (routes, docs, logging, limits) on NodeServerLive (HOST:PORT, timeouts, connection cap)
  *   SIGTERM ─► DrainOnShutdown (readiness off, keep-alive closed) ─► server closes ─► store closes
  */
-import { NodeRuntime } from "@effect/platform-node"
+// Each module by its own path: the package index also loads its Redis, cluster and WebSocket modules.
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import { layerFromConfig, layerServer as LoggingLive, StoreConfig, storeFailureHandlers, storeKind, teardown } from "@productdir/runtime"

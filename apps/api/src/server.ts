@@ -5,10 +5,10 @@
  * Node's HTTP server. Needs the stores, ApiConfig and the Lifecycle; the entry
  * point (main.ts) chooses them.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Duration, Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
-import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "@productdir/contract"
 import { Agents, Directory, VoterIdentity } from "@productdir/usecases"
 import { ApiConfig } from "./ApiConfig.ts"
@@ -27,6 +27,7 @@ import { HotPath, HotPathServer, hotPathOf } from "./http/hotPath.ts"
 import { answerClientError } from "./http/clientErrors.ts"
 import { compress } from "./http/compression.ts"
 import { constantReads } from "./http/constantReads.ts"
+import { DocsLive } from "./http/docsPage.ts"
 import { drain } from "./http/lifecycle.ts"
 import { makeRequestLog } from "./http/requestLog.ts"
 import { RequestValidationLive } from "./http/requestValidation.ts"
@@ -73,7 +74,7 @@ export const AppRoutes = Layer.mergeAll(
   ApiRoutes,
   McpLive,
   HotReadsLive,
-  HttpApiScalar.layer(Api, { path: "/docs" }),
+  DocsLive,
   // Around every route, the docs and the fallback, outermost first: the log line, the drain,
   // compression of what is not prepared already, the prepared constant reads, the edge of /mcp,
   // the body policy. (The product reads the cache holds never get here: HotReadsLive.)

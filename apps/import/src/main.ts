@@ -5,7 +5,9 @@
  *   argv ─► cli (import | export) ─► store from the environment (STORE / DATABASE_URL / DATA_DIR)
  *   outcome ─► exit code: 0 all loaded, 1 records rejected, 2 usage, file or connection error
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+// Each module by its own path: the package index also loads its Redis, cluster and WebSocket modules.
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Layer } from "effect"
 import { Command } from "effect/cli"
 import { layerCli, storeFailureHandlers, teardown } from "@productdir/runtime"

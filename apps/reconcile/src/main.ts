@@ -5,7 +5,9 @@
  *   argv ─► cli (once | --every | --cron) ─► job lock ─► reconcile (domain) over the store from the environment
  *   outcome ─► exit code: 0 done (SIGTERM/SIGINT included), 1 drift under --check, 2 usage or connection error
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+// Each module by its own path: the package index also loads its Redis, cluster and WebSocket modules.
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Layer } from "effect"
 import { Command } from "effect/cli"
 import { VERSION } from "@productdir/contract"
