@@ -10,9 +10,10 @@
  * which the reconciliation job finds and repairs. The SQL store applies the
  * same rule through one view (`counted_votes`, docs/database.md).
  */
-import { Context, type Effect, type Stream } from "effect"
+import { Context, Effect, type Stream } from "effect"
 import type { AgentRevoked, ProductNotFound, ProductRemoved, StoreError } from "./errors.ts"
 import type { ProductId } from "./ids.ts"
+import type { Decision, Limit, RateLimits } from "./RateLimits.ts"
 import { addTally, type Tally, tallyEquals } from "./trust.ts"
 import type { CastResult, CastVote, VoteDirection } from "./Vote.ts"
 
@@ -53,6 +54,13 @@ export const expectedCounters = (snapshot: Pick<CounterSnapshot, "seed" | "ledge
 
 export const hasDrifted = (snapshot: CounterSnapshot): boolean => !tallyEquals(snapshot.stored, expectedCounters(snapshot))
 
+/** A vote cast within rate limits: refused, with the decision, when a bucket had no token; else cast. */
+export type LimitedCast =
+  | { readonly _tag: "Limited"; readonly decision: Extract<Decision, { _tag: "Limited" }> }
+  | { readonly _tag: "Cast"; readonly decision: Extract<Decision, { _tag: "Allowed" }>; readonly result: CastResult }
+
+type CastFailure = ProductNotFound | ProductRemoved | AgentRevoked | StoreError
+
 export class VoteLedger extends Context.Service<
   VoteLedger,
   {
@@ -62,7 +70,14 @@ export class VoteLedger extends Context.Service<
      * agent's standing is checked in the same step: a revoked agent's vote is
      * refused, even one racing the revocation.
      */
-    readonly cast: (vote: CastVote) => Effect.Effect<CastResult, ProductNotFound | ProductRemoved | AgentRevoked | StoreError>
+    readonly cast: (vote: CastVote) => Effect.Effect<CastResult, CastFailure>
+    /**
+     * Takes a token from every bucket of `limits` (the buckets of the store's
+     * RateLimits) and, if each had one, casts the vote. A limited vote records
+     * nothing. On a server this is one statement: the limits cost no round trip
+     * of their own.
+     */
+    readonly castWithin: (limits: ReadonlyArray<Limit>, vote: CastVote) => Effect.Effect<LimitedCast, CastFailure>
     /** Stored counters, seed counts and ledger tallies of every product, in batches (reconciliation). */
     readonly snapshots: (batchSize: number) => Stream.Stream<ReadonlyArray<CounterSnapshot>, StoreError>
     /**
@@ -74,3 +89,15 @@ export class VoteLedger extends Context.Service<
     readonly repair: (drifted: ReadonlyArray<CounterSnapshot>) => Effect.Effect<ReadonlyArray<Repair>, StoreError>
   }
 >()("@productdir/domain/VoteLedger") {}
+
+/** castWithin as two steps, for stores in one process: the limits are taken, then the vote is cast. */
+export const castAfterTaking =
+  (limits: RateLimits["Service"], cast: (vote: CastVote) => Effect.Effect<CastResult, CastFailure>) =>
+  (limitSet: ReadonlyArray<Limit>, vote: CastVote): Effect.Effect<LimitedCast, CastFailure> =>
+    Effect.flatMap(
+      limits.take(limitSet),
+      (decision): Effect.Effect<LimitedCast, CastFailure> =>
+        decision._tag === "Limited"
+          ? Effect.succeed({ _tag: "Limited", decision })
+          : Effect.map(cast(vote), (result) => ({ _tag: "Cast", decision, result }))
+    )

@@ -4,6 +4,7 @@ import {
   addTally,
   AgentRevoked,
   canonicalProductId,
+  castAfterTaking,
   type CastResult,
   type CastVote,
   type CounterSnapshot,
@@ -14,6 +15,7 @@ import {
   type ProductId,
   type ProductNotFound,
   type ProductRemoved,
+  RateLimits,
   type Repair,
   tidyReason,
   VoteLedger,
@@ -66,9 +68,12 @@ const recordReport = (state: State, id: ProductId, vote: CastVote, now: Date): b
   return true
 }
 
-const make = (state: State) =>
-  VoteLedger.of({
-    cast: (vote) => Effect.flatMap(Clock.currentTimeMillis, (millis) => Effect.fromResult(castOne(state, vote, new Date(millis)))),
+const make = (state: State, limits: RateLimits["Service"]) => {
+  const cast = (vote: CastVote) =>
+    Effect.flatMap(Clock.currentTimeMillis, (millis) => Effect.fromResult(castOne(state, vote, new Date(millis))))
+  return VoteLedger.of({
+    cast,
+    castWithin: castAfterTaking(limits, cast),
     snapshots: (batchSize) =>
       Stream.paginate(undefined as string | undefined, (after) =>
         Effect.sync(() => {
@@ -101,5 +106,12 @@ const make = (state: State) =>
         return repairs
       })
   })
+}
 
-export const layer = Layer.effect(VoteLedger, MemoryState.useSync(make))
+/** Needs the store's RateLimits: castWithin takes from the same buckets. */
+export const layer = Layer.effect(
+  VoteLedger,
+  Effect.gen(function* () {
+    return make(yield* MemoryState, yield* RateLimits)
+  })
+)

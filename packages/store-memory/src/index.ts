@@ -29,17 +29,16 @@ export {
 /** A fresh, empty state; provide it once and every service of one store shares it. */
 export const layerState = Layer.sync(MemoryState, emptyState)
 
-/** Every store service, over the MemoryState it is given. */
+/** Every store service, over the MemoryState it is given; one set of rate-limit buckets for all. */
 export const layerServices: Layer.Layer<Stores, never, MemoryState> = Layer.mergeAll(
   MemoryCatalogStore.layer,
   MemoryVoteLedger.layer,
   MemoryProblemStore.layer,
   MemoryAgentRegistry.layer,
-  MemoryRateLimits.layer,
   MemoryProductChanges.layer,
   MemorySettings.layer,
   MemoryJobLock.layer
-)
+).pipe(Layer.provideMerge(MemoryRateLimits.layer))
 
 /** Every store service over one fresh state. Each use of this layer value is one store. */
 export const layer: Layer.Layer<Stores> = layerServices.pipe(Layer.provide(layerState))

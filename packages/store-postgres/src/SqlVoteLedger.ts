@@ -9,14 +9,17 @@ import { isSqlError } from "effect/sql/SqlError"
 import {
   AgentRevoked,
   canonicalProductId,
+  castAfterTaking,
   type CastVote,
   type CounterSnapshot,
   isProductId,
   ledgerKey,
+  type Limit,
   normalizeReason,
   type ProductId,
   ProductNotFound,
   ProductRemoved,
+  RateLimits,
   type Repair,
   type StoreError,
   StoreError as StoreErrorClass,
@@ -26,6 +29,7 @@ import {
   voteTransition
 } from "@productdir/domain"
 import { storeError } from "./errors.ts"
+import { activeLimits, bucketArguments, decisionOf } from "./SqlRateLimits.ts"
 import { recount } from "./recount.ts"
 import { stamp } from "./stamp.ts"
 import { Announcer } from "./ChangeFeed.ts"
@@ -62,6 +66,11 @@ export interface Options {
    * repairs, so the embedded store (one connection) reads batch by batch instead.
    */
   readonly streamSnapshots: boolean
+  /**
+   * The store's RateLimits keep their buckets in this database (SqlRateLimits): a vote within
+   * limits takes them in its own statement. Otherwise (one process's buckets) it takes them first.
+   */
+  readonly limitsInDatabase: boolean
 }
 
 export const make = (options: Options) =>
@@ -70,28 +79,25 @@ export const make = (options: Options) =>
     const pg = yield* PgClient.PgClient
     const announcer = yield* Announcer
 
-    // One call (migrations.ts, productdir_cast_vote): the standing, the locks, the ballot, the
-    // counters and the report in one round trip. The row lock on the product serialises votes
-    // per product; the recount of the reconciliation job takes the same lock, so neither
-    // overwrites the other.
-    const cast = Effect.fn("VoteLedger.cast")(function* (vote: CastVote) {
-      const now = yield* stamp
+    const rateLimits = yield* RateLimits
+
+    /** The vote as productdir_cast_vote's arguments: how the counters move is the domain's (voteTransition). */
+    const ballot = (vote: CastVote, now: Date) => {
       const agentId = vote.voter._tag === "Agent" ? vote.voter.agentId : null
       const byId = isProductId(vote.entity) ? canonicalProductId(vote.entity) : null
       const first = voteTransition(undefined, vote.direction).delta
       const moved = voteTransition(vote.direction === "up" ? "down" : "up", vote.direction).delta
       const reason = vote.direction === "down" && vote.reason !== undefined ? vote.reason : undefined
-      const [row] = yield* sql<CastRow>`
-        SELECT * FROM productdir_cast_vote(
-          ${byId}::uuid, ${byId === null ? vote.entity : null}, ${ledgerKey(vote.voter)}, ${agentId}::uuid, ${vote.direction}, ${now},
+      return sql`${byId}::uuid, ${byId === null ? vote.entity : null}, ${ledgerKey(vote.voter)}, ${agentId}::uuid, ${vote.direction}, ${now},
           ${first.up}, ${first.down}, ${moved.up}, ${moved.down},
-          ${reason === undefined ? null : normalizeReason(reason)}, ${reason === undefined ? null : tidyReason(reason)})`.pipe(
-        retryDeadlocks,
-        storeError("cast")
-      )
+          ${reason === undefined ? null : normalizeReason(reason)}, ${reason === undefined ? null : tidyReason(reason)}`
+    }
+
+    /** What the cast's row says: the vote counted, or why not. */
+    const castResult = Effect.fnUntraced(function* (row: CastRow | undefined, vote: CastVote) {
       switch (row?.outcome) {
         case "agent_revoked":
-          return yield* new AgentRevoked({ id: agentId ?? "" })
+          return yield* new AgentRevoked({ id: vote.voter._tag === "Agent" ? vote.voter.agentId : "" })
         case "removed":
           return yield* new ProductRemoved({ id: row.product_id!, removedAt: row.removed_at!.toISOString() })
         case "cast":
@@ -102,7 +108,8 @@ export const make = (options: Options) =>
       const productId = row.product_id as ProductId
       const { status } = voteTransition(row.previous ?? undefined, vote.direction)
       // Committed: this process's copies go now. A report alone (same vote, new reason) changes the problems too.
-      if (status !== "unchanged" || reason !== undefined) yield* announcer.announce([{ id: productId, xid: row.xid ?? undefined }])
+      const reported = vote.direction === "down" && vote.reason !== undefined
+      if (status !== "unchanged" || reported) yield* announcer.announce([{ id: productId, xid: row.xid ?? undefined }])
       return {
         productId,
         direction: vote.direction,
@@ -110,6 +117,35 @@ export const make = (options: Options) =>
         counters: { up: Number(row.trust_up), down: Number(row.trust_down) }
       }
     })
+
+    // One call (migrations.ts, productdir_cast_vote): the standing, the locks, the ballot, the
+    // counters and the report in one round trip. The row lock on the product serialises votes
+    // per product; the recount of the reconciliation job takes the same lock, so neither
+    // overwrites the other.
+    const cast = Effect.fn("VoteLedger.cast")(function* (vote: CastVote) {
+      const [row] = yield* sql<CastRow>`SELECT * FROM productdir_cast_vote(${ballot(vote, yield* stamp)})`.pipe(
+        retryDeadlocks,
+        storeError("cast")
+      )
+      return yield* castResult(row, vote)
+    })
+
+    // With the buckets in this database (SqlRateLimits), the limits and the cast are one call
+    // (productdir_cast_vote_within): a vote costs one round trip, not two.
+    const castWithin = options.limitsInDatabase
+      ? Effect.fn("VoteLedger.castWithin")(function* (limits: ReadonlyArray<Limit>, vote: CastVote) {
+          const active = activeLimits(limits)
+          const [keys, max, windowMs] = bucketArguments(active)
+          const [row] = yield* sql<CastRow & { readonly limit_keys: Array<string>; readonly limit_tokens: Array<number> }>`
+            SELECT * FROM productdir_cast_vote_within(${keys}::text[], ${max}::float8[], ${windowMs}::float8[], ${ballot(vote, yield* stamp)})`.pipe(
+            retryDeadlocks,
+            storeError("cast")
+          )
+          const decision = decisionOf(active, row?.limit_keys ?? [], row?.limit_tokens ?? [])
+          if (decision._tag === "Limited") return { _tag: "Limited", decision } as const
+          return { _tag: "Cast", decision, result: yield* castResult(row, vote) } as const
+        })
+      : castAfterTaking(rateLimits, cast)
 
     const streamed = (batchSize: number): Stream.Stream<ReadonlyArray<CounterSnapshot>, StoreError> =>
       sql<SnapshotRow>`
@@ -203,7 +239,7 @@ export const make = (options: Options) =>
       )
     })
 
-    return VoteLedger.of({ cast, snapshots, repair })
+    return VoteLedger.of({ cast, castWithin, snapshots, repair })
   })
 
 export const layer = (options: Options) => Layer.effect(VoteLedger, make(options))

@@ -8,7 +8,7 @@ import { Effect, Layer, type Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
 import type * as Migrator from "effect/sql/Migrator"
 import type { SqlError } from "effect/sql/SqlError"
-import type { StoreError } from "@productdir/domain"
+import type { RateLimits, StoreError } from "@productdir/domain"
 import { layerJobLock as MemoryJobLock, layerRateLimits as MemoryRateLimits } from "@productdir/store-memory"
 import { migrate } from "./migrations.ts"
 import * as ChangeFeed from "./ChangeFeed.ts"
@@ -30,10 +30,14 @@ const Migrated = Layer.effectDiscard(
   )
 )
 
-/** The SQL stores, sharing one change feed: what they commit, they announce. */
-const sqlServices = (ledger: SqlVoteLedger.Options) =>
+/**
+ * The SQL stores, sharing one change feed (what they commit, they announce) and
+ * one set of rate-limit buckets (`limits`: in the database, or in this process).
+ */
+const sqlServices = <E, R>(ledger: SqlVoteLedger.Options, limits: Layer.Layer<RateLimits, E, R>) =>
   Layer.mergeAll(SqlCatalogStore.layer, SqlVoteLedger.layer(ledger), SqlProblemStore.layer, SqlAgentRegistry.layer, SqlSettings.layer).pipe(
-    Layer.provideMerge(ChangeFeed.layer)
+    Layer.provideMerge(ChangeFeed.layer),
+    Layer.provideMerge(limits)
   )
 
 /**
@@ -41,7 +45,7 @@ const sqlServices = (ledger: SqlVoteLedger.Options) =>
  * Postgres advisory lock, and the rate limits live in the database: every process on it shares them.
  */
 export const layerSql = <E, R>(client: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, E, R>) =>
-  Layer.mergeAll(sqlServices({ streamSnapshots: true }), SqlJobLock.layer, SqlRateLimits.layer).pipe(
+  Layer.mergeAll(sqlServices({ streamSnapshots: true, limitsInDatabase: true }, SqlRateLimits.layer), SqlJobLock.layer).pipe(
     Layer.provide(Migrated),
     Layer.provideMerge(client)
   )
@@ -66,11 +70,14 @@ export const layerPostgres = (url: Redacted.Redacted, options: { readonly maxCon
  */
 export const layerPglite = (options: { readonly dataDir?: string | undefined; readonly role?: PgliteClient.Role } = {}) =>
   options.dataDir === undefined
-    ? Layer.mergeAll(sqlServices({ streamSnapshots: false }), MemoryJobLock, MemoryRateLimits).pipe(
+    ? Layer.mergeAll(sqlServices({ streamSnapshots: false, limitsInDatabase: false }, MemoryRateLimits), MemoryJobLock).pipe(
         Layer.provide(Migrated),
         Layer.provideMerge(PgliteClient.layerInMemory())
       )
-    : Layer.mergeAll(sqlServices({ streamSnapshots: false }), FileJobLock.layer(options.dataDir), MemoryRateLimits).pipe(
+    : Layer.mergeAll(
+        sqlServices({ streamSnapshots: false, limitsInDatabase: false }, MemoryRateLimits),
+        FileJobLock.layer(options.dataDir)
+      ).pipe(
         Layer.provide(Migrated),
         Layer.provideMerge(PgliteClient.layerDataDir(options.dataDir, options.role ?? { tool: "a productdir process", share: false }))
       )

@@ -24,7 +24,6 @@ import {
   type ProblemList,
   ProblemStore,
   problemsOf,
-  RateLimits,
   type ProductNotFound,
   type ProductPage,
   type ProductRemoved,
@@ -89,7 +88,6 @@ export const layer = (config: DirectorySettings) =>
       const catalog = yield* CatalogStore
       const reports = yield* ProblemStore
       const ledger = yield* VoteLedger
-      const limits = yield* RateLimits
 
       const problemsFor = (product: Product) => Effect.map(reports.reported(product.id), (r) => problemsOf(product, r))
 
@@ -124,17 +122,15 @@ export const layer = (config: DirectorySettings) =>
           }))
         })),
         vote: Effect.fn("Directory.vote")(function* (ballot: Ballot, caster: Caster) {
-          const decision = yield* limits.take([
-            { key: `voter:${ledgerKey(caster.voter)}`, max: config.votesPerVoter, windowSeconds: 60 },
-            { key: `address:${caster.address}`, max: config.votesPerClient, windowSeconds: 60 }
-          ])
-          if (decision._tag === "Limited") return { _tag: "Limited", decision } as const
-          const result = yield* ledger.cast({
-            entity: ballot.entity_id,
-            voter: caster.voter,
-            direction: ballot.direction ?? "up",
-            reason: ballot.reason
-          })
+          const cast = yield* ledger.castWithin(
+            [
+              { key: `voter:${ledgerKey(caster.voter)}`, max: config.votesPerVoter, windowSeconds: 60 },
+              { key: `address:${caster.address}`, max: config.votesPerClient, windowSeconds: 60 }
+            ],
+            { entity: ballot.entity_id, voter: caster.voter, direction: ballot.direction ?? "up", reason: ballot.reason }
+          )
+          if (cast._tag === "Limited") return cast
+          const { decision, result } = cast
           const outcome: VoteOutcome = {
             entity_id: result.productId,
             direction: result.direction,
