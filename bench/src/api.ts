@@ -275,21 +275,6 @@ const main = async () => {
     delays = await freshness(url(PORTS.api), url(PORTS.second), ids, keys[0]!)
     console.log(`freshness over 20 votes: ${delays.join(", ")} ms`)
 
-    console.log("counting what a vote sends to PostgreSQL (untimed)…")
-    const counted = { PORT: String(PORTS.counted) }
-    anatomies.api = await anatomy(
-      database,
-      (through) => startServer([], { ...apiEnv, ...counted, DATABASE_URL: through }, `${url(PORTS.counted)}/readyz`, API_LAUNCHER),
-      agentVotes
-    )
-    anatomies.baseline = await anatomy(
-      database,
-      (through) =>
-        startServer(["bench/src/baseline-server.ts"], { ...counted, DATABASE_URL: through }, `${url(PORTS.counted)}/products/${ids[0]}`),
-      baselineVotes
-    )
-    console.log(`  api ${JSON.stringify(anatomies.api)}\n  baseline ${JSON.stringify(anatomies.baseline)}`)
-
     if (RSS_LOADS > 0) {
       rss.push(rssOf(api))
       console.log(`API RSS at rest: ${rss[0]} MB`)
@@ -311,6 +296,22 @@ const main = async () => {
         console.log(`API RSS after load ${i}: ${rss.at(-1)} MB`)
       }
     }
+    // Alone on the database: the other servers' change feeds and refreshes would count as the votes' transactions.
+    for (const child of [api, second, baseline, ceiling]) await stopServer(child)
+    console.log("counting what a vote sends to PostgreSQL (untimed)…")
+    const counted = { PORT: String(PORTS.counted) }
+    anatomies.api = await anatomy(
+      database,
+      (through) => startServer([], { ...apiEnv, ...counted, DATABASE_URL: through }, `${url(PORTS.counted)}/readyz`, API_LAUNCHER),
+      agentVotes
+    )
+    anatomies.baseline = await anatomy(
+      database,
+      (through) =>
+        startServer(["bench/src/baseline-server.ts"], { ...counted, DATABASE_URL: through }, `${url(PORTS.counted)}/products/${ids[0]}`),
+      baselineVotes
+    )
+    console.log(`  api ${JSON.stringify(anatomies.api)}\n  baseline ${JSON.stringify(anatomies.baseline)}`)
   } finally {
     for (const child of [api, second, baseline, ceiling]) await stopServer(child)
   }
@@ -387,8 +388,9 @@ server, from \`/proc\`):
 ${costs}
 
 What one vote sends to PostgreSQL, counted in an untimed run (\`wrk -t1 -c8 -d5s\`, a fresh server process behind
-a proxy that counts protocol messages, \`bench/src/wire-count.ts\`; transactions and WAL flushes from
-\`pg_stat_database\` and \`pg_stat_wal\`, so they include the API's change-feed polls, four a second):
+a proxy that counts protocol messages, \`bench/src/wire-count.ts\`, alone on the database; transactions and WAL
+flushes from \`pg_stat_database\` and \`pg_stat_wal\`, so they include the API's change-feed polls, four a second, and
+its refreshes of reads it holds, none here):
 
 ${anatomyTable}
 
