@@ -13,7 +13,10 @@ const times = (pid: number): { readonly own: number; readonly children: number }
   try {
     // The command name is in parentheses and may hold spaces: count fields after its closing one.
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number)
+    const fields = stat
+      .slice(stat.lastIndexOf(")") + 2)
+      .split(" ")
+      .map(Number)
     const ms = (ticks: number) => (ticks * 1000) / TICKS_PER_SECOND
     return { own: ms(fields[11]! + fields[12]!), children: ms(fields[13]! + fields[14]!) }
   } catch {

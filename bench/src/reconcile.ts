@@ -46,8 +46,8 @@ const setUp = async (client: pg.Client) => {
   // Reconciliation reads counters and the ledger only: the products' content can stay minimal here.
   await client.query(
     `
-    INSERT INTO products (id, slug, name, name_key, category, content, search, seed_up, seed_down, trust_up, trust_down)
-    SELECT gen_random_uuid(), 'product-' || i, 'Product ' || i, 'product ' || i, 'Bench', '{}'::jsonb, ''::tsvector,
+    INSERT INTO products (id, slug, name, name_key, category, content, seed_up, seed_down, trust_up, trust_down)
+    SELECT gen_random_uuid(), 'product-' || i, 'Product ' || i, 'product ' || i, 'Bench', '{}'::jsonb,
            i % 50, i % 7, 0, 0
     FROM generate_series(1, $1) AS i`,
     [PRODUCTS]

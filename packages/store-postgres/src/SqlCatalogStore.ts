@@ -124,15 +124,14 @@ export const make = Effect.gen(function* () {
     })
     // Updates only when something differs, so a rerun of the same data leaves version and updated_at alone.
     const changed = yield* sql<{ id: string; created: boolean }>`
-      INSERT INTO products AS p (id, slug, name, name_key, category, content, search, seed_up, seed_down, trust_up, trust_down, updated_at)
-      SELECT r.id, r.slug, r.name, r.name_key, r.category, r.content, productdir_search_vector(r.name, r.category, r.search_body),
-             r.seed_up, r.seed_down, r.seed_up, r.seed_down, ${now}
+      INSERT INTO products AS p (id, slug, name, name_key, category, content, seed_up, seed_down, trust_up, trust_down, updated_at)
+      SELECT r.id, r.slug, r.name, r.name_key, r.category, r.content, r.seed_up, r.seed_down, r.seed_up, r.seed_down, ${now}
       FROM jsonb_to_recordset(${pg.json(rows)}) AS r(
-        id uuid, slug text, name text, name_key text, category text, content jsonb, search_body text, seed_up bigint, seed_down bigint)
+        id uuid, slug text, name text, name_key text, category text, content jsonb, seed_up bigint, seed_down bigint)
       ORDER BY r.id
       ON CONFLICT (id) DO UPDATE SET
         name = EXCLUDED.name, name_key = EXCLUDED.name_key, category = EXCLUDED.category,
-        content = EXCLUDED.content, search = EXCLUDED.search,
+        content = EXCLUDED.content,
         trust_up = p.trust_up + (EXCLUDED.seed_up - p.seed_up),
         trust_down = p.trust_down + (EXCLUDED.seed_down - p.seed_down),
         seed_up = EXCLUDED.seed_up, seed_down = EXCLUDED.seed_down,
@@ -144,8 +143,17 @@ export const make = Effect.gen(function* () {
       RETURNING id, (xmax = 0) AS created`
     const status = new Map(changed.map((row) => [row.id, row.created ? ("created" as const) : ("updated" as const)]))
     if (changed.length > 0) {
+      const written = rows.filter((row) => status.has(row.id))
+      // The search vector of what changed (product_search, migration 7), in id order like the products.
+      yield* sql`
+        INSERT INTO product_search AS s (product_id, search)
+        SELECT r.id, productdir_search_vector(r.name, r.category, r.search_body)
+        FROM jsonb_to_recordset(${pg.json(written.map(({ id, name, category, search_body }) => ({ id, name, category, search_body })))})
+          AS r(id uuid, name text, category text, search_body text)
+        ORDER BY r.id
+        ON CONFLICT (product_id) DO UPDATE SET search = EXCLUDED.search`
       // The vocabulary typos are corrected against; in word order, so concurrent imports never deadlock on it.
-      const texts = rows.filter((row) => status.has(row.id)).map((row) => `${row.name} ${row.category} ${row.search_body}`)
+      const texts = written.map((row) => `${row.name} ${row.category} ${row.search_body}`)
       yield* sql`
         INSERT INTO search_words (word)
         SELECT DISTINCT w FROM unnest(${texts}::text[]) AS t(text),
@@ -208,12 +216,14 @@ export const make = Effect.gen(function* () {
     const filters = [sql`removed_at IS NULL`]
     if (query.category !== undefined) filters.push(sql`lower(category) = lower(${query.category})`)
     if (query.updatedSince !== undefined) filters.push(sql`updated_at >= ${query.updatedSince}`)
-    if (search !== undefined) filters.push(sql`search @@ ${tsquery(sql, search)}`)
+    if (search !== undefined) filters.push(sql`product_search.search @@ ${tsquery(sql, search)}`)
     // Relevance as the cursor carries it: rounded, so the next page compares equal values.
     const rank =
       search !== undefined && query.sort === "relevance"
-        ? sql`round(ts_rank(${RANK_WEIGHTS}::float4[], search, ${tsquery(sql, search)})::numeric, 6)::float8`
+        ? sql`round(ts_rank(${RANK_WEIGHTS}::float4[], product_search.search, ${tsquery(sql, search)})::numeric, 6)::float8`
         : sql`0::float8`
+    // The search vectors live apart (migration 7): joined by primary key when words are searched.
+    const from = search === undefined ? sql`products` : sql`products JOIN product_search ON product_search.product_id = products.id`
     const outer: Array<Statement.Fragment> = []
     let order: Statement.Fragment
     switch (query.sort) {
@@ -243,7 +253,7 @@ export const make = Effect.gen(function* () {
     }
     const rows = yield* sql<ProductRow & { rank: number }>`
       SELECT * FROM (
-        SELECT ${sql.literal(PRODUCT_COLUMNS)}, trust_score, name_key, ${rank} AS rank FROM products
+        SELECT ${sql.literal(PRODUCT_COLUMNS)}, trust_score, name_key, ${rank} AS rank FROM ${from}
         WHERE ${sql.and(filters)}
       ) AS matched
       WHERE ${outer.length > 0 ? sql.and(outer) : sql`true`}

@@ -199,6 +199,22 @@ export const migrations = Migrator.fromRecord({
   // The vote and its rate limits in one statement (one round trip instead of two).
   "0006_cast_vote_within": Effect.gen(function* () {
     yield* castVoteWithinFunction(yield* SqlClient.SqlClient)
+  }),
+  // A product's search vector in a table of its own. Every vote rewrites its product's row, and the
+  // trust index makes that a non-HOT update, which adds the row to every index of the table again: in
+  // products, the GIN index took the vector's hundreds of lexemes on every vote (the products of a
+  // benchmark catalog: 0 HOT updates in 826,000, a 118 MB GIN index for 20,000 products). Apart, the
+  // vector and its index change only when the product's text does.
+  "0007_search_apart": Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      CREATE TABLE product_search (
+        product_id uuid PRIMARY KEY REFERENCES products (id) ON DELETE CASCADE,
+        search     tsvector NOT NULL
+      )`
+    yield* sql`INSERT INTO product_search (product_id, search) SELECT id, search FROM products`
+    yield* sql`CREATE INDEX product_search_vector ON product_search USING gin (search)`
+    yield* sql`ALTER TABLE products DROP COLUMN search`
   })
 })
 
