@@ -15,6 +15,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { sampleRecords } from "@productdir/fixtures/sample"
 import { ConnectionProxy, freshDatabaseUrl } from "@productdir/store-postgres/testing"
+import { ENTRY_OVERHEAD_BYTES } from "../src/cache/ReadCache.ts"
 import { AGENTS_BIN, IMPORT_BIN, json, run, signalGroup, startApi, type Started, vote } from "./processes.ts"
 
 const sample = sampleRecords()
@@ -238,6 +239,13 @@ describe("the read cache's byte budget", { timeout: 120_000 }, () => {
       const hits = await metric(base, "productdir_read_cache_hits_total")
       await read(base, sample[29]!.id!)
       expect(await metric(base, "productdir_read_cache_hits_total")).toBe(hits + 1)
+      // Small bodies (a first page of problems: a few hundred bytes) are bounded in number too: each entry's
+      // bookkeeping counts, so 44 of them cannot be held in 20,000 bytes.
+      for (const record of sample) expect((await json(`${base}/entities/${record.id}/problems`)).status).toBe(200)
+      const entries = await metric(base, "productdir_read_cache_entries")
+      expect(await metric(base, "productdir_read_cache_bytes")).toBeLessThanOrEqual(20_000)
+      expect(entries).toBeGreaterThan(0)
+      expect(entries).toBeLessThanOrEqual(Math.floor(20_000 / ENTRY_OVERHEAD_BYTES))
     } finally {
       signalGroup(api.child, "SIGKILL")
       await api.exited

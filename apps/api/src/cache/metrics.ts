@@ -38,7 +38,12 @@ export const prometheusText = (stats: CacheStats): string =>
       stats.refreshes
     ),
     line("productdir_read_cache_entries", "gauge", "Entries held.", stats.entries),
-    line("productdir_read_cache_bytes", "gauge", "Bytes held (bodies and their compressed variants).", stats.bytes),
+    line(
+      "productdir_read_cache_bytes",
+      "gauge",
+      "Bytes held: bodies, their compressed variants and each entry's bookkeeping.",
+      stats.bytes
+    ),
     line("productdir_read_cache_budget_bytes", "gauge", "CACHE_BYTES: the most the cache may hold.", stats.budget),
     memoryText()
   ].join("")
