@@ -6,7 +6,8 @@
  * cache serves nothing stale; a miss is one load however many wait for it; the
  * byte budget holds. On PostgreSQL: two APIs, one of them behind a proxy that
  * can cut its connections. Embedded: the one API a data directory has, and
- * the CLIs beside it.
+ * the CLIs beside it. Where the machine has PostgreSQL's programs: two APIs on a
+ * server of the test's own, restarted for real.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
@@ -14,7 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { sampleRecords } from "@productdir/fixtures/sample"
-import { ConnectionProxy, freshDatabaseUrl } from "@productdir/store-postgres/testing"
+import { ConnectionProxy, freshDatabaseUrl, PrivateServer } from "@productdir/store-postgres/testing"
 import { ENTRY_OVERHEAD_BYTES } from "../src/cache/ReadCache.ts"
 import { AGENTS_BIN, IMPORT_BIN, json, run, signalGroup, startApi, type Started, vote } from "./processes.ts"
 
@@ -253,3 +254,73 @@ describe("the read cache's byte budget", { timeout: 120_000 }, () => {
     }
   })
 })
+
+/** Asks until `check` holds, for at most `ms` (a client retrying while a server comes back). */
+const until = async <A>(ms: number, probe: () => Promise<A>, check: (a: A) => boolean): Promise<A> => {
+  const started = Date.now()
+  for (;;) {
+    const value = await probe()
+    if (check(value) || Date.now() - started > ms) return value
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+if (PrivateServer.available()) {
+  describe("the read cache across a real restart of the database server", { timeout: 180_000 }, () => {
+    const scope = Effect.runSync(Scope.make())
+    const started: Array<Started> = []
+    let server: PrivateServer.PrivateServer
+    let writer: string
+    let reader: string
+
+    beforeAll(async () => {
+      server = await Effect.runPromise(Scope.provide(PrivateServer.make, scope))
+      const env = {
+        DATABASE_URL: server.url(),
+        SEED: "sample",
+        VOTE_RATE_PER_VOTER: "0",
+        VOTE_RATE_PER_ADDRESS: "0",
+        TRUST_PROXY: "1"
+      }
+      // One after the other: the first migrates and seeds the empty database.
+      const first = startApi(env)
+      started.push(first)
+      writer = await first.url
+      const second = startApi(env)
+      started.push(second)
+      reader = await second.url
+    })
+
+    afterAll(async () => {
+      for (const s of started) signalGroup(s.child, "SIGKILL")
+      await Promise.all(started.map((s) => s.exited))
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    })
+
+    it("the change feed comes back after the restart: what changed meanwhile is served, and what changes next within a second", async () => {
+      const target = sample[7]!.id!
+      const before = (await read(reader, target)).body.trust
+      const flushes = await metric(reader, "productdir_read_cache_flushes_total")
+      await Effect.runPromise(server.restart)
+      // The writer's connections died with the server: a vote may be refused (503) until its pool reconnects.
+      const cast = await until(
+        10_000,
+        () => vote(writer, { entity_id: target, direction: "down" }, { "x-forwarded-for": "203.0.113.150" }),
+        (r) => r.status === 201
+      )
+      expect(cast.status).toBe(201)
+      await within(
+        2_000,
+        () => read(reader, target),
+        (r) => r.status === 200 && r.body.trust.trust_down === before.trust_down + 1
+      )
+      expect(await metric(reader, "productdir_read_cache_flushes_total")).toBeGreaterThan(flushes)
+      expect((await vote(writer, { entity_id: target }, { "x-forwarded-for": "203.0.113.151" })).status).toBe(201)
+      await within(
+        1_000,
+        () => read(reader, target),
+        (r) => r.body.trust.trust_up === before.trust_up + 1
+      )
+    })
+  })
+}

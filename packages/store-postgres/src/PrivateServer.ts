@@ -1,0 +1,82 @@
+/**
+ * Test support: a PostgreSQL server of the test's own, made with `initdb` in a
+ * temporary directory and run with `pg_ctl`, so a test can restart a database
+ * server for real without touching the server other tests use. Needs the
+ * server's programs (Debian's packages put them in
+ * /usr/lib/postgresql/<version>/bin); as root it runs them as the `postgres`
+ * user, the only way the server agrees to start. Durability is off: a test's
+ * data need not survive a crash.
+ */
+import { Effect } from "effect"
+import { execFile } from "node:child_process"
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir, userInfo } from "node:os"
+import { join } from "node:path"
+import { promisify } from "node:util"
+
+const run = promisify(execFile)
+
+export interface PrivateServer {
+  /** A `postgres://` URL of `database` (default `postgres`) on this server. */
+  readonly url: (database?: string) => string
+  /** A fast restart: every connection is closed, the server is down for a moment, then accepts again. */
+  readonly restart: Effect.Effect<void>
+}
+
+const ROOT = "/usr/lib/postgresql"
+
+/** The newest installed server's programs, if any. */
+const programs = (): string | undefined => {
+  if (!existsSync(ROOT)) return undefined
+  const versions = readdirSync(ROOT)
+    .filter((version) => existsSync(join(ROOT, version, "bin", "pg_ctl")) && existsSync(join(ROOT, version, "bin", "initdb")))
+    .sort((a, b) => Number(b) - Number(a))
+  return versions[0] === undefined ? undefined : join(ROOT, versions[0], "bin")
+}
+
+/** Whether this machine can run a private server. */
+export const available = (): boolean => programs() !== undefined && (userInfo().uid !== 0 || existsSync("/usr/sbin/runuser"))
+
+const freePort = Effect.callback<number>((resume) => {
+  const probe = createServer()
+  probe.listen(0, "127.0.0.1", () => {
+    const address = probe.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    probe.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+/** A private server on a free port of 127.0.0.1, stopped and deleted when the scope closes. */
+export const make = Effect.acquireRelease(
+  Effect.gen(function* () {
+    const bin = programs()
+    if (bin === undefined) return yield* Effect.die(new Error(`no PostgreSQL server programs under ${ROOT}`))
+    const dir = mkdtempSync(join(tmpdir(), "productdir-pg-"))
+    const data = join(dir, "data")
+    const asRoot = userInfo().uid === 0
+    if (asRoot) {
+      const [uid, gid] = yield* Effect.promise(() =>
+        Promise.all([run("id", ["-u", "postgres"]), run("id", ["-g", "postgres"])]).then((ids) => ids.map((id) => Number(id.stdout.trim())))
+      )
+      chownSync(dir, uid!, gid!)
+    }
+    const tool = (name: string, args: ReadonlyArray<string>) =>
+      Effect.promise(() =>
+        asRoot ? run("runuser", ["-u", "postgres", "--", join(bin, name), ...args]) : run(join(bin, name), [...args])
+      ).pipe(Effect.asVoid)
+    const port = yield* freePort
+    const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`
+    const pgCtl = (...args: ReadonlyArray<string>) =>
+      tool("pg_ctl", ["-D", data, "-o", settings, "-l", join(dir, "server.log"), "-w", ...args])
+    yield* tool("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"])
+    yield* pgCtl("start")
+    const server: PrivateServer = {
+      url: (database = "postgres") => `postgres://postgres@127.0.0.1:${port}/${database}`,
+      restart: pgCtl("-m", "fast", "restart")
+    }
+    return { server, dir, stop: pgCtl("-m", "immediate", "stop") }
+  }),
+  // Stopped whatever its state (a failed stop is a server already down), then deleted.
+  ({ dir, stop }) => Effect.exit(stop).pipe(Effect.andThen(Effect.sync(() => rmSync(dir, { recursive: true, force: true }))))
+).pipe(Effect.map(({ server }) => server))
