@@ -146,12 +146,12 @@ export const make = Effect.gen(function* () {
       const written = rows.filter((row) => status.has(row.id))
       // The search vector of what changed (product_search, migration 7), in id order like the products.
       yield* sql`
-        INSERT INTO product_search AS s (product_id, search)
-        SELECT r.id, productdir_search_vector(r.name, r.category, r.search_body)
+        INSERT INTO product_search AS s (product_id, category_key, search)
+        SELECT r.id, lower(r.category), productdir_search_vector(r.name, r.category, r.search_body)
         FROM jsonb_to_recordset(${pg.json(written.map(({ id, name, category, search_body }) => ({ id, name, category, search_body })))})
           AS r(id uuid, name text, category text, search_body text)
         ORDER BY r.id
-        ON CONFLICT (product_id) DO UPDATE SET search = EXCLUDED.search`
+        ON CONFLICT (product_id) DO UPDATE SET category_key = EXCLUDED.category_key, search = EXCLUDED.search`
       // The vocabulary typos are corrected against; in word order, so concurrent imports never deadlock on it.
       const texts = written.map((row) => `${row.name} ${row.category} ${row.search_body}`)
       yield* sql`
@@ -214,7 +214,11 @@ export const make = Effect.gen(function* () {
     }
     const search = query.q === undefined ? undefined : yield* searchQuery(sql, query.q).pipe(storeError("list"))
     const filters = [sql`removed_at IS NULL`]
-    if (query.category !== undefined) filters.push(sql`lower(category) = lower(${query.category})`)
+    // Searched, the category is matched beside the vector (one table, one bitmap AND); listed, on the products.
+    if (query.category !== undefined)
+      filters.push(
+        search === undefined ? sql`lower(category) = lower(${query.category})` : sql`product_search.category_key = lower(${query.category})`
+      )
     if (query.updatedSince !== undefined) filters.push(sql`updated_at >= ${query.updatedSince}`)
     if (search !== undefined) filters.push(sql`product_search.search @@ ${tsquery(sql, search)}`)
     // Relevance as the cursor carries it: rounded, so the next page compares equal values.

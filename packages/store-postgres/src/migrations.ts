@@ -204,16 +204,20 @@ export const migrations = Migrator.fromRecord({
   // trust index makes that a non-HOT update, which adds the row to every index of the table again: in
   // products, the GIN index took the vector's hundreds of lexemes on every vote (the products of a
   // benchmark catalog: 0 HOT updates in 826,000, a 118 MB GIN index for 20,000 products). Apart, the
-  // vector and its index change only when the product's text does.
+  // vector and its index change only when the product's text does. The category comes along, so a
+  // search within a category is still one bitmap AND of two indexes of one table (without it, 1M
+  // products: 2.2 s, the category's 100,000 rows probed one by one; with it, 56 ms).
   "0007_search_apart": Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* sql`
       CREATE TABLE product_search (
-        product_id uuid PRIMARY KEY REFERENCES products (id) ON DELETE CASCADE,
-        search     tsvector NOT NULL
+        product_id   uuid PRIMARY KEY REFERENCES products (id) ON DELETE CASCADE,
+        category_key text NOT NULL,
+        search       tsvector NOT NULL
       )`
-    yield* sql`INSERT INTO product_search (product_id, search) SELECT id, search FROM products`
+    yield* sql`INSERT INTO product_search (product_id, category_key, search) SELECT id, lower(category), search FROM products`
     yield* sql`CREATE INDEX product_search_vector ON product_search USING gin (search)`
+    yield* sql`CREATE INDEX product_search_by_category ON product_search (category_key)`
     yield* sql`ALTER TABLE products DROP COLUMN search`
   })
 })
