@@ -58,7 +58,12 @@ export const layerPostgres = (url: Redacted.Redacted, options: { readonly maxCon
       maxConnections: options.maxConnections ?? 10,
       // Reads from many requests are pipelined on each connection (one write for many
       // statements); transactions still get a connection of their own.
-      multiplex: true
+      multiplex: true,
+      // Many small statements at once, not one big one: a parallel plan spends other cores on one
+      // request, and starting its workers cost a search for a distinctive word at 1M products 69 ms
+      // instead of 10 (docs/database.md, "Plans at 1,000,000 products"). Streamed reads never run
+      // in parallel anyway.
+      startupParameters: { max_parallel_workers_per_gather: "0" }
     })
   )
 

@@ -1,10 +1,14 @@
 /**
- * What a vote writes, in SQL: the product's row and the ledger, never the
- * product's search vector. Every vote rewrites its product's row, a non-HOT
- * update that adds the row to each of the table's indexes again; with the
- * vector in `products`, every vote put its hundreds of lexemes into the GIN
- * index once more (migration 7 keeps it in `product_search`). On PGlite, and
- * on the server when DATABASE_URL is set.
+ * What the SQL store does that the store contract cannot see. What a vote
+ * writes: the product's row and the ledger, never the product's search vector.
+ * Every vote rewrites its product's row, a non-HOT update that adds the row to
+ * each of the table's indexes again; with the vector in `products`, every vote
+ * put its hundreds of lexemes into the GIN index once more (migration 7 keeps
+ * it in `product_search`). How the server's connections are set up: without
+ * parallel workers, which the planner's guess of thousands of matches for a
+ * rare search word made it start for every such search (docs/database.md,
+ * "Plans at 1,000,000 products"). On PGlite, and on the server when
+ * DATABASE_URL is set.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
@@ -65,5 +69,21 @@ const behaviours = (name: string, stores: Layer.Layer<CatalogStore | VoteLedger 
 behaviours("pglite", layerPglite())
 const server = process.env.DATABASE_URL
 if (server !== undefined && server !== "") {
-  behaviours("postgres", Layer.unwrap(Effect.map(freshDatabaseUrl(server), ({ url }) => layerPostgres(Redacted.make(url)))))
+  const onServer = Layer.unwrap(Effect.map(freshDatabaseUrl(server), ({ url }) => layerPostgres(Redacted.make(url))))
+  behaviours("postgres", onServer)
+  describe("the server store's connections", () => {
+    layer(onServer, { timeout: "60 seconds" })((it) => {
+      it.effect("run without parallel workers, on every connection of the pool", () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const settings = yield* Effect.forEach(
+            Array.from({ length: 12 }),
+            () => sql<{ setting: string }>`SELECT current_setting('max_parallel_workers_per_gather') AS setting, pg_sleep(0.05)`,
+            { concurrency: "unbounded" }
+          )
+          expect(new Set(settings.map((rows) => rows[0]?.setting))).toEqual(new Set(["0"]))
+        })
+      )
+    })
+  })
 }
