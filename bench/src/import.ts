@@ -21,8 +21,8 @@ const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000)
 const BATCH = Number(process.env.BENCH_BATCH ?? 500)
 const DIR = join(ROOT, "bench", "results")
 const NDJSON = join(DIR, `catalog-v2-${RECORDS}.ndjson`)
-const CSV = join(DIR, `catalog-v3-${RECORDS}.csv`)
-const SEARCH_CSV = join(DIR, `catalog-v3-${RECORDS}-search.csv`)
+const CSV = join(DIR, `catalog-v4-${RECORDS}.csv`)
+const SEARCH_CSV = join(DIR, `catalog-v4-${RECORDS}-search.csv`)
 
 const csvField = (value: string | number) => {
   const text = String(value)
@@ -58,7 +58,13 @@ const prepare = async () => {
     ]
       .map(csvField)
       .join(",")
-    const search = [input.id, Object.values(searchFieldsOf(input.content)).flatMap(searchTokens).join(" ")].map(csvField).join(",")
+    const search = [
+      input.id,
+      input.content.category.toLowerCase(),
+      Object.values(searchFieldsOf(input.content)).flatMap(searchTokens).join(" ")
+    ]
+      .map(csvField)
+      .join(",")
     ndjson.write(`${JSON.stringify(record)}\n`)
     csv.write(`${row}\n`)
     searchCsv.write(`${search}\n`)
@@ -102,7 +108,7 @@ const main = async () => {
       "-c",
       `\\copy products (id, slug, name, name_key, category, content, seed_up, seed_down, trust_up, trust_down) FROM '${CSV}' WITH (FORMAT csv)`,
       "-c",
-      `\\copy product_search (product_id, search) FROM '${SEARCH_CSV}' WITH (FORMAT csv)`
+      `\\copy product_search (product_id, category_key, search) FROM '${SEARCH_CSV}' WITH (FORMAT csv)`
     ],
     {}
   )

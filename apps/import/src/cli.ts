@@ -102,7 +102,8 @@ export const importCommand = Command.make(
         })
       }
       if (result.tally.rejected > 0) return yield* new RecordsRejected({ count: result.tally.rejected })
-    }).pipe(Effect.scoped, Effect.provide(layerFromConfig(ROLE)))
+      // A connection per batch in flight: the batches' transactions run side by side (importer.ts).
+    }).pipe(Effect.scoped, Effect.provide(layerFromConfig(ROLE, { multiplex: false })))
 ).pipe(
   Command.withDescription(
     "Import a product catalog (NDJSON or a JSON array) into the productdir store. Exit 0: all loaded; 1: some records rejected; 2: usage, file or connection error."

@@ -4,9 +4,10 @@
  * skipped; `strict` checks everything before writing anything.
  */
 import { Effect, Stream } from "effect"
-import { CatalogStore, type StoreError, type UpsertStatus } from "@productdir/domain"
+import { CatalogStore, canonicalProductId, type StoreError, type UpsertStatus } from "@productdir/domain"
 import { type Checked, makeRecordChecks, type RecordChecks, type Rejection } from "@productdir/usecases"
 import type { Readable } from "node:stream"
+import { makeBatchOrder } from "./batchOrder.ts"
 import { type Format, readRecords } from "./records.ts"
 
 type Valid = Extract<Checked, { readonly _tag: "Valid" }>
@@ -39,6 +40,14 @@ export interface Warning {
   readonly where: string
   readonly message: string
 }
+
+/**
+ * Batches written at once, each in its own transaction on its own connection. PostgreSQL parses a
+ * batch's search text in the one backend its transaction runs in, most of an import's database time;
+ * two batches side by side keep two cores busy, while this process reads and checks the next ones
+ * (docs/benchmarks.md, "Import"). Their results are still tallied in input order.
+ */
+export const BATCHES_IN_FLIGHT = 2
 
 /** Kept for the report; past this many, only the counts grow. */
 export const MAX_LISTED = 10_000
@@ -100,17 +109,22 @@ export const runImport = Effect.fn("Importer.run")(function* (options: ImportOpt
   }
 
   const checks = makeRecordChecks()
+  const order = makeBatchOrder((batch: ReadonlyArray<Valid>) => batch.map((c) => canonicalProductId(c.input.id)))
   yield* checked(checks, true).pipe(
     Stream.grouped(options.batchSize),
-    // Read and validate the next batches while the store writes this one.
+    // Read and validate the next batches while the store writes these.
     Stream.buffer({ capacity: 2 }),
-    Stream.mapEffect((batch) => {
-      const inputs = batch.map((c) => c.input)
-      const statuses: Effect.Effect<ReadonlyArray<UpsertStatus>, StoreError> = options.dryRun
-        ? catalog.preview(inputs)
-        : Effect.map(catalog.upsert(inputs), (outcomes) => outcomes.map((o) => o.status))
-      return statuses
-    }),
+    Stream.mapEffect(order),
+    Stream.mapEffect(
+      ({ batch, write }) => {
+        const inputs = batch.map((c) => c.input)
+        const statuses: Effect.Effect<ReadonlyArray<UpsertStatus>, StoreError> = options.dryRun
+          ? catalog.preview(inputs)
+          : Effect.map(catalog.upsert(inputs), (outcomes) => outcomes.map((o) => o.status))
+        return write(statuses)
+      },
+      { concurrency: BATCHES_IN_FLIGHT }
+    ),
     Stream.runForEach((statuses) =>
       Effect.sync(() => {
         for (const status of statuses) tally[status]++

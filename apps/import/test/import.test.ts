@@ -122,6 +122,26 @@ for (const variant of targets()) {
       expect(byId(after, input[1]!.id)).toEqual(byId(before, input[1]!.id))
     })
 
+    it("ids repeated in later batches: the last record wins, though batches are written side by side", async () => {
+      const others = records(6, 20)
+      const [a, b] = records(7, 2) as [Generated, Generated]
+      // Batches of three: a and b come back in every batch, beside a product of its own.
+      const lines = others.flatMap((other, i) => [
+        { ...b, ai_summary: `B, version ${i}.` },
+        other,
+        { ...a, ai_summary: `A, version ${i}.` }
+      ])
+      const run = await cli([file("repeated.ndjson", ndjson(lines)), "--batch-size", "3"])
+      expect(run.code, run.stderr).toBe(0)
+      expect(run.stdout).toMatch(/created\s+22/)
+      expect(run.stdout).toMatch(/updated\s+38/)
+      expect(run.stdout).toMatch(/warnings\s+38/)
+      const after = await exported()
+      expect(after.find((r) => r.id === a.id)?.ai_summary).toBe("A, version 19.")
+      expect(after.find((r) => r.id === b.id)?.ai_summary).toBe("B, version 19.")
+      expect(after).toHaveLength(22)
+    })
+
     it("--prune removes products absent from the input, and a later import restores them", async () => {
       const input = records(6, 5)
       await cli([file("all.ndjson", ndjson(input))])

@@ -8,7 +8,15 @@
 import { Config, Effect, Layer, Option } from "effect"
 import { type Stores, StoreError } from "@productdir/domain"
 import * as MemoryStore from "@productdir/store-memory"
-import { awaitServer, ConnectConfig, layerPglite, layerPostgres, type PgliteClient, type StoreLayerError } from "@productdir/store-postgres"
+import {
+  awaitServer,
+  ConnectConfig,
+  layerPglite,
+  layerPostgres,
+  type PgliteClient,
+  type PostgresOptions,
+  type StoreLayerError
+} from "@productdir/store-postgres"
 
 export type StoreKind = "postgres" | "pglite" | "memory"
 
@@ -22,8 +30,11 @@ export const StoreConfig = Config.all({
 export const storeKind = (config: { readonly store: string; readonly databaseUrl: Option.Option<unknown> }): StoreKind =>
   config.store === "auto" ? (Option.isSome(config.databaseUrl) ? "postgres" : "pglite") : (config.store as StoreKind)
 
-/** The store the environment asks for, as `role`. */
-export const layerFromConfig = (role: PgliteClient.Role): Layer.Layer<Stores, StoreLayerError | Config.ConfigError> =>
+/** The store the environment asks for, as `role`; `server` tunes a PostgreSQL server's connections. */
+export const layerFromConfig = (
+  role: PgliteClient.Role,
+  server: PostgresOptions = {}
+): Layer.Layer<Stores, StoreLayerError | Config.ConfigError> =>
   Layer.unwrap(
     Effect.gen(function* () {
       const config = yield* StoreConfig
@@ -39,7 +50,7 @@ export const layerFromConfig = (role: PgliteClient.Role): Layer.Layer<Stores, St
             return yield* new StoreError({ operation: "configure", detail: "STORE=postgres needs DATABASE_URL" })
           }
           yield* awaitServer(config.databaseUrl.value, yield* ConnectConfig)
-          return layerPostgres(config.databaseUrl.value)
+          return layerPostgres(config.databaseUrl.value, server)
         }
       }
     })

@@ -35,9 +35,6 @@ import { PRODUCT_COLUMNS, type ProductRow, toProduct } from "./rows.ts"
 /** Serialises slug assignment between concurrent imports (transaction-scoped advisory lock). */
 const SLUG_LOCK = 0x70640001
 
-/** What the search vector and the vocabulary are made from (packages/domain/src/search.ts). */
-const searchOf = (input: ProductInput) => ({ search_body: searchFieldsOf(input.content).body })
-
 /** Runs of inputs with no repeated id: ON CONFLICT may touch a row only once per statement. */
 const distinctRuns = (inputs: ReadonlyArray<ProductInput>): Array<Array<ProductInput>> => {
   const runs: Array<Array<ProductInput>> = [[]]
@@ -98,17 +95,9 @@ export const make = Effect.gen(function* () {
     })
   })
 
-  const upsertRun = Effect.fn("CatalogStore.upsertRun")(function* (run: ReadonlyArray<ProductInput>, now: Date) {
-    const ids = run.map((input) => canonicalProductId(input.id))
-    const existing = yield* sql<{ id: string; slug: string }>`SELECT id, slug FROM products WHERE id = ANY(${ids}::uuid[])`
-    const slugById = new Map(existing.map((row) => [row.id, row.slug as Slug]))
-    const fresh = run.filter((input) => !slugById.has(canonicalProductId(input.id)))
-    if (fresh.length > 0) {
-      yield* sql`SELECT pg_advisory_xact_lock(${SLUG_LOCK})`
-      const slugs = yield* assignSlugs(fresh)
-      for (const [i, input] of fresh.entries()) slugById.set(canonicalProductId(input.id), slugs[i]!)
-    }
-    const rows = run.map((input) => {
+  /** The products rows of a run, as the upsert statement reads them. */
+  const productRows = (run: ReadonlyArray<ProductInput>, slugById: ReadonlyMap<string, Slug>) =>
+    run.map((input) => {
       const id = canonicalProductId(input.id)
       return {
         id,
@@ -117,13 +106,17 @@ export const make = Effect.gen(function* () {
         name_key: nameKey(input.content.name),
         category: input.content.category,
         content: input.content,
-        ...searchOf(input),
         seed_up: input.seed.up,
         seed_down: input.seed.down
       }
     })
-    // Updates only when something differs, so a rerun of the same data leaves version and updated_at alone.
-    const changed = yield* sql<{ id: string; created: boolean }>`
+
+  /**
+   * Inserts products or updates those that differ, so a rerun of the same data leaves version and
+   * updated_at alone. Rows in id order: concurrent batches lock them in one order.
+   */
+  const writeProducts = (rows: ReturnType<typeof productRows>, now: Date) =>
+    sql<{ id: string; created: boolean }>`
       INSERT INTO products AS p (id, slug, name, name_key, category, content, seed_up, seed_down, trust_up, trust_down, updated_at)
       SELECT r.id, r.slug, r.name, r.name_key, r.category, r.content, r.seed_up, r.seed_down, r.seed_up, r.seed_down, ${now}
       FROM jsonb_to_recordset(${pg.json(rows)}) AS r(
@@ -141,25 +134,75 @@ export const make = Effect.gen(function* () {
          OR p.seed_down IS DISTINCT FROM EXCLUDED.seed_down
          OR p.removed_at IS NOT NULL
       RETURNING id, (xmax = 0) AS created`
-    const status = new Map(changed.map((row) => [row.id, row.created ? ("created" as const) : ("updated" as const)]))
-    if (changed.length > 0) {
-      const written = rows.filter((row) => status.has(row.id))
-      // The search vector of what changed (product_search, migration 7), in id order like the products.
-      yield* sql`
+
+  /**
+   * The search vectors of these products (product_search, migration 7) and their plain words into
+   * the vocabulary typos are corrected against, in one statement that parses each text once: the
+   * vector is productdir_search_vector's (migration 5), spelled out here so that its plain-word
+   * parts are the vocabulary too. Most of an import's database time is this parse. Vectors in id
+   * order and words in word order, so concurrent batches never deadlock on them.
+   */
+  const writeSearch = (inputs: ReadonlyArray<ProductInput>) =>
+    sql`
+      WITH parsed AS MATERIALIZED (
+        SELECT id, category_key, n, c, b,
+               to_tsvector('simple', n) AS sn, to_tsvector('simple', c) AS sc, to_tsvector('simple', b) AS sb
+        FROM (
+          SELECT r.id, lower(r.category) AS category_key, productdir_unaccent(coalesce(r.name, '')) AS n,
+                 productdir_unaccent(coalesce(r.category, '')) AS c, productdir_unaccent(coalesce(r.body, '')) AS b
+          FROM jsonb_to_recordset(${pg.json(
+            inputs.map((input) => ({
+              id: canonicalProductId(input.id),
+              name: input.content.name,
+              category: input.content.category,
+              body: searchFieldsOf(input.content).body
+            }))
+          )}) AS r(id uuid, name text, category text, body text)
+        ) AS texts
+      ), vectors AS (
         INSERT INTO product_search AS s (product_id, category_key, search)
-        SELECT r.id, lower(r.category), productdir_search_vector(r.name, r.category, r.search_body)
-        FROM jsonb_to_recordset(${pg.json(written.map(({ id, name, category, search_body }) => ({ id, name, category, search_body })))})
-          AS r(id uuid, name text, category text, search_body text)
-        ORDER BY r.id
-        ON CONFLICT (product_id) DO UPDATE SET category_key = EXCLUDED.category_key, search = EXCLUDED.search`
-      // The vocabulary typos are corrected against; in word order, so concurrent imports never deadlock on it.
-      const texts = written.map((row) => `${row.name} ${row.category} ${row.search_body}`)
-      yield* sql`
-        INSERT INTO search_words (word)
-        SELECT DISTINCT w FROM unnest(${texts}::text[]) AS t(text),
-          unnest(tsvector_to_array(to_tsvector('simple', productdir_unaccent(t.text)))) AS w
-        ORDER BY w
-        ON CONFLICT DO NOTHING`
+        SELECT id, category_key,
+               setweight(to_tsvector('english', n), 'A') || setweight(sn, 'A')
+            || setweight(to_tsvector('english', c), 'B') || setweight(sc, 'B')
+            || setweight(to_tsvector('english', b), 'C') || setweight(sb, 'C')
+        FROM parsed
+        ORDER BY id
+        ON CONFLICT (product_id) DO UPDATE SET category_key = EXCLUDED.category_key, search = EXCLUDED.search
+      )
+      INSERT INTO search_words (word)
+      SELECT DISTINCT w FROM parsed, unnest(tsvector_to_array(sn || sc || sb)) AS w
+      ORDER BY w
+      ON CONFLICT DO NOTHING`
+
+  /**
+   * One run of a batch, in its transaction. Only new products need the slug lock (their slugs must
+   * not be taken by a transaction that has not committed yet), and the lock is held to commit; so
+   * what costs — the search vectors, most of an import's database time — is written before it:
+   * two import batches overlap on two connections. A new product's vector precedes its row (the
+   * reference is checked at commit, migration 8).
+   */
+  const upsertRun = Effect.fn("CatalogStore.upsertRun")(function* (run: ReadonlyArray<ProductInput>, now: Date) {
+    const ids = run.map((input) => canonicalProductId(input.id))
+    const existing = yield* sql<{ id: string; slug: string }>`SELECT id, slug FROM products WHERE id = ANY(${ids}::uuid[])`
+    const slugById = new Map(existing.map((row) => [row.id, row.slug as Slug]))
+    const known = run.filter((input) => slugById.has(canonicalProductId(input.id)))
+    const fresh = run.filter((input) => !slugById.has(canonicalProductId(input.id)))
+    const status = new Map<string, "created" | "updated">()
+    const record = (rows: ReadonlyArray<{ id: string; created: boolean }>) => {
+      for (const row of rows) status.set(row.id, row.created ? "created" : "updated")
+    }
+    if (known.length > 0) {
+      record(yield* writeProducts(productRows(known, slugById), now))
+      const changed = known.filter((input) => status.has(canonicalProductId(input.id)))
+      if (changed.length > 0) yield* writeSearch(changed)
+    }
+    if (fresh.length > 0) {
+      yield* writeSearch(fresh)
+      yield* sql`SELECT pg_advisory_xact_lock(${SLUG_LOCK})`
+      const slugs = yield* assignSlugs(fresh)
+      for (const [i, input] of fresh.entries()) slugById.set(canonicalProductId(input.id), slugs[i]!)
+      // Another process may have created one of them since: its row is updated (or left) instead.
+      record(yield* writeProducts(productRows(fresh, slugById), now))
     }
     return run.map((input): UpsertOutcome => {
       const id = canonicalProductId(input.id)

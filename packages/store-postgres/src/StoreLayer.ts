@@ -50,15 +50,24 @@ export const layerSql = <E, R>(client: Layer.Layer<PgClient.PgClient | SqlClient
     Layer.provideMerge(client)
   )
 
+export interface PostgresOptions {
+  readonly maxConnections?: number
+  /**
+   * Pipeline the statements of many callers on each connection (default): one write for many reads,
+   * what a server answering many small requests wants. A transaction then waits for the connection
+   * it was handed to be free, even while another connection could be opened; a batch writer whose
+   * transactions should run side by side (the import) asks for a connection per caller instead.
+   */
+  readonly multiplex?: boolean
+}
+
 /** A PostgreSQL server. */
-export const layerPostgres = (url: Redacted.Redacted, options: { readonly maxConnections?: number } = {}) =>
+export const layerPostgres = (url: Redacted.Redacted, options: PostgresOptions = {}) =>
   layerSql(
     PgClient.layer({
       url,
       maxConnections: options.maxConnections ?? 10,
-      // Reads from many requests are pipelined on each connection (one write for many
-      // statements); transactions still get a connection of their own.
-      multiplex: true,
+      multiplex: options.multiplex ?? true,
       // Many small statements at once, not one big one: a parallel plan spends other cores on one
       // request, and starting its workers cost a search for a distinctive word at 1M products 69 ms
       // instead of 10 (docs/database.md, "Plans at 1,000,000 products"). Streamed reads never run

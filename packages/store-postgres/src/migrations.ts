@@ -219,6 +219,13 @@ export const migrations = Migrator.fromRecord({
     yield* sql`CREATE INDEX product_search_vector ON product_search USING gin (search)`
     yield* sql`CREATE INDEX product_search_by_category ON product_search (category_key)`
     yield* sql`ALTER TABLE products DROP COLUMN search`
+  }),
+  // A new product's search vector is written before its row (SqlCatalogStore.upsertRun), so that the
+  // costly part of an import batch runs before the slug lock and two batches overlap; the reference
+  // to the product is checked when the transaction commits.
+  "0008_search_before_product": Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`ALTER TABLE product_search ALTER CONSTRAINT product_search_product_id_fkey DEFERRABLE INITIALLY DEFERRED`
   })
 })
 

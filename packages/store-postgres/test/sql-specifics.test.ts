@@ -4,7 +4,8 @@
  * Every vote rewrites its product's row, a non-HOT update that adds the row to
  * each of the table's indexes again; with the vector in `products`, every vote
  * put its hundreds of lexemes into the GIN index once more (migration 7 keeps
- * it in `product_search`). How the server's connections are set up: without
+ * it in `product_search`). What an upsert writes: the vectors of the search
+ * function and the vocabulary's words, from one parse. How the server's connections are set up: without
  * parallel workers, which the planner's guess of thousands of matches for a
  * rare search word made it start for every such search (docs/database.md,
  * "Plans at 1,000,000 products"). On PGlite, and on the server when
@@ -61,6 +62,41 @@ const behaviours = (name: string, stores: Layer.Layer<CatalogStore | VoteLedger 
           expect(after?.search).toContain("'quokkaledg")
           const found = yield* catalog.list({ q: "quokkaledger", sort: "relevance", limit: 5 })
           expect(found.items.map((p) => p.id)).toEqual([input.id])
+        })
+      )
+
+      // The upsert spells the vector out to parse each text once (SqlCatalogStore.writeSearch); the
+      // function of migration 5 stays the definition, and the vocabulary is every plain word.
+      it.effect("the vectors an upsert writes are productdir_search_vector's, and every plain word is in the vocabulary", () =>
+        Effect.gen(function* () {
+          const catalog = yield* CatalogStore
+          const sql = yield* SqlClient.SqlClient
+          const inputs = sampleRecords()
+            .slice(1, 6)
+            .map((r) => fromImportRecord(r, r.id as ProductId).input)
+          yield* catalog.upsert(inputs.slice(0, 3))
+          // Two new, one changed, one unchanged, in one batch.
+          const [first, second, third, fourth, fifth] = inputs as [typeof input, typeof input, typeof input, typeof input, typeof input]
+          yield* catalog.upsert([
+            fourth,
+            { ...first, content: { ...first.content, name: `${first.content.name} Zwölf`, ai_summary: "Änderungen überall." } },
+            second,
+            fifth
+          ])
+          const ids = [first, second, third, fourth, fifth].map((i) => i.id)
+          const rows = yield* sql<{ id: string; same: boolean; category: boolean }>`
+            SELECT p.id, s.search = productdir_search_vector(p.name, p.category, productdir_search_body(p.content)) AS same,
+                   s.category_key = lower(p.category) AS category
+            FROM products p JOIN product_search s ON s.product_id = p.id WHERE p.id IN ${sql.in(ids)}`
+          expect(rows.map((r) => [r.same, r.category])).toEqual(ids.map(() => [true, true]))
+          const missing = yield* sql<{ word: string }>`
+            SELECT w AS word FROM products p,
+              unnest(tsvector_to_array(to_tsvector('simple', productdir_unaccent(concat_ws(' ', p.name, p.category, productdir_search_body(p.content)))))) AS w
+            WHERE p.id IN ${sql.in(ids)}
+            EXCEPT SELECT word FROM search_words`
+          expect(missing).toEqual([])
+          const words = yield* sql<{ word: string }>`SELECT word FROM search_words WHERE word IN ('zwolf', 'anderungen')`
+          expect(words.map((w) => w.word).sort()).toEqual(["anderungen", "zwolf"])
         })
       )
     })

@@ -3,7 +3,7 @@ import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import { CatalogStore, type Slug, VoteLedger, addressVoter } from "@productdir/domain"
 import { TestClock } from "effect/testing"
-import { freshInput, rng, uniqueCategory, upsertOne } from "./inputs.ts"
+import { freshInput, madeUpWord, rng, uniqueCategory, upsertOne } from "./inputs.ts"
 import type { ContractIt } from "./suite.ts"
 
 export const catalogBehaviours = (it: ContractIt) => {
@@ -190,6 +190,35 @@ export const catalogBehaviours = (it: ContractIt) => {
         [...outcomes.map((o) => o.slug), third.slug],
         [`pulse-board-${tag}`, `pulse-board-${tag}-2`, `pulse-board-${tag}-3`]
       )
+    })
+  )
+
+  // An import writes batches side by side (apps/import/src/importer.ts): on the SQL stores each in its
+  // own transaction, neither seeing what the other has not committed yet.
+  it.effect("batches upserted at once never share a slug, and each product is searchable", () =>
+    Effect.gen(function* () {
+      const store = yield* CatalogStore
+      const tag = rng.uuid().slice(0, 8)
+      const word = `${madeUpWord()}${tag.replace(/\d/g, "")}`
+      const named = (name: string, slug?: Slug) =>
+        freshInput({ name: `${name} ${tag}`, summary: `Made for ${word} teams.`, ...(slug !== undefined ? { slug } : {}) })
+      // Big enough that the transactions overlap (each also opens a connection of its own at first).
+      const batch = () => Array.from({ length: 40 }, (_, i) => named(i % 2 === 0 ? "Relay Desk" : "Orbit Notes"))
+      const batches = [batch(), [...batch(), named("Other", `relay-desk-${tag}-2` as Slug)], batch()]
+      const outcomes = (yield* Effect.all(
+        batches.map((batch) => store.upsert(batch)),
+        { concurrency: "unbounded" }
+      )).flat()
+      assert.deepStrictEqual(
+        outcomes.map((o) => o.status),
+        outcomes.map(() => "created")
+      )
+      const slugs = outcomes.map((o) => o.slug)
+      assert.strictEqual(new Set(slugs).size, slugs.length, `slugs: ${slugs.join(", ")}`)
+      for (const slug of slugs) assert.match(slug, new RegExp(`^(relay-desk|orbit-notes)-${tag}(-\\d+)*$`))
+      for (const outcome of outcomes) assert.strictEqual((yield* store.find(outcome.slug)).id, outcome.id)
+      const found = yield* store.list({ q: word, sort: "relevance", limit: 20 })
+      assert.deepStrictEqual(found.items.map((p) => p.id).sort(), outcomes.map((o) => o.id).sort())
     })
   )
 
