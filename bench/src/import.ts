@@ -15,6 +15,7 @@ import { createWriteStream, existsSync, mkdirSync, statSync } from "node:fs"
 import { cpus } from "node:os"
 import { join } from "node:path"
 import { once } from "node:events"
+import { postgresCpuMillis } from "./cpu.ts"
 import { ensureDatabase, ROOT } from "./lib.ts"
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000)
@@ -76,8 +77,10 @@ const prepare = async () => {
   await Promise.all(streams.map((stream) => once(stream, "finish")))
 }
 
+/** A whole process, timed: wall seconds, its peak RSS and CPU (from /usr/bin/time), and PostgreSQL's CPU meanwhile. */
 const timed = (command: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) => {
   const started = process.hrtime.bigint()
+  const postgresBefore = postgresCpuMillis()
   const run = spawnSync("/usr/bin/time", ["-v", command, ...args], {
     env: { ...process.env, ...env },
     encoding: "utf8",
@@ -86,7 +89,9 @@ const timed = (command: string, args: ReadonlyArray<string>, env: NodeJS.Process
   const seconds = Number(process.hrtime.bigint() - started) / 1e9
   if (run.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${run.status}):\n${run.stderr.slice(-2000)}`)
   const rss = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(run.stderr)?.[1] ?? 0) / 1024
-  return { seconds, rssMb: rss, stdout: run.stdout }
+  const cpu = (label: string) => Number(new RegExp(`${label} time \\(seconds\\): ([\\d.]+)`).exec(run.stderr)?.[1] ?? 0)
+  const postgresSeconds = (postgresCpuMillis() - postgresBefore) / 1000
+  return { seconds, rssMb: rss, cpuSeconds: cpu("User") + cpu("System"), postgresSeconds, stdout: run.stdout }
 }
 
 const importer = join(ROOT, "apps", "import", "bin", "productdir-import.js")
@@ -128,7 +133,21 @@ const main = async () => {
     `| \`COPY\` (psql \\copy, CSV of the same rows) | ${copy.seconds.toFixed(1)} | ${copyRate.toFixed(0)} | 1.00× | n/a | |`,
     `| \`productdir-import\` (NDJSON, --batch-size ${BATCH}) | ${run.seconds.toFixed(1)} | ${importRate.toFixed(0)} | ${(importRate / copyRate).toFixed(2)}× | ${run.rssMb.toFixed(0)} | ≥ 0.50×, ≤ 300 MB |`
   ].join("\n")
-  console.log(`\n${table}\n`)
+  // What bounds each: the loader's own CPU and PostgreSQL's, against the wall time on this machine's cores.
+  const cpuTable = [
+    "| loader | wall (s) | loader CPU (s) | PostgreSQL CPU (s) | CPU / wall |",
+    "|---|---|---|---|---|",
+    ...(
+      [
+        ["`COPY`", copy],
+        ["`productdir-import`", run]
+      ] as const
+    ).map(
+      ([name, t]) =>
+        `| ${name} | ${t.seconds.toFixed(1)} | ${t.cpuSeconds.toFixed(1)} | ${t.postgresSeconds.toFixed(1)} | ${((t.cpuSeconds + t.postgresSeconds) / t.seconds).toFixed(2)} |`
+    )
+  ].join("\n")
+  console.log(`\n${table}\n\n${cpuTable}\n`)
   const { writeSection } = await import("./lib.ts")
   writeSection(
     "Import: productdir-import against COPY",
@@ -141,6 +160,11 @@ change detection. COPY loads the same rows, pre-computed as CSV (slug, content J
 same tables with the same indexes: the limit, not a competitor. Peak RSS from \`/usr/bin/time -v\`.
 
 ${table}
+
+Where the time goes: the CPU of the loader's process (\`/usr/bin/time\`) and of PostgreSQL's processes
+(\`/proc\`) while it ran; CPU over wall is how many of the ${cpus().length} cores were busy.
+
+${cpuTable}
 `
   )
 }

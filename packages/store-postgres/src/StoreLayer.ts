@@ -71,8 +71,10 @@ export const layerPostgres = (url: Redacted.Redacted, options: PostgresOptions =
       // Many small statements at once, not one big one: a parallel plan spends other cores on one
       // request, and starting its workers cost a search for a distinctive word at 1M products 69 ms
       // instead of 10 (docs/database.md, "Plans at 1,000,000 products"). Streamed reads never run
-      // in parallel anyway.
-      startupParameters: { max_parallel_workers_per_gather: "0" }
+      // in parallel anyway. No JIT either: it compiles a plan whose estimated cost is high, and the
+      // planner's guess for the import's slug lookup (a range per name, millions of rows guessed,
+      // none found) made each batch at 1M products pay 60-160 ms of compiling for a 1 ms statement.
+      startupParameters: { max_parallel_workers_per_gather: "0", jit: "off" }
     })
   )
 
