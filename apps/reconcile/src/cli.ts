@@ -103,7 +103,8 @@ export const reconcileCommand = Command.make(
       // The next pass is scheduled from the end of the last one: passes never overlap.
       if (plan._tag === "Every") yield* Effect.repeat(pass, Schedule.spaced(plan.duration))
       else yield* Effect.repeat(pass, Schedule.cron(plan.cron))
-    }).pipe(Effect.provide(layerFromConfig(ROLE)))
+      // The ledger is read in one statement, whose plan wants parallel workers (StoreLayer.ts).
+    }).pipe(Effect.provide(layerFromConfig(ROLE, { parallelQueries: true })))
 ).pipe(
   Command.withDescription(
     "Recount every product's trust counters from its seed counts and the vote ledger, report drift, and repair it. Exit 0: done (or nothing drifted with --check); 1: --check found drift; 2: usage or connection error."

@@ -59,6 +59,13 @@ export interface PostgresOptions {
    * transactions should run side by side (the import) asks for a connection per caller instead.
    */
   readonly multiplex?: boolean
+  /**
+   * Let the planner use parallel workers. Off by default, for a server: a parallel plan spends other
+   * cores on one request. A batch job that reads the whole ledger in one statement wants them (the
+   * reconciliation): without them the planner read 10M votes in index order instead of hashing a
+   * scan, 45 s instead of 3.
+   */
+  readonly parallelQueries?: boolean
 }
 
 /** A PostgreSQL server. */
@@ -68,13 +75,13 @@ export const layerPostgres = (url: Redacted.Redacted, options: PostgresOptions =
       url,
       maxConnections: options.maxConnections ?? 10,
       multiplex: options.multiplex ?? true,
-      // Many small statements at once, not one big one: a parallel plan spends other cores on one
-      // request, and starting its workers cost a search for a distinctive word at 1M products 69 ms
-      // instead of 10 (docs/database.md, "Plans at 1,000,000 products"). Streamed reads never run
-      // in parallel anyway. No JIT either: it compiles a plan whose estimated cost is high, and the
-      // planner's guess for the import's slug lookup (a range per name, millions of rows guessed,
-      // none found) made each batch at 1M products pay 60-160 ms of compiling for a 1 ms statement.
-      startupParameters: { max_parallel_workers_per_gather: "0", jit: "off" }
+      // No JIT: it compiles a plan whose estimated cost is high, and the planner's guess for the
+      // import's slug lookup (a range per name, millions of rows guessed, none found) made each batch
+      // at 1M products pay 60-160 ms of compiling for a 1 ms statement. For a server, many small
+      // statements at once, not one big one: starting parallel workers cost a search for a
+      // distinctive word at 1M products 69 ms instead of 10 (docs/database.md, "Plans at 1,000,000
+      // products").
+      startupParameters: options.parallelQueries === true ? { jit: "off" } : { max_parallel_workers_per_gather: "0", jit: "off" }
     })
   )
 

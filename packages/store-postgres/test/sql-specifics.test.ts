@@ -126,4 +126,23 @@ if (server !== undefined && server !== "") {
       )
     })
   })
+  // The reconciliation reads the ledger in one statement: with no parallel workers allowed, the
+  // planner read 10M votes in index order (45 s) instead of hashing a scan (3 s).
+  describe("a batch job's connections (parallelQueries)", () => {
+    const forJobs = Layer.unwrap(
+      Effect.map(freshDatabaseUrl(server), ({ url }) => layerPostgres(Redacted.make(url), { parallelQueries: true, multiplex: false }))
+    )
+    layer(forJobs, { timeout: "60 seconds" })((it) => {
+      it.effect("keep the server's parallel workers, still without JIT", () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const rows = yield* sql<{ workers: string; jit: string }>`
+            SELECT current_setting('max_parallel_workers_per_gather') AS workers, current_setting('jit') AS jit`
+          // The server's own setting (2 unless configured otherwise), not the 0 the API's connections ask for.
+          expect(rows[0]?.workers).not.toBe("0")
+          expect(rows[0]?.jit).toBe("off")
+        })
+      )
+    })
+  })
 }
