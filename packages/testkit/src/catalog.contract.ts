@@ -3,7 +3,7 @@ import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import { CatalogStore, type Slug, VoteLedger, addressVoter } from "@productdir/domain"
 import { TestClock } from "effect/testing"
-import { freshInput, madeUpWord, rng, uniqueCategory, upsertOne } from "./inputs.ts"
+import { freshInput, listAll, madeUpWord, rng, uniqueCategory, upsertOne } from "./inputs.ts"
 import type { ContractIt } from "./suite.ts"
 
 export const catalogBehaviours = (it: ContractIt) => {
@@ -217,7 +217,7 @@ export const catalogBehaviours = (it: ContractIt) => {
       assert.strictEqual(new Set(slugs).size, slugs.length, `slugs: ${slugs.join(", ")}`)
       for (const slug of slugs) assert.match(slug, new RegExp(`^(relay-desk|orbit-notes)-${tag}(-\\d+)*$`))
       for (const outcome of outcomes) assert.strictEqual((yield* store.find(outcome.slug)).id, outcome.id)
-      const found = yield* store.list({ q: word, sort: "relevance", limit: 20 })
+      const found = yield* listAll({ q: word, sort: "relevance", limit: 50 })
       assert.deepStrictEqual(found.items.map((p) => p.id).sort(), outcomes.map((o) => o.id).sort())
     })
   )
