@@ -16,7 +16,7 @@ import { cpus } from "node:os"
 import { join } from "node:path"
 import { once } from "node:events"
 import { postgresCpuMillis } from "./cpu.ts"
-import { ensureDatabase, ROOT } from "./lib.ts"
+import { ensureDatabase, ROOT, writeSection } from "./lib.ts"
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000)
 const BATCH = Number(process.env.BENCH_BATCH ?? 500)
@@ -148,7 +148,6 @@ const main = async () => {
     )
   ].join("\n")
   console.log(`\n${table}\n\n${cpuTable}\n`)
-  const { writeSection } = await import("./lib.ts")
   writeSection(
     "Import: productdir-import against COPY",
     `
