@@ -57,12 +57,8 @@ const UseCasesLive = Layer.unwrap(
     const signed = SignedAgents.layer({
       origin: (headers) => Option.getOrElse(config.publicUrl, () => (headers.host === undefined ? undefined : `http://${headers.host}`))
     }).pipe(Layer.provide(KeyDirectories.layer({ httpHosts: config.signedAgentsHttpHosts })))
-    return Layer.mergeAll(
-      Directory.layer({ votesPerVoter: config.votesPerVoter, votesPerClient: config.votesPerAddress, utm: config.utm }),
-      Callers.layer.pipe(Layer.provide([agents, signed, identity])),
-      agents,
-      identity
-    )
+    const directory = Directory.layer({ votesPerVoter: config.votesPerVoter, votesPerClient: config.votesPerAddress, utm: config.utm })
+    return Layer.mergeAll(Callers.layer.pipe(Layer.provide([agents, signed, identity, directory])), directory, agents, identity)
   })
 )
 

@@ -22,26 +22,54 @@ export const makeAgentKey = (): AgentKey => {
   return { privateKey, kid, jwk: { kty: "OKP", crv: "Ed25519", x, kid, use: "sig" } }
 }
 
-/** A key directory on 127.0.0.1 serving `keys`; counts the fetches it answers. */
-export const serveKeyDirectory = (keys: ReadonlyArray<AgentKey>) =>
+export interface DirectoryOptions {
+  /** Serve the keys at every path, not only the well-known one (a URL with a path names a key set). */
+  readonly anyPath?: boolean
+  /** Send the body one byte a second, as a hostile directory that never quite times out would. */
+  readonly trickle?: boolean
+}
+
+/** A key directory on 127.0.0.1 serving `keys`; counts the requests it gets (`fetches`). */
+export const serveKeyDirectory = (keys: ReadonlyArray<AgentKey>, options: DirectoryOptions = {}) =>
   Effect.acquireRelease(
     Effect.callback<{ origin: string; fetches: () => number; close: () => void }>((resume) => {
       let fetches = 0
+      const timers = new Set<NodeJS.Timeout>()
       const server = createServer((req, res) => {
-        if (req.url !== "/.well-known/http-message-signatures-directory") {
+        fetches++
+        if (options.anyPath !== true && req.url !== "/.well-known/http-message-signatures-directory") {
           res.writeHead(404).end()
           return
         }
-        fetches++
         res.writeHead(200, {
           "content-type": "application/http-message-signatures-directory+json",
           "cache-control": "max-age=300"
         })
-        res.end(JSON.stringify({ keys: keys.map((k) => k.jwk) }))
+        const body = JSON.stringify({ keys: keys.map((k) => k.jwk) })
+        if (options.trickle !== true) {
+          res.end(body)
+          return
+        }
+        let sent = 0
+        const timer = setInterval(() => {
+          if (res.destroyed || sent >= body.length) {
+            clearInterval(timer)
+            timers.delete(timer)
+            res.end()
+            return
+          }
+          res.write(body[sent++]!)
+        }, 1_000)
+        timers.add(timer)
       })
       server.listen(0, "127.0.0.1", () => {
         const { port } = server.address() as AddressInfo
-        resume(Effect.succeed({ origin: `http://127.0.0.1:${port}`, fetches: () => fetches, close: () => server.close() }))
+        const close = () => {
+          for (const timer of timers) clearInterval(timer)
+          server.closeAllConnections()
+          server.close()
+        }
+        resume(Effect.succeed({ origin: `http://127.0.0.1:${port}`, fetches: () => fetches, close }))
       })
     }),
     ({ close }) => Effect.sync(close)

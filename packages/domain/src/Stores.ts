@@ -2,10 +2,11 @@
 import type { AgentRegistry } from "./AgentRegistry.ts"
 import type { CatalogStore } from "./CatalogStore.ts"
 import type { JobLock } from "./JobLock.ts"
+import type { Nonces } from "./Nonces.ts"
 import type { ProblemStore } from "./ProblemStore.ts"
 import type { ProductChanges } from "./ProductChanges.ts"
 import type { RateLimits } from "./RateLimits.ts"
 import type { Settings } from "./Settings.ts"
 import type { VoteLedger } from "./VoteLedger.ts"
 
-export type Stores = CatalogStore | VoteLedger | ProblemStore | AgentRegistry | RateLimits | ProductChanges | JobLock | Settings
+export type Stores = CatalogStore | VoteLedger | ProblemStore | AgentRegistry | RateLimits | ProductChanges | JobLock | Settings | Nonces

@@ -36,4 +36,9 @@ export interface Caster {
   readonly voter: Voter
   /** The client's network as a keyed hash: the per-address rate limit, whoever votes. */
   readonly address: string
+  /**
+   * The client network's vote budget was drawn for this request already, before the work of
+   * proving who sent it (a signed request's key directory and nonce): the vote does not draw again.
+   */
+  readonly budgetDrawn?: boolean
 }

@@ -46,6 +46,8 @@ export interface State {
   /** product id -> normalised reason -> voter -> report */
   readonly reports: Map<string, Map<string, Map<string, Report>>>
   readonly settings: Map<string, string>
+  /** Nonce key -> epoch milliseconds its claim expires (Nonces). */
+  readonly nonces: Map<string, number>
   readonly agents: Map<AgentId, StoredAgent>
   /** key hash -> agent; "directory keyid" -> agent */
   readonly agentKeys: Map<string, AgentId>
@@ -60,6 +62,7 @@ export const emptyState = (): State => ({
   votes: new Map(),
   reports: new Map(),
   settings: new Map(),
+  nonces: new Map(),
   agents: new Map(),
   agentKeys: new Map(),
   signedAgents: new Map(),

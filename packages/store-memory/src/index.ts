@@ -8,6 +8,7 @@ import type { Stores } from "@productdir/domain"
 import * as MemoryAgentRegistry from "./MemoryAgentRegistry.ts"
 import * as MemoryCatalogStore from "./MemoryCatalogStore.ts"
 import * as MemoryJobLock from "./MemoryJobLock.ts"
+import * as MemoryNonces from "./MemoryNonces.ts"
 import * as MemoryProblemStore from "./MemoryProblemStore.ts"
 import * as MemoryProductChanges from "./MemoryProductChanges.ts"
 import * as MemoryRateLimits from "./MemoryRateLimits.ts"
@@ -19,6 +20,7 @@ export {
   MemoryAgentRegistry,
   MemoryCatalogStore,
   MemoryJobLock,
+  MemoryNonces,
   MemoryProblemStore,
   MemoryProductChanges,
   MemoryRateLimits,
@@ -37,7 +39,8 @@ export const layerServices: Layer.Layer<Stores, never, MemoryState> = Layer.merg
   MemoryAgentRegistry.layer,
   MemoryProductChanges.layer,
   MemorySettings.layer,
-  MemoryJobLock.layer
+  MemoryJobLock.layer,
+  MemoryNonces.layer
 ).pipe(Layer.provideMerge(MemoryRateLimits.layer))
 
 /** Every store service over one fresh state. Each use of this layer value is one store. */

@@ -17,6 +17,7 @@ import * as PgliteClient from "./PgliteClient.ts"
 import * as SqlAgentRegistry from "./SqlAgentRegistry.ts"
 import * as SqlCatalogStore from "./SqlCatalogStore.ts"
 import * as SqlJobLock from "./SqlJobLock.ts"
+import * as SqlNonces from "./SqlNonces.ts"
 import * as SqlProblemStore from "./SqlProblemStore.ts"
 import * as SqlRateLimits from "./SqlRateLimits.ts"
 import * as SqlSettings from "./SqlSettings.ts"
@@ -35,10 +36,14 @@ const Migrated = Layer.effectDiscard(
  * one set of rate-limit buckets (`limits`: in the database, or in this process).
  */
 const sqlServices = <E, R>(ledger: SqlVoteLedger.Options, limits: Layer.Layer<RateLimits, E, R>) =>
-  Layer.mergeAll(SqlCatalogStore.layer, SqlVoteLedger.layer(ledger), SqlProblemStore.layer, SqlAgentRegistry.layer, SqlSettings.layer).pipe(
-    Layer.provideMerge(ChangeFeed.layer),
-    Layer.provideMerge(limits)
-  )
+  Layer.mergeAll(
+    SqlCatalogStore.layer,
+    SqlVoteLedger.layer(ledger),
+    SqlProblemStore.layer,
+    SqlAgentRegistry.layer,
+    SqlSettings.layer,
+    SqlNonces.layer
+  ).pipe(Layer.provideMerge(ChangeFeed.layer), Layer.provideMerge(limits))
 
 /**
  * The SQL stores over a PgClient, migrated; the client stays available beside them. The job lock is a

@@ -226,6 +226,18 @@ export const migrations = Migrator.fromRecord({
   "0008_search_before_product": Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* sql`ALTER TABLE product_search ALTER CONSTRAINT product_search_product_id_fkey DEFERRABLE INITIALLY DEFERRED`
+  }),
+  // The nonces of signed requests (Nonces), until their signature expires: every process sees every
+  // claim, so a request replayed to another process is refused too. The key is a digest, so a row has
+  // one size whatever the client sent.
+  "0009_signature_nonces": Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      CREATE TABLE signature_nonces (
+        key        bytea PRIMARY KEY,
+        expires_at timestamptz NOT NULL
+      )`
+    yield* sql`CREATE INDEX signature_nonces_by_expiry ON signature_nonces (expires_at)`
   })
 })
 

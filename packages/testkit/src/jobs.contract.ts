@@ -1,7 +1,8 @@
-/** Settings and the job lock. */
+/** Settings, nonces and the job lock. */
 import { assert } from "@effect/vitest"
-import { Effect, Exit } from "effect"
-import { JobLock, Settings } from "@productdir/domain"
+import { Clock, Effect, Exit } from "effect"
+import { TestClock } from "effect/testing"
+import { JobLock, Nonces, Settings } from "@productdir/domain"
 import { rng } from "./inputs.ts"
 import type { ContractIt } from "./suite.ts"
 
@@ -28,6 +29,37 @@ export const jobsBehaviours = (it: ContractIt) => {
       const failed = yield* Effect.exit(lock.withLock(name, { wait: false }, Effect.fail("boom")))
       assert.isTrue(Exit.isFailure(failed))
       assert.deepStrictEqual(yield* lock.withLock(name, { wait: false }, Effect.succeed(1)), { _tag: "Ran", value: 1 })
+    })
+  )
+
+  // ---- nonces -----------------------------------------------------------------
+  it.effect("a nonce is claimed once until it expires, then may be claimed again", () =>
+    Effect.gen(function* () {
+      const nonces = yield* Nonces
+      const key = `contract-${rng.uuid()}`
+      const now = yield* Clock.currentTimeMillis
+      const expires = new Date(now + 60_000)
+      assert.isTrue(yield* nonces.claim(key, expires))
+      assert.isFalse(yield* nonces.claim(key, expires))
+      assert.isTrue(yield* nonces.claim(`${key}-other`, expires))
+      yield* TestClock.adjust("30 seconds")
+      assert.isFalse(yield* nonces.claim(key, new Date(now + 120_000)))
+      yield* TestClock.adjust("31 seconds")
+      assert.isTrue(yield* nonces.claim(key, new Date(now + 180_000)))
+      assert.isFalse(yield* nonces.claim(key, new Date(now + 180_000)))
+    })
+  )
+
+  it.effect("concurrent claims of one nonce: exactly one wins", () =>
+    Effect.gen(function* () {
+      const nonces = yield* Nonces
+      const key = `contract-${rng.uuid()}`
+      const expires = new Date((yield* Clock.currentTimeMillis) + 60_000)
+      const won = yield* Effect.all(
+        Array.from({ length: 8 }, () => nonces.claim(key, expires)),
+        { concurrency: "unbounded" }
+      )
+      assert.strictEqual(won.filter((w) => w).length, 1)
     })
   )
 }

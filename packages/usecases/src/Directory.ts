@@ -12,6 +12,8 @@ import {
   countedAs,
   type Decision,
   CatalogStore,
+  type Limit,
+  RateLimits,
   type CategoryList,
   DEFAULT_LIMIT,
   defaultSort,
@@ -78,6 +80,13 @@ export class Directory extends Context.Service<
     readonly completeSlug: (prefix: string) => Effect.Effect<ReadonlyArray<string>, StoreError>
     /** One vote: rate limited per voter and per client network, then cast atomically. */
     readonly vote: (ballot: Ballot, caster: Caster) => Effect.Effect<VoteResult, ReadError | AgentRevoked>
+    /**
+     * Draws one vote from the client network's budget (`address`, a keyed hash) ahead of a vote
+     * whose proof costs work: a signed request pays before its key directory is fetched or its
+     * nonce kept, so a client causes no more of that work than it may cast votes. The vote itself
+     * then draws on the voter's budget only (`Caster.budgetDrawn`).
+     */
+    readonly admit: (address: string) => Effect.Effect<Decision, StoreError>
   }
 >()("@productdir/usecases/Directory") {}
 
@@ -89,7 +98,9 @@ export const layer = (config: DirectorySettings) =>
       const reports = yield* ProblemStore
       const ledger = yield* VoteLedger
 
+      const limits = yield* RateLimits
       const problemsFor = (product: Product) => Effect.map(reports.reported(product.id), (r) => problemsOf(product, r))
+      const clientBudget = (address: string): Limit => ({ key: `address:${address}`, max: config.votesPerClient, windowSeconds: 60 })
 
       return Directory.of({
         product: catalog.find,
@@ -122,13 +133,13 @@ export const layer = (config: DirectorySettings) =>
           }))
         })),
         vote: Effect.fn("Directory.vote")(function* (ballot: Ballot, caster: Caster) {
-          const cast = yield* ledger.castWithin(
-            [
-              { key: `voter:${ledgerKey(caster.voter)}`, max: config.votesPerVoter, windowSeconds: 60 },
-              { key: `address:${caster.address}`, max: config.votesPerClient, windowSeconds: 60 }
-            ],
-            { entity: ballot.entity_id, voter: caster.voter, direction: ballot.direction ?? "up", reason: ballot.reason }
-          )
+          const voterBudget: Limit = { key: `voter:${ledgerKey(caster.voter)}`, max: config.votesPerVoter, windowSeconds: 60 }
+          const cast = yield* ledger.castWithin(caster.budgetDrawn === true ? [voterBudget] : [voterBudget, clientBudget(caster.address)], {
+            entity: ballot.entity_id,
+            voter: caster.voter,
+            direction: ballot.direction ?? "up",
+            reason: ballot.reason
+          })
           if (cast._tag === "Limited") return cast
           const { decision, result } = cast
           const outcome: VoteOutcome = {
@@ -140,7 +151,8 @@ export const layer = (config: DirectorySettings) =>
             links: voteLinksOf(result.productId)
           }
           return { _tag: "Cast", outcome, decision } as const
-        })
+        }),
+        admit: (address) => limits.take([clientBudget(address)])
       })
     })
   )

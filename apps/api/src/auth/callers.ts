@@ -5,11 +5,16 @@
  * counts for the client's address. A key or a signature that was sent and does
  * not prove an agent in good standing is refused with a 401; it never falls
  * back to an anonymous vote the sender did not mean to cast.
+ *
+ * A signature costs work a key does not: a key directory fetched from a URL the
+ * client chose, a nonce kept until it expires. So a signed request draws one
+ * vote from its client network's budget before any of that (Directory.admit):
+ * over the budget it is a 429 and nothing is fetched or kept.
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { Caster, StoreError } from "@productdir/domain"
-import { Agents, type EnrolmentLimited, VoterIdentity } from "@productdir/usecases"
+import { Agents, Directory, type EnrolmentLimited, VoterIdentity } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
 import { clientAddress } from "../http/clientAddress.ts"
 import { problem, RETRY_AFTER_UNAVAILABLE } from "../http/problemResponses.ts"
@@ -22,12 +27,19 @@ export class CallerRefused extends Schema.TaggedError<CallerRefused>()("CallerRe
   proof: Schema.Literals(["bearer", "signature"])
 }) {}
 
+/** A signed request over its client network's vote budget: refused before its signature is looked at. */
+export class ClientLimited extends Schema.TaggedError<ClientLimited>()("ClientLimited", {
+  limit: Schema.Number,
+  windowSeconds: Schema.Number,
+  retryAfterSeconds: Schema.Number
+}) {}
+
+export type IdentifyError = CallerRefused | ClientLimited | EnrolmentLimited | StoreError
+
 export class Callers extends Context.Service<
   Callers,
   {
-    readonly identify: (
-      request: HttpServerRequest.HttpServerRequest
-    ) => Effect.Effect<Caster, CallerRefused | EnrolmentLimited | StoreError>
+    readonly identify: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Caster, IdentifyError>
   }
 >()("@productdir/api/Callers") {}
 
@@ -60,6 +72,7 @@ export const layer = Layer.effect(
     const agents = yield* Agents.Agents
     const identity = yield* VoterIdentity.VoterIdentity
     const signed = yield* SignedAgents
+    const directory = yield* Directory.Directory
     const config = yield* ApiConfig
 
     const refused = (proof: "bearer" | "signature", detail: string) => Effect.fail(new CallerRefused({ proof, detail }))
@@ -84,6 +97,12 @@ export const layer = Layer.effect(
             return identity.caster({ address, agent: agent.id })
           }
           if (signed.isSigned(request.headers)) {
+            const caster = identity.caster({ address })
+            const admission = yield* directory.admit(caster.address)
+            if (admission._tag === "Limited") {
+              const { limit, windowSeconds, retryAfterSeconds } = admission
+              return yield* new ClientLimited({ limit, windowSeconds, retryAfterSeconds })
+            }
             const body = new Uint8Array(yield* Effect.orElseSucceed(request.arrayBuffer, () => new ArrayBuffer(0)))
             const signedIdentity = yield* signed
               .verify({ method: request.method, url: request.url, headers: request.headers, body })
@@ -91,7 +110,7 @@ export const layer = Layer.effect(
             const agent = yield* agents
               .signed(signedIdentity, address)
               .pipe(Effect.catchTag("InvalidCredentials", (error) => refused("signature", `${error.message}.`)))
-            return identity.caster({ address, agent: agent.id })
+            return { ...identity.caster({ address, agent: agent.id }), budgetDrawn: true }
           }
           return identity.caster({ address })
         })
@@ -100,10 +119,17 @@ export const layer = Layer.effect(
 )
 
 /** The 401, 429 or 503 a failed identification answers with. */
-export const refusalResponse = (error: CallerRefused | EnrolmentLimited | StoreError): HttpServerResponse.HttpServerResponse => {
+export const refusalResponse = (error: IdentifyError): HttpServerResponse.HttpServerResponse => {
   switch (error._tag) {
     case "CallerRefused":
       return unauthorized(error)
+    case "ClientLimited":
+      return tooManyRequests("Vote", {
+        _tag: "Limited",
+        limit: error.limit,
+        windowSeconds: error.windowSeconds,
+        retryAfterSeconds: error.retryAfterSeconds
+      })
     case "EnrolmentLimited":
       return tooManyRequests("New agent (a signed agent's first vote counts as a registration)", {
         _tag: "Limited",

@@ -3,10 +3,13 @@
  * the URLs their requests name in `Signature-Agent`. The URL comes from the
  * client, so fetching it is done as if the client were hostile: HTTPS only
  * (plain HTTP for the hosts SIGNED_AGENTS_HTTP_HOSTS names, for tests on
- * loopback), never to a private or loopback address, no redirects, 2 s, 64 KiB
- * and 16 keys at most. Directories are cached for their Cache-Control max-age
+ * loopback), never to a private or loopback address, no redirects, one 2 s
+ * deadline for the whole fetch (connect, headers and body: a directory that
+ * trickles its answer is cut off), 64 KiB and 16 keys at most, a URL of at most
+ * 512 characters. Directories are cached for their Cache-Control max-age
  * (between a minute and a day), failures for 30 s, and concurrent lookups of
- * one URL share one fetch.
+ * one URL share one fetch. Each fetch is paid for from the client's vote budget
+ * before it starts (callers.ts), so a client cannot make more fetches than votes.
  */
 import { Cache, Context, Duration, Effect, Exit, Layer, Schema } from "effect"
 import { createHash, createPublicKey, type KeyObject } from "node:crypto"
@@ -17,7 +20,9 @@ import { BlockList, isIP, type LookupFunction } from "node:net"
 
 export const WELL_KNOWN_PATH = "/.well-known/http-message-signatures-directory"
 
-const TIMEOUT_MS = 2_000
+/** One deadline for the whole fetch: connecting, the headers and the body. */
+const DEADLINE = Duration.seconds(2)
+export const MAX_URL_LENGTH = 512
 const MAX_BYTES = 64 * 1024
 const MAX_KEYS = 16
 const MIN_TTL = Duration.minutes(1)
@@ -131,7 +136,6 @@ const fetchDirectory = (url: URL, allowPlainHttp: boolean) =>
     const fail = (reason: string) => resume(Effect.fail(new KeyDirectoryUnusable({ url: url.href, reason })))
     const options = {
       signal,
-      timeout: TIMEOUT_MS,
       headers: { accept: "application/http-message-signatures-directory+json, application/json" },
       // Hosts allowed over plain HTTP are the operator's own (tests on loopback): their addresses are not checked.
       ...(allowPlainHttp ? {} : { lookup: publicOnlyLookup })
@@ -167,9 +171,17 @@ const fetchDirectory = (url: URL, allowPlainHttp: boolean) =>
       })
     }
     const request = url.protocol === "https:" ? httpsGet(url, options, onResponse) : httpGet(url, options, onResponse)
-    request.on("timeout", () => request.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)))
     request.on("error", (error) => fail(error.message))
-  })
+  }).pipe(
+    // Interrupting the callback aborts its signal: the request and its socket are destroyed.
+    Effect.timeoutOrElse({
+      duration: DEADLINE,
+      orElse: () =>
+        Effect.fail(
+          new KeyDirectoryUnusable({ url: url.href, reason: `it did not answer in full within ${Duration.toSeconds(DEADLINE)} s` })
+        )
+    })
+  )
 
 export const layer = (options: { readonly httpHosts: ReadonlyArray<string> }) =>
   Layer.effect(
@@ -180,6 +192,14 @@ export const layer = (options: { readonly httpHosts: ReadonlyArray<string> }) =>
 
       const resolve = (signatureAgent: string) =>
         Effect.suspend(() => {
+          if (signatureAgent.length > MAX_URL_LENGTH) {
+            return Effect.fail(
+              new KeyDirectoryUnusable({
+                url: `${signatureAgent.slice(0, 64)}…`,
+                reason: `its URL is longer than ${MAX_URL_LENGTH} characters`
+              })
+            )
+          }
           const refuse = (reason: string) => Effect.fail(new KeyDirectoryUnusable({ url: signatureAgent, reason }))
           let url: URL
           try {

@@ -9,21 +9,34 @@
  * - `@authority` (this service's: PUBLIC_URL's, else the Host the request came to), the
  *   `Signature-Agent` member, and `Content-Digest`, which must be the SHA-256 of the body as received;
  * - `created`, `expires` (at most an hour apart, checked with 5 s of skew), `keyid` (a key of the directory);
- * - an Ed25519 signature that verifies; a `nonce`, when sent, used once.
+ * - an Ed25519 signature that verifies; a `nonce`, when sent, used once (kept in the store, so
+ *   every process of the directory refuses a replay, until the signature expires).
+ *
+ * Everything a client sends here is bounded before it is parsed or kept: the
+ * signature headers, the key id, the nonce and the directory URL (MAX_* below).
+ * The work a signature costs (a directory fetch, a nonce row) is paid for from
+ * the client's vote budget before it is done (callers.ts).
  *
  * Parsing and verifying the signature is http-message-sig's (pinned); the
- * digest, the directory and the replay memory are ours.
+ * digest, the directory and the replay check are ours.
  */
 import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { component, isSignatureError, type RequestDescriptor, verifySignature } from "http-message-sig"
 import { createHash, timingSafeEqual, verify as verifyEd25519 } from "node:crypto"
 import { parseDictionary, Token } from "structured-headers"
-import type { SignedIdentity } from "@productdir/domain"
+import { Nonces, type SignedIdentity, type StoreError } from "@productdir/domain"
 import { KeyDirectories } from "./keyDirectory.ts"
 
 export const WEB_BOT_AUTH_TAG = "web-bot-auth"
 const MAX_WINDOW_SECONDS = 3_600
 const CLOCK_SKEW_SECONDS = 5
+
+/** Bytes of each signature header a request may send: several signatures fit, a flood does not. */
+export const MAX_SIGNATURE_HEADER_BYTES = 2_048
+const SIGNATURE_HEADERS = ["signature-input", "signature", "signature-agent", "content-digest"] as const
+/** A key id is an RFC 7638 thumbprint (43 characters); a nonce is a few dozen. */
+export const MAX_KEY_ID_LENGTH = 128
+export const MAX_NONCE_LENGTH = 128
 
 /** A signature that was meant to prove an agent and does not: the request is refused, not counted anonymously. */
 export class SignatureRefused extends Schema.TaggedError<SignatureRefused>()("SignatureRefused", {
@@ -48,7 +61,8 @@ export class SignedAgents extends Context.Service<
   {
     /** True when the request carries a Web Bot Auth signature (or an unreadable Signature-Input): it must then verify. */
     readonly isSigned: (headers: Readonly<Record<string, string | undefined>>) => boolean
-    readonly verify: (request: SignedRequest) => Effect.Effect<SignedIdentity, SignatureRefused>
+    /** The identity a signature proves; its nonce, when it has one, is used up. */
+    readonly verify: (request: SignedRequest) => Effect.Effect<SignedIdentity, SignatureRefused | StoreError>
   }
 >()("@productdir/api/SignedAgents") {}
 
@@ -60,6 +74,7 @@ const signatureInputOf = (
   signatureInput: string | undefined
 ): { readonly _tag: "None" } | { readonly _tag: "WebBotAuth"; readonly label: string } | { readonly _tag: "Malformed" } => {
   if (signatureInput === undefined) return { _tag: "None" }
+  if (signatureInput.length > MAX_SIGNATURE_HEADER_BYTES) return { _tag: "Malformed" }
   try {
     for (const [label, member] of parseDictionary(signatureInput)) {
       if (member[1].get("tag") === WEB_BOT_AUTH_TAG) return { _tag: "WebBotAuth", label }
@@ -98,23 +113,17 @@ export const layer = (options: {
     SignedAgents,
     Effect.gen(function* () {
       const directories = yield* KeyDirectories
-      // Nonces seen, until their signature expires: a replayed request is refused. Held in this process.
-      const seenNonces = new Map<string, number>()
-      let lastSweep = 0
-      const remember = (nonce: string, expires: number, now: number): boolean => {
-        if (now - lastSweep > 60) {
-          lastSweep = now
-          for (const [n, until] of seenNonces) if (until + CLOCK_SKEW_SECONDS < now) seenNonces.delete(n)
-        }
-        if (seenNonces.has(nonce)) return false
-        seenNonces.set(nonce, expires)
-        return true
-      }
+      const nonces = yield* Nonces
 
       const verify = (request: SignedRequest) =>
         Effect.gen(function* () {
           const refuse = (reason: string) => Effect.fail(new SignatureRefused({ reason }))
           const headers = request.headers
+          for (const name of SIGNATURE_HEADERS) {
+            if ((headers[name]?.length ?? 0) > MAX_SIGNATURE_HEADER_BYTES) {
+              return yield* refuse(`the ${name} header is longer than ${MAX_SIGNATURE_HEADER_BYTES} bytes`)
+            }
+          }
           const input = signatureInputOf(headers["signature-input"])
           if (input._tag === "Malformed") return yield* refuse("Signature-Input is not a structured dictionary (RFC 8941)")
           if (input._tag === "None") return yield* refuse("no Signature-Input member is tagged web-bot-auth")
@@ -123,7 +132,12 @@ export const layer = (options: {
           const keyId = params.get("keyid")
           const created = params.get("created")
           const expires = params.get("expires")
+          const nonce = params.get("nonce")
           if (typeof keyId !== "string") return yield* refuse("the signature names no keyid")
+          if (keyId.length > MAX_KEY_ID_LENGTH) return yield* refuse(`the keyid is longer than ${MAX_KEY_ID_LENGTH} characters`)
+          if (nonce !== undefined && (typeof nonce !== "string" || nonce.length > MAX_NONCE_LENGTH)) {
+            return yield* refuse(`the nonce must be a string of at most ${MAX_NONCE_LENGTH} characters`)
+          }
           if (typeof created !== "number" || typeof expires !== "number") return yield* refuse("the signature needs created and expires")
           if (expires - created > MAX_WINDOW_SECONDS) {
             return yield* refuse(`created and expires are more than ${MAX_WINDOW_SECONDS / 60} minutes apart`)
@@ -179,9 +193,10 @@ export const layer = (options: {
                   : String(error)
               })
           })
-          const nonce = params.get("nonce")
-          if (typeof nonce === "string" && !remember(`${directory} ${keyId} ${nonce}`, expires, now)) {
-            return yield* refuse("this nonce was used before: the request is a replay")
+          // Only a signature that verified uses its nonce up: nobody can spend another agent's nonces.
+          if (typeof nonce === "string") {
+            const claimed = yield* nonces.claim(`${directory} ${keyId} ${nonce}`, new Date((expires + CLOCK_SKEW_SECONDS) * 1000))
+            if (!claimed) return yield* refuse("this nonce was used before: the request is a replay")
           }
           return { keyDirectory: directory, keyId } satisfies SignedIdentity
         })

@@ -63,6 +63,12 @@ export const DirectoryToolsLive = DirectoryTools.toLayer(
           const caster = yield* callers.identify(request.value).pipe(
             Effect.catchTags({
               CallerRefused: (refused) => Effect.fail(new ToolProblem({ message: refused.detail })),
+              ClientLimited: (limited) =>
+                Effect.fail(
+                  new ToolProblem({
+                    message: `Vote rate limit reached (${describeLimit(limited.limit, limited.windowSeconds)}). Retry after ${limited.retryAfterSeconds} s.`
+                  })
+                ),
               EnrolmentLimited: (limited) =>
                 Effect.fail(
                   new ToolProblem({
