@@ -1,5 +1,5 @@
 /** The API's configuration (README, "Configuration"), read once at start with `Config`. */
-import { Config, Context, Duration, Layer, Option, type Redacted, Schema } from "effect"
+import { Config, Context, Duration, Effect, Layer, Option, type Redacted, Schema } from "effect"
 import { defaultUtm, type Utm } from "@productdir/domain"
 
 export interface ApiSettings {
@@ -30,6 +30,11 @@ export interface ApiSettings {
   readonly keepAliveTimeout: Duration.Duration
   /** Connections beyond this are refused. */
   readonly maxConnections: number
+  /**
+   * Connections one client network (an IPv4 address, an IPv6 /64) may hold at once; 0 for no cap of
+   * its own. Off by default behind a proxy (TRUST_PROXY), whose own address every connection has.
+   */
+  readonly maxConnectionsPerAddress: number
   readonly utm: Utm
   /** Origins whose browser requests may use /mcp; requests without an Origin header always may. */
   readonly mcpAllowedOrigins: ReadonlyArray<string>
@@ -86,6 +91,9 @@ export const ApiConfigFromEnv = Config.all({
   requestTimeout: NonNegativeInt("HTTP_REQUEST_TIMEOUT", 30).pipe(Config.map((s) => Duration.seconds(s))),
   keepAliveTimeout: NonNegativeInt("HTTP_KEEP_ALIVE_TIMEOUT", 5).pipe(Config.map((s) => Duration.seconds(s))),
   maxConnections: NonNegativeInt("HTTP_MAX_CONNECTIONS", 1024),
+  maxConnectionsPerAddress: Config.option(
+    Config.schema(Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0)), "HTTP_MAX_CONNECTIONS_PER_ADDRESS")
+  ),
   publicUrl: Config.option(
     Config.schema(
       Schema.String.check(Schema.isPattern(/^https?:\/\/[^/?#\s]+$/u, { message: "must be an origin such as https://productdir.example" })),
@@ -100,7 +108,21 @@ export const ApiConfigFromEnv = Config.all({
   })
 })
 
-export const layerFromEnv = Layer.effect(ApiConfig, ApiConfigFromEnv)
+/** Connections per client address when HTTP_MAX_CONNECTIONS_PER_ADDRESS is not set and no proxy is trusted. */
+export const DEFAULT_CONNECTIONS_PER_ADDRESS = 128
+
+export const layerFromEnv = Layer.effect(
+  ApiConfig,
+  Effect.map(
+    ApiConfigFromEnv,
+    ({ maxConnectionsPerAddress, ...settings }): ApiSettings => ({
+      ...settings,
+      maxConnectionsPerAddress: Option.getOrElse(maxConnectionsPerAddress, () =>
+        settings.trustProxy > 0 ? 0 : DEFAULT_CONNECTIONS_PER_ADDRESS
+      )
+    })
+  )
+)
 
 /** Defaults for tests and embedding, overridable field by field. */
 export const layerWith = (overrides: Partial<ApiSettings> = {}) =>
@@ -121,6 +143,7 @@ export const layerWith = (overrides: Partial<ApiSettings> = {}) =>
     requestTimeout: Duration.seconds(30),
     keepAliveTimeout: Duration.seconds(5),
     maxConnections: 1024,
+    maxConnectionsPerAddress: DEFAULT_CONNECTIONS_PER_ADDRESS,
     utm: defaultUtm,
     mcpAllowedOrigins: [],
     publicUrl: Option.none(),

@@ -26,6 +26,7 @@ import { AuthenticationLive } from "./http/authentication.ts"
 import { HotPath, HotPathServer, hotPathOf } from "./http/hotPath.ts"
 import { answerClientError } from "./http/clientErrors.ts"
 import { compress } from "./http/compression.ts"
+import { Connections, watch as watchConnections } from "./http/connections.ts"
 import { constantReads } from "./http/constantReads.ts"
 import { DocsLive } from "./http/docsPage.ts"
 import { drain } from "./http/lifecycle.ts"
@@ -88,7 +89,7 @@ export const AppRoutes = Layer.mergeAll(
 /**
  * Node's HTTP server on HOST:PORT, with the limits a server facing the internet
  * needs: a deadline for headers and for the whole request (slow clients), a cap
- * on connections, problem+json for the errors Node answers itself (malformed
+ * on connections and a smaller one per client address (connections.ts), problem+json for the errors Node answers itself (malformed
  * requests 400, headers too large 431, timeouts 408). On shutdown in-flight
  * requests get up to SHUTDOWN_GRACE.
  */
@@ -105,13 +106,14 @@ export const NodeServerLive = Layer.unwrap(
     })
     if (config.maxConnections > 0) server.maxConnections = config.maxConnections
     server.on("clientError", answerClientError)
-    return Layer.merge(
+    return Layer.mergeAll(
       NodeHttpServer.layer(() => server, {
         port: config.port,
         host: config.host,
         gracefulShutdownTimeout: config.shutdownGrace
       }),
-      Layer.succeed(HotPath, hotPathOf(server))
+      Layer.succeed(HotPath, hotPathOf(server)),
+      Layer.succeed(Connections, watchConnections(server, { perAddress: config.maxConnectionsPerAddress }))
     )
   })
 )

@@ -111,6 +111,78 @@ describe("start and stop", { timeout: 180_000 }, () => {
     expect(server.output()).toContain("shutting down: draining connections")
   })
 
+  it("SIGTERM with 64 keep-alive connections open: every request written to one afterwards is answered, then the process exits 0", async () => {
+    const server = api({ SHUTDOWN_GRACE: "30", HTTP_KEEP_ALIVE_TIMEOUT: "5" })
+    const port = portOf(await server.url)
+    const get = `GET /products/${product.id} HTTP/1.1\r\nHost: x\r\n\r\n`
+    // 64 clients, each with a connection kept alive after its first answer.
+    const clients = await Promise.all(
+      Array.from(
+        { length: 64 },
+        () =>
+          new Promise<{ socket: Socket; replies: () => string; closed: Promise<void> }>((resolveClient, reject) => {
+            const socket = connect(port, "127.0.0.1")
+            let text = ""
+            socket.on("data", (d) => {
+              text += d
+              if (text.includes("\r\n\r\n") && text.endsWith("}")) resolveClient(client)
+            })
+            socket.on("error", () => undefined)
+            const closed = new Promise<void>((r) => socket.on("close", () => r()))
+            const client = { socket, replies: () => text, closed }
+            socket.once("connect", () => socket.write(get))
+            setTimeout(() => reject(new Error("no first answer")), 20_000)
+          })
+      )
+    )
+    for (const c of clients) expect(c.replies()).toMatch(/^HTTP\/1\.1 200 /)
+    const firstLengths = clients.map((c) => c.replies().length)
+    server.child.kill("SIGTERM")
+    // Well after the signal (the server used to be gone within 31 ms), each client sends its next request.
+    await new Promise((r) => setTimeout(r, 300))
+    for (const c of clients) c.socket.write(get)
+    await Promise.all(clients.map((c) => c.closed))
+    for (const [i, c] of clients.entries()) {
+      const second = c.replies().slice(firstLengths[i])
+      expect(second, `client ${i}`).toMatch(/^HTTP\/1\.1 (200|503) /)
+      expect(second.toLowerCase(), `client ${i}`).toContain("connection: close")
+    }
+    expect(await server.exited).toBe(0)
+    expect(server.output()).toContain("shutting down: draining connections")
+  })
+
+  it("one address holding 1,100 idle connections cannot lock out other clients", async () => {
+    const server = api({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: "64" })
+    const port = portOf(await server.url)
+    // The attacker, from 127.0.0.2: connections opened and never written to.
+    const held: Array<Socket> = []
+    await Promise.all(
+      Array.from(
+        { length: 1_100 },
+        () =>
+          new Promise<void>((r) => {
+            const s = connect({ port, host: "127.0.0.1", localAddress: "127.0.0.2" }, () => r())
+            s.on("error", () => r())
+            s.on("close", () => r())
+            held.push(s)
+          })
+      )
+    )
+    await new Promise((r) => setTimeout(r, 300))
+    const open = held.filter((s) => !s.destroyed && s.readyState === "open").length
+    try {
+      // Everyone else, from 127.0.0.1: served at once.
+      const others = await Promise.all(
+        Array.from({ length: 20 }, () => rawExchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+      )
+      for (const exchange of others) expect(exchange.reply).toMatch(/^HTTP\/1\.1 200 /)
+      // The attacker keeps no more than its share.
+      expect(open).toBeLessThanOrEqual(64)
+    } finally {
+      for (const s of held) s.destroy()
+    }
+  })
+
   it("a request in flight at SIGTERM completes (with Connection: close) while new connections are refused", async () => {
     const server = api({ SHUTDOWN_GRACE: "30" })
     const port = portOf(await server.url)

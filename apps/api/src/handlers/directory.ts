@@ -3,7 +3,7 @@ import { Effect, Option } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { CatalogStore } from "@productdir/domain"
-import { Api } from "@productdir/contract"
+import { Api, ServiceUnavailable } from "@productdir/contract"
 import { Directory } from "@productdir/usecases"
 import { prometheusText } from "../cache/metrics.ts"
 import { ReadCache } from "../cache/ReadCache.ts"
@@ -12,6 +12,7 @@ import { ApiConfig } from "../ApiConfig.ts"
 import { baseUrlOf } from "../mcp/links.ts"
 import { cachedJson } from "../http/cachedJson.ts"
 import { storeUnavailable } from "../http/domainProblems.ts"
+import { Lifecycle } from "../http/lifecycle.ts"
 
 const NO_STORE = { "cache-control": "no-store" }
 
@@ -21,6 +22,7 @@ export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =
     const directory = yield* Directory.Directory
     const cache = yield* ReadCache
     const config = yield* ApiConfig
+    const lifecycle = yield* Lifecycle
     const index = serviceIndex()
     const guide = llmsTxt()
 
@@ -41,12 +43,14 @@ export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =
         )
         // Health answers describe this moment: never reused by a cache.
         .handle("healthz", () => Effect.succeed(HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: NO_STORE })))
-        // While the server drains, the drain (http/lifecycle.ts) answers 503 before this runs.
+        // Not ready once the server drains (http/lifecycle.ts): a balancer stops sending here.
         .handle("readyz", () =>
-          catalog.ping.pipe(
-            Effect.as(HttpServerResponse.jsonUnsafe({ status: "ready" }, { headers: NO_STORE })),
-            Effect.catchTags({ StoreError: storeUnavailable })
-          )
+          lifecycle.isDraining()
+            ? Effect.fail(new ServiceUnavailable({ detail: "The server is shutting down; send requests to another instance." }))
+            : catalog.ping.pipe(
+                Effect.as(HttpServerResponse.jsonUnsafe({ status: "ready" }, { headers: NO_STORE })),
+                Effect.catchTags({ StoreError: storeUnavailable })
+              )
         )
         .handle("metrics", () =>
           Effect.succeed(

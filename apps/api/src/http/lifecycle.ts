@@ -1,17 +1,19 @@
 /**
- * Shutdown that process managers and load balancers can rely on. On SIGTERM
- * (the first step of the shutdown, before the server stops listening):
+ * Shutdown that process managers, load balancers and clients can rely on. On
+ * SIGTERM (the first step of the shutdown, before the server stops listening):
  * - `/readyz` answers 503 at once, so a balancer stops sending;
- * - every response from then on carries `Connection: close`, so keep-alive
- *   connections end after their in-flight request instead of taking new ones;
- * - a request that still arrives on an open connection is refused with a 503
- *   problem (logged, with `Retry-After`), never cut off;
- * and the server, no longer listening, ends as soon as its last connection
- * does: no waiting out SHUTDOWN_GRACE when nothing is in flight.
+ * - the server stops accepting connections, and every response from then on
+ *   carries `Connection: close`: each open connection ends after its next answer;
+ * - every request written to an open connection is answered, the ones in flight
+ *   and the ones that arrive during the drain alike; an idle keep-alive connection
+ *   ends at its keep-alive timeout (connections.ts);
+ * and the process exits as soon as the last connection has closed, or after
+ * SHUTDOWN_GRACE, when the ones still open are cut.
  */
 import { Context, Effect, Layer } from "effect"
-import { type HttpServerRequest, HttpServerResponse } from "effect/http"
-import { problem } from "./problemResponses.ts"
+import { HttpServerResponse } from "effect/http"
+import { ApiConfig } from "../ApiConfig.ts"
+import { Connections } from "./connections.ts"
 
 export class Lifecycle extends Context.Service<
   Lifecycle,
@@ -31,15 +33,12 @@ export class Lifecycle extends Context.Service<
   })
 }
 
-/** Refuses new work while draining, and closes each connection after its response. */
+/** Closes each connection after its response once the server drains. */
 export const drain = <E, R>(
   httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | Lifecycle | HttpServerRequest.HttpServerRequest> =>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | Lifecycle> =>
   Effect.gen(function* () {
     const lifecycle = yield* Lifecycle
-    if (lifecycle.isDraining()) {
-      return problem(503, "The server is shutting down; retry on a new connection.", { connection: "close", "retry-after": "1" })
-    }
     const response = yield* httpEffect
     return lifecycle.isDraining() ? HttpServerResponse.setHeader(response, "connection", "close") : response
   })
@@ -47,11 +46,19 @@ export const drain = <E, R>(
 /**
  * Starts the drain when the application shuts down. Built after the HTTP server
  * has started serving, so its finalizer runs before the server's own: the drain
- * begins while the server still answers.
+ * begins, and ends, while the server still answers.
  */
 export const DrainOnShutdown = Layer.effectDiscard(
   Effect.gen(function* () {
     const lifecycle = yield* Lifecycle
-    yield* Effect.addFinalizer(() => Effect.andThen(lifecycle.startDraining, Effect.logInfo("shutting down: draining connections")))
+    const connections = yield* Connections
+    const config = yield* ApiConfig
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        yield* lifecycle.startDraining
+        yield* Effect.logInfo(`shutting down: draining connections (${connections.open()} open)`)
+        yield* connections.drain(config.shutdownGrace)
+      })
+    )
   })
 )

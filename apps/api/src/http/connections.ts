@@ -1,0 +1,76 @@
+/**
+ * The server's connections, as a client sees them:
+ * - no client address holds more than HTTP_MAX_CONNECTIONS_PER_ADDRESS of them
+ *   (an IPv6 client by its /64, as a voter is): one address holding sockets open
+ *   cannot take the whole HTTP_MAX_CONNECTIONS from everyone else. A connection
+ *   over the cap is closed at once, before a byte of it is read;
+ * - at shutdown the server stops accepting connections and leaves the open ones
+ *   to finish: a request written to an open connection is answered (draining
+ *   responses carry `Connection: close`), an idle keep-alive connection ends at
+ *   its keep-alive timeout, as its client was told it would. Node's own close
+ *   also cuts idle connections at once, which resets the requests their clients
+ *   are writing at that moment; that is what this avoids.
+ */
+import { Context, type Duration, Effect } from "effect"
+import type { Server } from "node:http"
+import { Server as NetServer, type Socket } from "node:net"
+import { networkOf } from "@productdir/usecases"
+
+export class Connections extends Context.Service<
+  Connections,
+  {
+    /** Connections open now. */
+    readonly open: () => number
+    /**
+     * Stops accepting connections; completes when the last open one has closed, or after
+     * `grace`, when the ones still open are cut.
+     */
+    readonly drain: (grace: Duration.Duration) => Effect.Effect<void>
+  }
+>()("@productdir/api/Connections") {}
+
+export interface ConnectionLimits {
+  /** Connections one client network may hold at once; 0 for no limit of its own. */
+  readonly perAddress: number
+}
+
+/** Watches `server`'s connections from now on and applies `limits` to them. */
+export const watch = (server: Server, limits: ConnectionLimits) => {
+  const sockets = new Set<Socket>()
+  const perNetwork = new Map<string, number>()
+
+  server.on("connection", (socket: Socket) => {
+    const network = networkOf(socket.remoteAddress ?? "")
+    const held = perNetwork.get(network) ?? 0
+    if (limits.perAddress > 0 && held >= limits.perAddress) {
+      socket.destroy()
+      return
+    }
+    perNetwork.set(network, held + 1)
+    sockets.add(socket)
+    socket.once("close", () => {
+      sockets.delete(socket)
+      const left = (perNetwork.get(network) ?? 1) - 1
+      if (left === 0) perNetwork.delete(network)
+      else perNetwork.set(network, left)
+    })
+  })
+
+  const drain = (grace: Duration.Duration) =>
+    Effect.callback<void>((resume) => {
+      if (!server.listening) return resume(Effect.void)
+      // net.Server's close: no new connections, and its callback once the last open one has closed.
+      // (http.Server's would also close the idle ones at once.)
+      NetServer.prototype.close.call(server, () => resume(Effect.void))
+    }).pipe(
+      Effect.timeoutOrElse({
+        duration: grace,
+        orElse: () =>
+          Effect.sync(() => {
+            for (const socket of sockets) socket.destroy()
+          })
+      })
+    )
+
+  return Connections.of({ open: () => sockets.size, drain })
+}
