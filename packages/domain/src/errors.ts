@@ -31,12 +31,26 @@ export class InvalidCursor extends Schema.TaggedError<InvalidCursor>()("InvalidC
 }
 
 /**
- * The store could not be reached or failed: never the caller's fault. `cause`
+ * Why a store failed, for whoever runs the program, since each asks for something else:
+ * - `unavailable` (the default): it could not be reached, or failed on its own side;
+ * - `disk-full`: it has no space left to write;
+ * - `data`: what was written broke a rule of the store (a unique key, a size limit): the fault of
+ *   one record, which an import names and skips (`constraint` or `column` says which field).
+ */
+export const StoreFault = Schema.Literals(["unavailable", "disk-full", "data"])
+export type StoreFault = typeof StoreFault.Type
+
+/**
+ * The store could not be reached or failed: never a client's fault. `cause`
  * keeps the driver's error for the logs; it never reaches a client.
  */
 export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
   operation: Schema.String,
   detail: Schema.String,
+  fault: Schema.optionalKey(StoreFault),
+  /** For a `data` fault: the constraint or the column the store named. */
+  constraint: Schema.optionalKey(Schema.String),
+  column: Schema.optionalKey(Schema.String),
   cause: Schema.optionalKey(Schema.Defect())
 }) {
   override get message() {

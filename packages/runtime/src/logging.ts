@@ -6,6 +6,7 @@
  * Spans are off: no trace exporter is wired, so they would be built for nobody.
  */
 import { Effect, Layer, Logger, type LogLevel, References } from "effect"
+import { FailureLogLevel } from "@productdir/store-postgres"
 import { logLevelConfig } from "./logLevel.ts"
 
 const batchedJson = Logger.batched(Logger.formatJson, {
@@ -26,5 +27,12 @@ export const layerServer = Layer.mergeAll(
   levelAndTracing("Info")
 )
 
-/** For command-line tools: warnings and above by default, on stderr. */
-export const layerCli = Layer.mergeAll(Logger.layer([Logger.withConsoleError(Logger.formatSimple)]), levelAndTracing("Warn"))
+/**
+ * For command-line tools: warnings and above by default, on stderr. A store failure that ends the
+ * tool is told in the one line the tool prints for it; its details are there at LOG_LEVEL=debug.
+ */
+export const layerCli = Layer.mergeAll(
+  Logger.layer([Logger.withConsoleError(Logger.formatSimple)]),
+  levelAndTracing("Warn"),
+  Layer.succeed(FailureLogLevel, "Debug")
+)

@@ -2,11 +2,13 @@
  * Every way a store can fail to start, as one line that says what is wrong and
  * what to do: what an entry point prints before it exits. Never a stack trace.
  */
-import { Console, Effect, type Config } from "effect"
+import { Console, Effect, Option, type Config } from "effect"
 import type * as Migrator from "effect/sql/Migrator"
 import type { SqlError } from "effect/sql/SqlError"
 import type { StoreError } from "@productdir/domain"
-import { type DataDirOwned, type DataDirUnusable, type PgliteClient, SHARING_TOOL } from "@productdir/store-postgres"
+import { type DataDirOwned, type DataDirUnusable, DISK_FULL, type PgliteClient, SHARING_TOOL } from "@productdir/store-postgres"
+import { resolve } from "node:path"
+import { StoreConfig, storeKind } from "./StoreChoice.ts"
 
 type Role = PgliteClient.Role
 
@@ -17,14 +19,35 @@ const whatToDo = (owned: DataDirOwned, role: Role): string =>
       ? "It did not open its database for local clients in time; retry, or stop it and run this again."
       : "Wait for it to finish, or set DATABASE_URL to use a PostgreSQL server."
 
+/** Where the store keeps its data, as the person who started the program set it. */
+const whereDataLives = Effect.map(Effect.option(StoreConfig), (found) => Option.getOrUndefined(found)).pipe(
+  Effect.map((config) =>
+    config === undefined || storeKind(config) !== "pglite"
+      ? "the PostgreSQL server's data directory"
+      : `DATA_DIR (${resolve(config.dataDir)})`
+  )
+)
+
+/** The one line for a full disk, wherever it was met: free space there, then run again. */
+const diskFull = whereDataLives.pipe(Effect.map((where) => `the disk holding ${where} is full: free some space, then run this again.`))
+
 /** Handlers for `Effect.catchTags`: each prints its line on stderr and yields `code`. */
 export const storeFailureHandlers = (role: Role, code: number) => {
   const fail = (line: string) => Console.error(`${role.tool}: ${line}`).pipe(Effect.as(code))
   return {
     DataDirOwned: (error: DataDirOwned) => fail(`${error.message}. ${whatToDo(error, role)}`),
-    DataDirUnusable: (error: DataDirUnusable) => fail(`${error.message}. Check DATA_DIR, or set DATABASE_URL.`),
-    StoreError: (error: StoreError) =>
-      fail(`cannot use the store: ${error.detail}. Check DATABASE_URL, or unset it to use the embedded store in DATA_DIR.`),
+    DataDirUnusable: (error: DataDirUnusable) =>
+      error.detail === DISK_FULL ? Effect.flatMap(diskFull, fail) : fail(`${error.message}. Check DATA_DIR, or set DATABASE_URL.`),
+    StoreError: (error: StoreError) => {
+      switch (error.fault) {
+        case "disk-full":
+          return Effect.flatMap(diskFull, fail)
+        case "data":
+          return fail(`the store refused the data during ${error.operation}: ${error.detail}.`)
+        default:
+          return fail(`cannot use the store: ${error.detail}. Check DATABASE_URL, or unset it to use the embedded store in DATA_DIR.`)
+      }
+    },
     SqlError: (error: SqlError) =>
       fail(`cannot use the store: ${error.message}. Check DATABASE_URL, or unset it to use the embedded store in DATA_DIR.`),
     MigrationError: (error: Migrator.MigrationError) => fail(`cannot bring the database schema up to date: ${error.message}.`),

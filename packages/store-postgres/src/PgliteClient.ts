@@ -46,7 +46,11 @@ const open = (dataDir: string | undefined) =>
     Effect.tryPromise({
       try: () => PGlite.create({ ...(dataDir !== undefined ? { dataDir } : {}), extensions: SEARCH_EXTENSIONS }),
       catch: (error) =>
-        new StoreError({ operation: "open", detail: `PGlite could not open ${dataDir ?? "an in-memory database"}: ${String(error)}` })
+        new StoreError({
+          operation: "open",
+          detail: `PGlite could not open ${dataDir ?? "an in-memory database"}: ${String(error)}`,
+          ...((error as { code?: string }).code === "ENOSPC" || /no space left/i.test(String(error)) ? { fault: "disk-full" as const } : {})
+        })
     }),
     (db) => Effect.promise(() => db.close())
   )
@@ -82,6 +86,8 @@ export const layerDataDir = (dataDir: string, role: Role) =>
         return PgClient.layer({ ...connection, path: socket })
       }
       const db = yield* open(ownership.dataDir)
+      // A new database is unpacked with files open to every user: closed before anything is written.
+      yield* DataDirOwner.makePrivate(ownership.dataDir)
       const session = new PgliteSession(db)
       if (role.share) {
         const path = SocketServer.socketPathFor(ownership.dataDir)

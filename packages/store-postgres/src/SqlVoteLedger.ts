@@ -22,13 +22,12 @@ import {
   RateLimits,
   type Repair,
   type StoreError,
-  StoreError as StoreErrorClass,
   tidyReason,
   type VoteDirection,
   VoteLedger,
   voteTransition
 } from "@productdir/domain"
-import { storeError } from "./errors.ts"
+import { storeError, toStoreError } from "./errors.ts"
 import { activeLimits, bucketArguments, decisionOf } from "./SqlRateLimits.ts"
 import { recount } from "./recount.ts"
 import { stamp } from "./stamp.ts"
@@ -156,9 +155,7 @@ export const make = (options: Options) =>
       ) v ON v.product_id = p.id`.stream.pipe(
         Stream.map(toSnapshot),
         Stream.grouped(batchSize),
-        Stream.catchIf(isSqlError, (error) =>
-          Stream.fromEffect(Effect.fail(new StoreErrorClass({ operation: "snapshots", detail: error.reason._tag })))
-        )
+        Stream.catchIf(isSqlError, (error) => Stream.fromEffect(Effect.fail(toStoreError("snapshots", error))))
       )
 
     const paged = (batchSize: number): Stream.Stream<ReadonlyArray<CounterSnapshot>, StoreError> =>

@@ -1,6 +1,6 @@
-import { type Cause, Effect } from "effect"
+import { type Cause, Context, Effect, type LogLevel } from "effect"
 import { isSqlError, type SqlError } from "effect/sql/SqlError"
-import { StoreError } from "@productdir/domain"
+import { StoreError, type StoreFault } from "@productdir/domain"
 
 /** The driver's error behind a failure: a typed SqlError, or one the SQL client turned into a defect. */
 const sqlErrorIn = (cause: Cause.Cause<unknown>): SqlError | undefined => {
@@ -11,6 +11,54 @@ const sqlErrorIn = (cause: Cause.Cause<unknown>): SqlError | undefined => {
   }
   return undefined
 }
+
+/** What PostgreSQL said, as the driver keeps it on the reason's cause (an ErrorResponse's fields). */
+interface ServerFields {
+  readonly code?: string
+  readonly message?: string
+  readonly constraint?: string
+  readonly column?: string
+}
+
+const fieldsOf = (error: SqlError): ServerFields => {
+  const cause: unknown = error.reason.cause
+  return typeof cause === "object" && cause !== null ? (cause as ServerFields) : {}
+}
+
+/**
+ * The fault behind an SQLSTATE: 53100 is a full disk (PGlite reports the file system's ENOSPC in
+ * the message only); classes 22 (data exception), 23 (integrity constraint) and 54 (a program limit,
+ * such as an index row too large) come from the data written.
+ */
+export const faultOf = (fields: ServerFields): StoreFault => {
+  const code = fields.code ?? ""
+  if (code === "53100" || /no space left on device/i.test(fields.message ?? "")) return "disk-full"
+  if (code.startsWith("22") || code.startsWith("23") || code.startsWith("54")) return "data"
+  return "unavailable"
+}
+
+/** A StoreError for `error`, classified, with the constraint or column the server named. */
+export const toStoreError = (operation: string, error: SqlError): StoreError => {
+  const fields = fieldsOf(error)
+  const fault = faultOf(fields)
+  return new StoreError({
+    operation,
+    detail: fault === "unavailable" ? error.reason._tag : (fields.message ?? error.reason._tag),
+    fault,
+    ...(fields.constraint === undefined ? {} : { constraint: fields.constraint }),
+    ...(fields.column === undefined ? {} : { column: fields.column }),
+    cause: error
+  })
+}
+
+/**
+ * The level a store failure is logged at, with the driver's error, where it happens: an error
+ * for a server's operators. A command-line tool prints one line of its own for the failure that
+ * ends it, so it lowers this (runtime's `layerCli`): its user sees that line alone.
+ */
+export const FailureLogLevel = Context.Reference<LogLevel.Severity>("@productdir/store-postgres/FailureLogLevel", {
+  defaultValue: () => "Error"
+})
 
 /**
  * SQL failures leave the store as a StoreError naming the operation, with the
@@ -23,7 +71,8 @@ export const storeError =
     Effect.catchCause(self, (cause): Effect.Effect<never, Exclude<E, SqlError> | StoreError> => {
       const error = sqlErrorIn(cause)
       if (error === undefined) return Effect.failCause(cause as Cause.Cause<Exclude<E, SqlError>>)
-      return Effect.logError(`store: ${operation} failed`, error).pipe(
-        Effect.andThen(Effect.fail(new StoreError({ operation, detail: error.reason._tag, cause: error })))
-      )
+      return Effect.gen(function* () {
+        yield* Effect.logWithLevel(yield* FailureLogLevel)(`store: ${operation} failed`, error)
+        return yield* toStoreError(operation, error)
+      })
     })

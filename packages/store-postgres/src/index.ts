@@ -1,6 +1,7 @@
 export { POLL_INTERVAL } from "./ChangeFeed.ts"
 export { awaitServer, ConnectConfig, describeServer } from "./connect.ts"
-export { DataDirOwned, DataDirUnusable, SHARING_TOOL } from "./embedded/DataDirOwner.ts"
+export { FailureLogLevel } from "./errors.ts"
+export { DataDirOwned, DataDirUnusable, DISK_FULL, SHARING_TOOL } from "./embedded/DataDirOwner.ts"
 export * from "./migrations.ts"
 export * as PgliteClient from "./PgliteClient.ts"
 export * as SqlAgentRegistry from "./SqlAgentRegistry.ts"

@@ -8,9 +8,29 @@
  *
  * Beside the lock, `productdir-owner.json` tells other processes who the owner is
  * and, once it is ready, where it serves the database to local clients.
+ *
+ * The directory holds the ledger and the agents' key hashes, so it is the owner's
+ * alone, as PostgreSQL's own data directory is: the directory 0700, its files
+ * 0600. PostgreSQL creates its files 0600; PGlite unpacks a new database with
+ * 0666 files, so the owner closes the directory when it takes it and again once
+ * PGlite has opened it (`makePrivate`), which also mends what an earlier
+ * version left open.
  */
 import { Effect, Schema, type Scope } from "effect"
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fchmodSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
 import { DatabaseSync } from "node:sqlite"
 import { join, resolve } from "node:path"
 
@@ -18,6 +38,42 @@ const LOCK_FILE = "productdir-owner.lock"
 const OWNER_FILE = "productdir-owner.json"
 /** SQLITE_BUSY: another process holds the lock. */
 const SQLITE_BUSY = 5
+/** SQLITE_FULL: no room on the disk. */
+const SQLITE_FULL = 13
+/** The permission bits of group and others: none is left on anything in the directory. */
+const SHARED_BITS = 0o077
+
+/** The disk holding the directory is full: the lock file, or the owner file, could not be written. */
+const isDiskFull = (error: unknown): boolean =>
+  (error as { errcode?: number }).errcode === SQLITE_FULL || (error as { code?: string }).code === "ENOSPC"
+
+/** Takes group and other permissions off the directory and everything in it (symbolic links aside). */
+const closeToOthers = (dir: string): void => {
+  chmodSync(dir, lstatSync(dir).mode & 0o7700)
+  for (const entry of readdirSync(dir, { recursive: true, encoding: "utf8" })) {
+    const path = join(dir, entry)
+    const stat = lstatSync(path, { throwIfNoEntry: false })
+    if (stat === undefined || stat.isSymbolicLink() || (stat.mode & SHARED_BITS) === 0) continue
+    chmodSync(path, stat.mode & 0o7700)
+  }
+}
+
+/** Creates `path` for its owner alone, if it is not there yet (SQLite would create its files 0644). */
+export const createPrivateFile = (path: string): void => {
+  const fd = openSync(path, "a", 0o600)
+  try {
+    fchmodSync(fd, 0o600)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Leaves nothing in `dataDir` readable or writable by other users. */
+export const makePrivate = (dataDir: string): Effect.Effect<void, DataDirUnusable> =>
+  Effect.try({
+    try: () => closeToOthers(resolve(dataDir)),
+    catch: (error) => new DataDirUnusable({ dataDir: resolve(dataDir), detail: `cannot make it private to its owner: ${String(error)}` })
+  })
 
 export interface OwnerInfo {
   readonly pid: number
@@ -50,7 +106,10 @@ export class DataDirOwned extends Schema.TaggedError<DataDirOwned>()("DataDirOwn
   }
 }
 
-/** The lock file could not be opened at all (permissions, a read-only disk). */
+/** What a full disk is called in messages: the one thing to do about it is free space there. */
+export const DISK_FULL = "the disk holding DATA_DIR is full"
+
+/** The lock file could not be opened at all (permissions, a read-only disk, a full disk). */
 export class DataDirUnusable extends Schema.TaggedError<DataDirUnusable>()("DataDirUnusable", {
   dataDir: Schema.String,
   detail: Schema.String
@@ -84,7 +143,7 @@ const writeOwner = (dataDir: string, info: OwnerInfo) => {
   // Written whole, then renamed: a reader never sees half a file.
   const path = join(dataDir, OWNER_FILE)
   const temporary = `${path}.${process.pid}.tmp`
-  writeFileSync(temporary, JSON.stringify(info))
+  writeFileSync(temporary, JSON.stringify(info), { mode: 0o600 })
   renameSync(temporary, path)
 }
 
@@ -107,7 +166,8 @@ export const acquire = (dataDir: string, tool: string): Effect.Effect<Ownership,
       const dir = resolve(dataDir)
       const lock = yield* Effect.try({
         try: () => {
-          mkdirSync(dir, { recursive: true })
+          mkdirSync(dir, { recursive: true, mode: 0o700 })
+          createPrivateFile(join(dir, LOCK_FILE))
           const db = new DatabaseSync(join(dir, LOCK_FILE), { timeout: 0 })
           try {
             db.exec("PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE")
@@ -132,11 +192,20 @@ export const acquire = (dataDir: string, tool: string): Effect.Effect<Ownership,
                     })
                   )
                 )
-              : Effect.fail(new DataDirUnusable({ dataDir: dir, detail: error.message }))
+              : Effect.fail(new DataDirUnusable({ dataDir: dir, detail: isDiskFull(error) ? DISK_FULL : error.message }))
         )
       )
       const since = new Date().toISOString()
-      writeOwner(dir, { pid: process.pid, tool, socket: null, since })
+      yield* Effect.try({
+        try: () => {
+          closeToOthers(dir)
+          writeOwner(dir, { pid: process.pid, tool, socket: null, since })
+        },
+        catch: (error) => {
+          lock.close()
+          return new DataDirUnusable({ dataDir: dir, detail: isDiskFull(error) ? DISK_FULL : String(error) })
+        }
+      })
       return { dir, lock, since }
     }),
     ({ dir, lock }) =>
@@ -148,7 +217,8 @@ export const acquire = (dataDir: string, tool: string): Effect.Effect<Ownership,
   ).pipe(
     Effect.map(({ dir, since }) => ({
       dataDir: dir,
-      announce: (socket: string) => Effect.sync(() => writeOwner(dir, { pid: process.pid, tool, socket, since }))
+      // A failed write leaves the owner file saying "starting": the clients waiting for it give up in time.
+      announce: (socket: string) => Effect.ignore(Effect.try(() => writeOwner(dir, { pid: process.pid, tool, socket, since })))
     }))
   )
 
