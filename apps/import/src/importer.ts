@@ -63,6 +63,20 @@ export interface ImportResult {
   readonly durationMs: number
 }
 
+/** The store's names for what a record holds, as the record's own field paths. */
+const FIELDS_BY_STORE_NAME: Record<string, string> = {
+  products_slug_key: "slug",
+  products_pkey: "id",
+  slug: "slug",
+  name: "name",
+  category: "category",
+  content: "(record)"
+}
+
+/** The field of a record the store refused, as far as the store said. */
+const fieldRefused = (error: StoreError): string =>
+  FIELDS_BY_STORE_NAME[error.constraint ?? ""] ?? FIELDS_BY_STORE_NAME[error.column ?? ""] ?? "(record)"
+
 export const runImport = Effect.fn("Importer.run")(function* (options: ImportOptions) {
   const catalog = yield* CatalogStore
   const started = Date.now()
@@ -108,6 +122,34 @@ export const runImport = Effect.fn("Importer.run")(function* (options: ImportOpt
     if (tally.rejected > 0) return result({ wroteNothing: true })
   }
 
+  /**
+   * Writes a batch; when the store refuses it for its data (a rule of the store no record check
+   * knows, such as a constraint an operator added), the halves are written apart until the record at
+   * fault is alone: it is rejected, naming its line and the field the store named, and the rest load.
+   */
+  const writeIsolating = (batch: ReadonlyArray<Valid>): Effect.Effect<ReadonlyArray<UpsertStatus | "rejected">, StoreError> =>
+    Effect.map(catalog.upsert(batch.map((c) => c.input)), (outcomes) => outcomes.map((o) => o.status)).pipe(
+      Effect.catchIf(
+        (error) => error.fault === "data",
+        (error) => {
+          if (batch.length > 1) {
+            const half = Math.ceil(batch.length / 2)
+            return Effect.map(Effect.all([writeIsolating(batch.slice(0, half)), writeIsolating(batch.slice(half))]), ([first, second]) => [
+              ...first,
+              ...second
+            ])
+          }
+          const [record] = batch
+          reject({
+            position: record!.position,
+            where: record!.where,
+            errors: [{ path: fieldRefused(error), message: `the store refused it: ${error.detail}` }]
+          })
+          return Effect.succeed(["rejected" as const])
+        }
+      )
+    )
+
   const checks = makeRecordChecks()
   const order = makeBatchOrder((batch: ReadonlyArray<Valid>) => batch.map((c) => canonicalProductId(c.input.id)))
   yield* checked(checks, true).pipe(
@@ -117,17 +159,17 @@ export const runImport = Effect.fn("Importer.run")(function* (options: ImportOpt
     Stream.mapEffect(order),
     Stream.mapEffect(
       ({ batch, write }) => {
-        const inputs = batch.map((c) => c.input)
-        const statuses: Effect.Effect<ReadonlyArray<UpsertStatus>, StoreError> = options.dryRun
-          ? catalog.preview(inputs)
-          : Effect.map(catalog.upsert(inputs), (outcomes) => outcomes.map((o) => o.status))
+        const statuses: Effect.Effect<ReadonlyArray<UpsertStatus | "rejected">, StoreError> = options.dryRun
+          ? catalog.preview(batch.map((c) => c.input))
+          : writeIsolating(batch)
         return write(statuses)
       },
       { concurrency: BATCHES_IN_FLIGHT }
     ),
     Stream.runForEach((statuses) =>
       Effect.sync(() => {
-        for (const status of statuses) tally[status]++
+        // A record the store refused was counted when it was rejected.
+        for (const status of statuses) if (status !== "rejected") tally[status]++
         tally.read = tally.created + tally.updated + tally.unchanged + tally.rejected
         options.onProgress?.(tally)
         return `batch ${options.dryRun ? "checked" : "committed"}: ${statuses.length} records, ${tally.read} so far`

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { SqlClient } from "effect/sql"
 import type { ImportRecord } from "@productdir/domain"
 import { generateRecord } from "@productdir/fixtures/generator"
 import { readFileSync, writeFileSync } from "node:fs"
@@ -77,6 +78,49 @@ for (const variant of targets()) {
       expect(report.rejections.map((r: { line: number }) => r.line)).toEqual([2, 4, 5])
       expect(report.rejections[0].errors).toEqual([{ path: "category", message: "Missing key" }])
       expect((await exported()).map((r) => r.id).sort()).toEqual([good[0]!.id, good[2]!.id, good[4]!.id].sort())
+    })
+
+    it("names that share their first 80 characters: one file each, then a catalog of 600 of them, every one imported under its own slug", async () => {
+      const long = "Meridian Continuous Compliance Evidence Collection and Audit Readiness Platform for Regulated Teams"
+      const named = (name: string, seed: number) => {
+        const { id: _id, slug: _slug, ...record } = records(seed, 1)[0]!
+        return { ...record, name }
+      }
+      for (const [i, letter] of ["A", "B", "C"].entries()) {
+        const run = await cli([file(`one-${letter}.ndjson`, ndjson([named(`${long} ${letter}`, 40 + i)]))])
+        expect(run.code, run.stderr).toBe(0)
+        expect(run.stdout).toMatch(/created\s+1/)
+      }
+      const catalog = Array.from({ length: 600 }, (_, i) => named(`${long} ${i}`, 100 + i))
+      const run = await cli([file("many.ndjson", ndjson(catalog))])
+      expect(run.code, run.stderr).toBe(0)
+      expect(run.stdout).toMatch(/created\s+1,200/)
+      const slugs = (await exported()).map((r) => r.slug)
+      expect(slugs).toHaveLength(603)
+      expect(new Set(slugs).size).toBe(603)
+      expect(Math.max(...slugs.map((slug) => slug.length))).toBeLessThanOrEqual(80)
+    })
+
+    it("a record the store refuses is rejected with its line, naming what the store said; the others load", async () => {
+      // A rule of the store no record check knows: an operator's own constraint.
+      await target.run(
+        SqlClient.SqlClient.use((sql) => sql`ALTER TABLE products ADD CONSTRAINT no_forbidden CHECK (name NOT LIKE 'Forbidden%')`)
+      )
+      const input = records(12, 9).map((r, i) => (i === 6 ? { ...r, name: "Forbidden Product" } : r))
+      const run = await cli([file("refused.ndjson", ndjson(input))])
+      expect(run.code).toBe(1)
+      expect(run.stderr.trim().split("\n")).toEqual([
+        'line 7: rejected: (record): the store refused it: new row for relation "products" violates check constraint "no_forbidden"'
+      ])
+      expect(run.stdout).toMatch(/created\s+8/)
+      expect(run.stdout).toMatch(/rejected\s+1/)
+      expect(run.stderr + run.stdout).not.toContain("DATABASE_URL")
+      expect((await exported()).map((r) => r.id).sort()).toEqual(
+        input
+          .filter((_, i) => i !== 6)
+          .map((r) => r.id)
+          .sort()
+      )
     })
 
     it("--strict: one bad record fails the run and writes nothing", async () => {

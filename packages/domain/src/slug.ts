@@ -37,6 +37,18 @@ export const slugify = (name: string): Slug => {
   return (kebab.length > 0 ? kebab : FALLBACK_SLUG) as Slug
 }
 
+/** Suffixes `firstFreeSlug` may add, by length: `-2` to `-9999999999`. */
+const SUFFIX_LENGTHS = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
+
+/**
+ * What every numbered variant of `base` starts with, before its `-N`. A long base is cut to leave
+ * room for the suffix, so `…-platform-a`'s variants are `…-platform-2` but `…-platfor-10`: a store
+ * that looks for the variants taken must look under each of these stems, not under `base` alone.
+ */
+export const suffixStems = (base: Slug): ReadonlyArray<string> => [
+  ...new Set(SUFFIX_LENGTHS.map((length) => cut(base, SLUG_MAX_LENGTH - length)))
+]
+
 /**
  * The first free slug for `base`: `base`, then `base-2`, `base-3`, ...
  * The suffix never pushes the slug past the 80-character limit.

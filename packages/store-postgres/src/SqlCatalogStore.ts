@@ -21,6 +21,7 @@ import {
   searchFieldsOf,
   type Slug,
   slugify,
+  suffixStems,
   sortKeyOf,
   type StoreError,
   type UpsertOutcome,
@@ -74,18 +75,20 @@ export const make = Effect.gen(function* () {
   /** Slugs for the new products of a batch: asked-for or from the name, then the first free one. */
   const assignSlugs = Effect.fn("CatalogStore.assignSlugs")(function* (fresh: ReadonlyArray<ProductInput>) {
     const wanted = fresh.map((input) => input.slug ?? slugify(input.content.name))
-    // Each wanted slug and its `-N` variants; stripping a trailing number first would make
-    // "Acme 12" look up every "acme-…" slug in the catalog.
-    const bases = [...new Set<string>(wanted)]
+    // Each wanted slug and its `-N` variants, under every stem a variant can have (a long base is
+    // cut to fit its suffix); stripping a trailing number first would make "Acme 12" look up every
+    // "acme-…" slug in the catalog.
+    const bases = [...new Set<Slug>(wanted)]
+    const stems = [...new Set(bases.flatMap(suffixStems))]
     const taken = new Set<string>()
     if (bases.length > 0) {
-      // Two index range scans per base: the base itself, and `base-…` (in C order, "-" < "." so
-      // `base-` ≤ slug < `base.` is exactly the suffixed ones). A LIKE ANY would scan the table.
+      // An index lookup per base, and a range scan per stem (in C order, "-" < "." so
+      // `stem-` ≤ slug < `stem.` holds every suffixed one). A LIKE ANY would scan the table.
       const rows = yield* sql<{ slug: string }>`
         SELECT p.slug FROM unnest(${bases}::text[]) AS b(base) JOIN products p ON p.slug = b.base
         UNION ALL
-        SELECT p.slug FROM unnest(${bases}::text[]) AS b(base)
-          JOIN products p ON p.slug > b.base || '-' AND p.slug < b.base || '.'`
+        SELECT p.slug FROM unnest(${stems}::text[]) AS s(stem)
+          JOIN products p ON p.slug > s.stem || '-' AND p.slug < s.stem || '.'`
       for (const row of rows) taken.add(row.slug)
     }
     return wanted.map((slug) => {

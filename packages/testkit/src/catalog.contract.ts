@@ -193,6 +193,24 @@ export const catalogBehaviours = (it: ContractIt) => {
     })
   )
 
+  it.effect("names that share their first 80 characters get unique slugs, one upsert at a time or many at once", () =>
+    Effect.gen(function* () {
+      const store = yield* CatalogStore
+      const tag = rng.uuid().slice(0, 8)
+      const long = `Meridian ${tag} Continuous Compliance Evidence Collection and Audit Readiness Platform for Regulated Teams`
+      // One at a time (an import of one file each), then a batch, then again one at a time: past -9 the
+      // suffix is longer and the base is cut shorter, so the variants do not all share one prefix.
+      const outcomes = []
+      for (let i = 0; i < 12; i++) outcomes.push(yield* upsertOne(freshInput({ name: `${long} ${String.fromCharCode(65 + i)}` })))
+      outcomes.push(...(yield* store.upsert(Array.from({ length: 5 }, (_, i) => freshInput({ name: `${long} Batch ${i}` })))))
+      outcomes.push(yield* upsertOne(freshInput({ name: `${long} Z` })))
+      const slugs = outcomes.map((o) => o.slug)
+      assert.strictEqual(new Set(slugs).size, slugs.length, `slugs: ${slugs.join(", ")}`)
+      for (const slug of slugs) assert.isAtMost(slug.length, 80, slug)
+      for (const outcome of outcomes) assert.strictEqual((yield* store.find(outcome.slug)).id, outcome.id)
+    })
+  )
+
   // An import writes batches side by side (apps/import/src/importer.ts): on the SQL stores each in its
   // own transaction, neither seeing what the other has not committed yet.
   it.effect("batches upserted at once never share a slug, and each product is searchable", () =>
