@@ -4,7 +4,8 @@
  *
  *   environment ─► ApiConfig, store choice (STORE / DATABASE_URL / DATA_DIR)
  *   store ─► migrations ─► sample seed (embedded stores, first start)
- *   HttpLive (routes, docs, logging, limits) on NodeServerLive (HOST:PORT, timeouts, connection cap)
+ *   HttpLive (routes, docs, limits) on NodeServerLive (HOST:PORT, timeouts, connection caps, the front door:
+ *   request ids, the access log, the read cache)
  *   SIGTERM ─► DrainOnShutdown (readiness off, keep-alive closed) ─► server closes ─► store closes
  */
 // Each module by its own path: the package index also loads its Redis, cluster and WebSocket modules.
@@ -43,7 +44,7 @@ const StoresLive = Layer.provideMerge(SeedLive, layerFromConfig(ROLE))
 // fails and keep-alive connections close while the server still answers.
 const MainLive = Layer.mergeAll(DrainOnShutdown, AnnounceLive).pipe(
   Layer.provideMerge(HttpLive),
-  Layer.provide([NodeServerLive, Lifecycle.layer]),
+  Layer.provide(Layer.provideMerge(NodeServerLive, Lifecycle.layer)),
   Layer.provide(StoresLive),
   Layer.provide(ApiConfig.layerFromEnv),
   Layer.provide(LoggingLive)

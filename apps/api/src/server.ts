@@ -1,7 +1,7 @@
 /**
  * The HTTP application: the contract's routes (@productdir/contract) answered by
  * the use cases (@productdir/usecases), the MCP endpoint, the docs page and the
- * fallback, wrapped in the request log, the drain and the body policy, served by
+ * fallback, wrapped in the failure answers and the body policy, served by
  * Node's HTTP server. Needs the stores, ApiConfig and the Lifecycle; the entry
  * point (main.ts) chooses them.
  */
@@ -11,6 +11,7 @@ import { HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "@productdir/contract"
 import { Agents, Directory, VoterIdentity } from "@productdir/usecases"
+import { Server } from "node:http"
 import { ApiConfig } from "./ApiConfig.ts"
 import * as Callers from "./auth/callers.ts"
 import * as KeyDirectories from "./auth/keyDirectory.ts"
@@ -20,17 +21,16 @@ import { DirectoryLive } from "./handlers/directory.ts"
 import { EntitiesLive } from "./handlers/entities.ts"
 import { ProductsLive } from "./handlers/products.ts"
 import { VotesLive } from "./handlers/votes.ts"
-import { bodyPolicy } from "./http/bodyPolicy.ts"
 import * as AccessLog from "./http/accessLog.ts"
 import { AuthenticationLive } from "./http/authentication.ts"
-import { HotPath, HotPathServer, hotPathOf } from "./http/hotPath.ts"
+import { bodyPolicy } from "./http/bodyPolicy.ts"
 import { answerClientError } from "./http/clientErrors.ts"
 import { compress } from "./http/compression.ts"
 import { Connections, watch as watchConnections } from "./http/connections.ts"
 import { constantReads } from "./http/constantReads.ts"
 import { DocsLive } from "./http/docsPage.ts"
-import { drain } from "./http/lifecycle.ts"
-import { makeRequestLog } from "./http/requestLog.ts"
+import { answerFailures } from "./http/failures.ts"
+import * as FrontDoor from "./http/frontDoor.ts"
 import { RequestValidationLive } from "./http/requestValidation.ts"
 import { HotReadsLive } from "./cache/hotReads.ts"
 import * as ProductReads from "./cache/productReads.ts"
@@ -72,49 +72,44 @@ export const AppRoutes = Layer.mergeAll(
   McpLive,
   HotReadsLive,
   DocsLive,
-  // Around every route, the docs and the fallback, outermost first: the log line, the drain,
+  // Around every route, the docs and the fallback, outermost first: failures as problems,
   // compression of what is not prepared already, the prepared constant reads, the edge of /mcp,
-  // the body policy. (The product reads the cache holds never get here: HotReadsLive.)
+  // the body policy. (Request ids, the access log and the connection policy are the front door's,
+  // and the product reads the cache holds are answered there: HotReadsLive.)
   HttpRouter.middleware(
-    Effect.map(
-      Effect.all([makeRequestLog, makeMcpEdge]),
-      ([requestLog, mcpEdge]) =>
-        (httpEffect) =>
-          requestLog(drain(compress(serveConstantReads(mcpEdge(bodyPolicy(httpEffect))))))
-    ),
+    Effect.map(makeMcpEdge, (mcpEdge) => (httpEffect) => answerFailures(compress(serveConstantReads(mcpEdge(bodyPolicy(httpEffect)))))),
     { global: true }
   )
-).pipe(Layer.provide([ReadCache.layer.pipe(Layer.provide(ProductReads.layer)), AccessLog.layer]), Layer.provide(UseCasesLive))
+).pipe(Layer.provide(ReadCache.layer.pipe(Layer.provide(ProductReads.layer))), Layer.provide(UseCasesLive))
 
 /**
  * Node's HTTP server on HOST:PORT, with the limits a server facing the internet
  * needs: a deadline for headers and for the whole request (slow clients), a cap
- * on connections and a smaller one per client address (connections.ts), problem+json for the errors Node answers itself (malformed
- * requests 400, headers too large 431, timeouts 408). On shutdown in-flight
- * requests get up to SHUTDOWN_GRACE.
+ * on connections and a smaller one per client address (connections.ts), problem+json
+ * for the errors Node answers itself (malformed requests 400, headers too large 431,
+ * timeouts 408). Its requests come through the front door (frontDoor.ts). On shutdown
+ * open connections get up to SHUTDOWN_GRACE (lifecycle.ts).
  */
 export const NodeServerLive = Layer.unwrap(
   Effect.gen(function* () {
     const config = yield* ApiConfig
-    const seconds = (d: Duration.Duration) => Duration.toMillis(d)
-    const server = new HotPathServer({
-      headersTimeout: Math.min(seconds(config.headersTimeout), seconds(config.requestTimeout) || Infinity),
-      requestTimeout: seconds(config.requestTimeout),
-      keepAliveTimeout: seconds(config.keepAliveTimeout),
+    const millis = (d: Duration.Duration) => Duration.toMillis(d)
+    const server = new Server({
+      headersTimeout: Math.min(millis(config.headersTimeout), millis(config.requestTimeout) || Infinity),
+      requestTimeout: millis(config.requestTimeout),
+      keepAliveTimeout: millis(config.keepAliveTimeout),
       // How often Node looks for requests past their deadline: 30 s by default, far coarser than the deadlines.
-      connectionsCheckingInterval: 1_000
+      connectionsCheckingInterval: 1_000,
+      // The front door refuses an HTTP/1.1 request without Host with a problem; Node's own refusal is an empty 400.
+      requireHostHeader: false
     })
     if (config.maxConnections > 0) server.maxConnections = config.maxConnections
     server.on("clientError", answerClientError)
     return Layer.mergeAll(
-      NodeHttpServer.layer(() => server, {
-        port: config.port,
-        host: config.host,
-        gracefulShutdownTimeout: config.shutdownGrace
-      }),
-      Layer.succeed(HotPath, hotPathOf(server)),
+      FrontDoor.layer(server, { port: config.port, host: config.host }),
+      NodeHttpServer.layerHttpServices,
       Layer.succeed(Connections, watchConnections(server, { perAddress: config.maxConnectionsPerAddress }))
-    )
+    ).pipe(Layer.provide(AccessLog.layer))
   })
 )
 

@@ -72,7 +72,12 @@ for (const variant of variants) {
           const reply = yield* postJson(`${base}/agents`, { name: "   ", contact: "x".repeat(201), role: "admin" })
           expect(reply.status).toBe(400)
           const problem = bodyOf<ProblemBody>(reply)
-          expect(problem.errors?.map((e) => e.path.join(".")).sort()).toEqual(["payload.contact", "payload.name", "payload.role"])
+          // Every wrong field, each once or more (a contact can be too long and not an address at once).
+          expect([...new Set(problem.errors?.map((e) => e.path.join(".")))].sort()).toEqual([
+            "payload.contact",
+            "payload.name",
+            "payload.role"
+          ])
           expect(JSON.stringify(problem)).not.toMatch(/Expected|never|RegExp/)
           expect((yield* AgentRegistry.use((r) => r.list({ limit: 1000 }))).length).toBe(before)
         })

@@ -6,7 +6,8 @@
  * content type is one the status documents, every required header is there and
  * every documented header it carries has the documented form, and its body
  * validates against the documented schema. Then every operation is requested
- * while the server drains, so every 503 is checked too. The other way round:
+ * while the server drains (answered as documented, closing the connection;
+ * readiness a documented 503). The other way round:
  * every operation the document lists was requested, and paths it does not list
  * are not served.
  */
@@ -228,14 +229,18 @@ describe(`the OpenAPI document and the server agree (${variant.name})`, () => {
         const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`))
         expect(documented.filter((op) => !requested.has(op))).toEqual([])
 
-        // While the server drains, every operation answers 503 with Retry-After, as documented.
+        // While the server drains, every operation still answers as documented, closing its connection,
+        // and readiness is a documented 503 with Retry-After.
         yield* (yield* Lifecycle).startDraining
         for (const operation of documented) {
           const example = cases().find((c) => c.operation === operation)!
           const reply = yield* request(`${base}${example.path}`, example.init)
-          expect(reply.status, operation).toBe(503)
+          expect(reply.headers.get("connection"), operation).toBe("close")
           expect(check(operation, reply), operation).toEqual([])
         }
+        const ready = yield* request(`${base}/readyz`)
+        expect(ready.status).toBe(503)
+        expect(check("get /readyz", ready)).toEqual([])
       })
     )
   })

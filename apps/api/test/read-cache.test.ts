@@ -46,15 +46,15 @@ const metric = async (base: string, name: string) => {
 }
 
 /**
- * After the reader lost its change feed: it serves the down vote cast meanwhile (within `ms`), having
- * flushed its cache, and then follows again: the next vote, cast from `address`, within a second.
+ * After the reader lost its change feed: it serves the down vote cast meanwhile (within `ms`), and
+ * then follows again: the next vote, cast from `address`, within a second. What a reader of the API
+ * sees, whichever way the process got there (a flush, or a feed that lost nothing).
  */
 const recoversAndFollows = async (options: {
   reader: string
   writer: string
   target: string
   before: Record_["trust"]
-  flushes: number
   ms: number
   address: string
 }) => {
@@ -64,7 +64,6 @@ const recoversAndFollows = async (options: {
     () => read(reader, target),
     (r) => r.status === 200 && r.body.trust.trust_down === before.trust_down + 1
   )
-  expect(await metric(reader, "productdir_read_cache_flushes_total")).toBeGreaterThan(options.flushes)
   expect((await vote(writer, { entity_id: target }, { "x-forwarded-for": options.address })).status).toBe(201)
   await within(
     1_000,
@@ -222,7 +221,6 @@ describe(`the read cache across processes (${server ? "two APIs on one PostgreSQ
     it("when the database connections die, the cache serves nothing stale once they are back", async () => {
       const target = sample[5]!.id!
       const before = (await read(reader, target)).body.trust
-      const flushes = await metric(reader, "productdir_read_cache_flushes_total")
       // The reader loses every connection and cannot get new ones, as in a restart...
       await Effect.runPromise(proxy!.pause)
       await Effect.runPromise(proxy!.cut)
@@ -232,7 +230,7 @@ describe(`the read cache across processes (${server ? "two APIs on one PostgreSQ
       await Effect.runPromise(proxy!.resume)
       // The feed comes back, drops everything it may have missed, and the reader serves the change;
       // and it keeps following: the next change arrives within a second again.
-      await recoversAndFollows({ reader, writer: other, target, before, flushes, ms: 3_000, address: "203.0.113.201" })
+      await recoversAndFollows({ reader, writer: other, target, before, ms: 3_000, address: "203.0.113.201" })
     })
   }
 })
@@ -317,7 +315,6 @@ if (PrivateServer.available()) {
     it("the change feed comes back after the restart: what changed meanwhile is served, and what changes next within a second", async () => {
       const target = sample[7]!.id!
       const before = (await read(reader, target)).body.trust
-      const flushes = await metric(reader, "productdir_read_cache_flushes_total")
       await Effect.runPromise(server.restart)
       // The writer's connections died with the server: a vote may be refused (503) until its pool reconnects.
       const cast = await until(
@@ -326,7 +323,7 @@ if (PrivateServer.available()) {
         (r) => r.status === 201
       )
       expect(cast.status).toBe(201)
-      await recoversAndFollows({ reader, writer, target, before, flushes, ms: 2_000, address: "203.0.113.151" })
+      await recoversAndFollows({ reader, writer, target, before, ms: 2_000, address: "203.0.113.151" })
     })
   })
 }

@@ -209,9 +209,11 @@ export class Api extends HttpApi.make("productdir")
   .add(VotesApi)
   .add(AgentsApi)
   .add(DirectoryApi)
-  // Every wrong field of a request at once; unknown fields in a body are refused, not ignored.
+  // Every wrong field of a request at once; unknown fields in a body are refused, not ignored. A
+  // body's failures keep what was sent, so the rules between its fields can be told beside them
+  // (fieldErrors.ts).
   .annotate(HttpApi.ParseOptions, { errors: "all" })
-  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error" })
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(
     OpenApi.annotations({
       title: "productdir",

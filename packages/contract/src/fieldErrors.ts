@@ -5,6 +5,7 @@
  * expression. The API decodes with `errors: "all"`, so every wrong field comes at once.
  */
 import { type SchemaAST, SchemaIssue } from "effect"
+import { fieldRulesOf } from "@productdir/domain"
 
 export interface FieldIssue {
   /** Where: the request slot ("payload", "query", "params") and the field's path inside it. */
@@ -59,8 +60,12 @@ const leafHook = (issue: SchemaIssue.Leaf): string => {
       return "is not a field of this request"
     case "InvalidType":
       return messageOf(issue.ast.annotations) ?? `must be ${describe(issue.ast)}`
-    case "InvalidValue":
-      return messageOf(issue.annotations) ?? fromExpected(issue.annotations?.expected) ?? "is not a valid value"
+    case "InvalidValue": {
+      const message = messageOf(issue.annotations)
+      // The HTTP layer's own words for a body it could not parse.
+      if (message === "Expected a valid JSON body") return "is not valid JSON"
+      return message ?? fromExpected(issue.annotations?.expected) ?? "is not a valid value"
+    }
     case "Forbidden":
       return "cannot be used here"
     case "OneOf":
@@ -76,23 +81,72 @@ const checkHook = (issue: SchemaIssue.Filter): string | undefined =>
 
 const format = SchemaIssue.makeFormatterStandardSchemaV1({ leafHook, checkHook })
 
+/**
+ * A union none of whose members came close (a body that is a list, a string, `null`) is formatted
+ * as "Expected <identifier>", past any hook: it is said here as what the union takes instead.
+ */
+const plainly = (issue: SchemaIssue.Issue): SchemaIssue.Issue => {
+  switch (issue._tag) {
+    case "AnyOf":
+      return issue.issues.length === 0
+        ? new SchemaIssue.InvalidType(issue.ast, issue.input)
+        : new SchemaIssue.AnyOf(issue.ast, issue.issues.map(plainly), issue.input)
+    case "Composite":
+      return new SchemaIssue.Composite(issue.ast, [plainly(issue.issues[0]), ...issue.issues.slice(1).map(plainly)], issue.input)
+    default:
+      return issue
+  }
+}
+
+const isRecord = (value: unknown): value is { readonly [key: string]: unknown } =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * The breaches of the rules between fields (domain's fieldRules) by the object that was sent: a
+ * schema checks them only once every field decoded, so with another field wrong they are found here.
+ */
+const ruleBreaches = (issue: SchemaIssue.Issue) => {
+  const node = issue as { readonly ast?: SchemaAST.AST; readonly input?: unknown }
+  if (node.ast === undefined || !isRecord(node.input)) return []
+  const fields = node.input
+  return fieldRulesOf(node.ast).flatMap((rule) => {
+    const breach = rule(fields)
+    return breach === undefined ? [] : [{ path: breach.path, message: breach.message }]
+  })
+}
+
+const pathOf = (path: ReadonlyArray<unknown>): Array<string | number> =>
+  path.map((p) => {
+    const key = typeof p === "object" && p !== null && "key" in p ? (p as { key: unknown }).key : p
+    return typeof key === "number" ? key : String(key)
+  })
+
 /** Every issue of a decoding failure, its path prefixed with the request slot. */
-export const fieldErrors = (issue: SchemaIssue.Issue, slot?: string): ReadonlyArray<FieldIssue> =>
-  format(issue).issues.map((i) => ({
-    path: [
-      ...(slot === undefined ? [] : [slot]),
-      ...(i.path ?? []).map((p) => {
-        const key = typeof p === "object" && p !== null && "key" in p ? p.key : p
-        return typeof key === "number" ? key : String(key)
-      })
-    ],
-    message: i.message
-  }))
+export const fieldErrors = (issue: SchemaIssue.Issue, slot?: string): ReadonlyArray<FieldIssue> => {
+  const prefix = slot === undefined ? [] : [slot]
+  const found = format(plainly(issue)).issues.map((i) => ({ path: [...prefix, ...pathOf(i.path ?? [])], message: i.message }))
+  const same = (a: FieldIssue, b: FieldIssue) => a.message === b.message && a.path.join("\u0000") === b.path.join("\u0000")
+  const breaches = ruleBreaches(issue)
+    .map((b) => ({ path: [...prefix, ...b.path], message: b.message }))
+    .filter((b) => !found.some((f) => same(f, b)))
+  return [...found, ...breaches]
+}
+
+/** What a request's slot is called when the whole of it is wrong. */
+const SLOT_NAMES: Record<string, string> = { payload: "the body", query: "the query", params: "the path", headers: "the headers" }
 
 /** `pricing.plans[0].price`: a field's path as its name in a sentence. */
 export const fieldName = (path: ReadonlyArray<string | number>): string =>
   path.length === 0 ? "the request" : path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("")
 
-/** One sentence per field: `direction must be "up" or "down"; reason must not be blank`. */
+/** One sentence per field: `direction must be "up" or "down"; reason must not be blank`; the body as a whole is "the body". */
 export const describeFieldErrors = (errors: ReadonlyArray<FieldIssue>, withoutSlot = true): string =>
-  errors.map((e) => `${fieldName(withoutSlot ? e.path.slice(1) : e.path)} ${e.message}`).join("; ")
+  errors
+    .map((e) => {
+      const name =
+        withoutSlot && e.path.length === 1
+          ? (SLOT_NAMES[String(e.path[0])] ?? "the request")
+          : fieldName(withoutSlot ? e.path.slice(1) : e.path)
+      return `${name} ${e.message}`
+    })
+    .join("; ")

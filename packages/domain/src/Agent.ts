@@ -86,23 +86,28 @@ export interface StandingChange {
   readonly recounted: ReadonlyArray<Recount>
 }
 
-const requiredText = (field: string, max: number) =>
+const requiredText = (max: number) =>
   Schema.String.check(
-    Schema.makeFilter((s: string) => s.trim().length > 0 || `${field} must not be blank`),
+    Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be blank"),
     Schema.isMaxLength(max, { message: `must be at most ${max} characters` }),
     isStorableText
   )
 
+/** An email address (plain, or as a mailto: URL) or an http(s) URL: what an operator can use to reach someone. */
+const CONTACT = /^(?:(?:mailto:)?[^\s@:/]+@[^\s@/]+\.[^\s@/]+|https?:\/\/[^\s/?#]+\.[^\s/?#]+(?:[/?#]\S*)?)$/iu
+
 export const AgentRegistration = Schema.Struct({
-  name: requiredText("name", 100).annotate({
+  name: requiredText(100).annotate({
     description: "What the agent is called, for people reading the directory's records (1..100 characters)",
     examples: ["research-bot"]
   }),
   contact: Schema.optionalKey(
-    requiredText("contact", 200).annotate({
-      description: "How an operator can reach whoever runs the agent: an email address or a URL (≤ 200 characters)",
-      examples: ["mailto:ops@example.com"]
-    })
+    requiredText(200)
+      .check(Schema.makeFilter((s: string) => CONTACT.test(s.trim()) || "must be an email address (or a mailto: URL) or an http(s) URL"))
+      .annotate({
+        description: "How an operator can reach whoever runs the agent: an email address or a URL (≤ 200 characters)",
+        examples: ["mailto:ops@example.com"]
+      })
   )
 }).annotate({
   identifier: "AgentRegistration",

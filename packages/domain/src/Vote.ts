@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import type { ProductId } from "./ids.ts"
 import { agentViewPath, PRODUCTS_PATH, problemsPath, productPath, VOTE_PATH } from "./paths.ts"
 import { ProductRef } from "./ProductRef.ts"
+import { type FieldRule, withFieldRules } from "./fieldRules.ts"
 import { boundedText } from "./text.ts"
 import type { Tally } from "./trust.ts"
 import { Trust } from "./trust.ts"
@@ -32,6 +33,12 @@ export const REASON_MAX_LENGTH = 280
 /** The problem a down vote reports. */
 export const VoteReason = boundedText(REASON_MAX_LENGTH).check(Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be blank"))
 
+/** A reason reports a problem, so it goes with a down vote only. */
+const reasonOnlyWhenDown: FieldRule = (vote) =>
+  vote.reason !== undefined && vote.direction !== "down"
+    ? { path: ["reason"], message: 'goes only with direction "down": an up vote reports no problem' }
+    : undefined
+
 export const VoteRequest = Schema.Struct({
   entity_id: ProductRef.annotate({ description: "The product id (a slug is accepted too)" }),
   direction: Schema.optionalKey(VoteDirection).annotate({ description: "Defaults to `up`" }),
@@ -40,13 +47,7 @@ export const VoteRequest = Schema.Struct({
     description: `Only with direction \`down\`: the problem you hit (≤ ${REASON_MAX_LENGTH} characters)`
   })
 })
-  .check(
-    Schema.makeFilter((vote) =>
-      vote.reason !== undefined && vote.direction !== "down"
-        ? { path: ["reason"], issue: 'goes only with direction "down": an up vote reports no problem' }
-        : undefined
-    )
-  )
+  .pipe(withFieldRules(reasonOnlyWhenDown))
   .annotate({
     identifier: "VoteRequest",
     examples: [

@@ -1,52 +1,37 @@
 /**
- * The hot path (http/hotPath.ts) for the read cache: a GET of a canonical
- * product read the cache holds is answered from Node's request event, with
- * what every response carries (its request id, its access log line). Anything
- * else, and everything while the server drains, goes through the API as usual.
+ * Reads the read cache holds, answered at the front door (http/frontDoor.ts): a
+ * GET of a canonical product read is a lookup and a write, and taking it through
+ * the router and the middleware would cost most of its time. The front door has
+ * already given it its request id, its log line and its connection policy;
+ * anything the cache does not hold goes on to the application.
  */
 import { Effect, Layer } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { randomUUID } from "node:crypto"
 import { ApiConfig } from "../ApiConfig.ts"
-import { AccessLog } from "../http/accessLog.ts"
 import { cacheControl } from "../http/cachedJson.ts"
-import { HotPath } from "../http/hotPath.ts"
-import { Lifecycle } from "../http/lifecycle.ts"
+import { FrontDoor } from "../http/frontDoor.ts"
 import { answerFor } from "../http/prepared.ts"
-import { isSaneRequestId } from "../http/requestLog.ts"
 import { ReadCache } from "./ReadCache.ts"
 import { keyOfRequest } from "./readKeys.ts"
 
 export const HotReadsLive = Layer.effectDiscard(
   Effect.gen(function* () {
     const cache = yield* ReadCache
-    const lifecycle = yield* Lifecycle
-    const accessLog = yield* AccessLog
     const control = cacheControl((yield* ApiConfig).cacheMaxAge)
 
     const serve = (request: IncomingMessage, response: ServerResponse): boolean => {
-      if (request.method !== "GET" || request.url === undefined || lifecycle.isDraining()) return false
+      if (request.method !== "GET" || request.url === undefined) return false
       const key = keyOfRequest(request.url)
       const prepared = key === undefined ? undefined : cache.peek(key)
       if (prepared === undefined) return false
-      const started = performance.now()
-      const incoming = request.headers["x-request-id"]
-      const requestId = typeof incoming === "string" && isSaneRequestId(incoming) ? incoming : randomUUID()
-      const answer = answerFor(prepared, request.headers, control, { "x-request-id": requestId })
+      const answer = answerFor(prepared, request.headers, control, {})
       if (answer.body !== undefined) answer.headers["content-length"] = String(answer.body.byteLength)
       response.writeHead(answer.status, answer.headers)
       response.end(answer.body)
       cache.recharge(key!)
-      accessLog.recordNow({
-        method: "GET",
-        path: request.url.split("?")[0]!,
-        status: answer.status,
-        durationMs: Math.round((performance.now() - started) * 10) / 10,
-        requestId
-      })
       return true
     }
 
-    yield* (yield* HotPath).install(serve)
+    yield* (yield* FrontDoor).install(serve)
   })
 )

@@ -5,7 +5,9 @@
  *   gains nothing from compression, and decoding one would let a small request
  *   expand into a large one;
  * - JSON, said so by `Content-Type: application/json`, on the endpoints that read
- *   JSON (415): a body with no content type is not guessed at.
+ *   JSON (415): a body with no content type is not guessed at; and UTF-8, the only
+ *   encoding of JSON between systems (RFC 8259): a body declared in another charset
+ *   (415) would be read as the wrong text.
  * The endpoints that read JSON come from the API definition.
  */
 import { ByteSize, Effect } from "effect"
@@ -30,6 +32,10 @@ const isJson = (contentType: string | undefined): boolean => {
   return type === "application/json" || (type !== undefined && /^application\/[a-z0-9.+-]+\+json$/.test(type))
 }
 
+/** The charset a Content-Type declares, lower case; undefined when it declares none. */
+const charsetOf = (contentType: string | undefined): string | undefined =>
+  /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? "")?.[1]?.toLowerCase()
+
 export const bodyPolicy = <E, R>(
   httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
@@ -46,11 +52,16 @@ export const bodyPolicy = <E, R>(
         })
       }
       const path = request.url.split("?")[0] ?? "/"
-      if (jsonBodies.has(`${request.method} ${path}`) && !isJson(request.headers["content-type"])) {
+      const contentType = request.headers["content-type"]
+      if (jsonBodies.has(`${request.method} ${path}`) && !isJson(contentType)) {
         return problem(
           415,
-          `The request body must be JSON: send Content-Type: application/json (got ${request.headers["content-type"] === undefined ? "no Content-Type" : `Content-Type: ${request.headers["content-type"]}`}).`
+          `The request body must be JSON: send Content-Type: application/json (got ${contentType === undefined ? "no Content-Type" : `Content-Type: ${contentType}`}).`
         )
+      }
+      const charset = charsetOf(contentType)
+      if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+        return problem(415, `JSON is read as UTF-8 only; send the body in UTF-8 (got charset=${charset}).`)
       }
     }
     return yield* Effect.provideService(httpEffect, HttpServerRequest.MaxBodySize, MAX_BODY)

@@ -3,7 +3,7 @@
  * SIGTERM (the first step of the shutdown, before the server stops listening):
  * - `/readyz` answers 503 at once, so a balancer stops sending;
  * - the server stops accepting connections, and every response from then on
- *   carries `Connection: close`: each open connection ends after its next answer;
+ *   carries `Connection: close` (frontDoor.ts): each open connection ends after its next answer;
  * - every request written to an open connection is answered, the ones in flight
  *   and the ones that arrive during the drain alike; an idle keep-alive connection
  *   ends at its keep-alive timeout (connections.ts);
@@ -11,9 +11,9 @@
  * SHUTDOWN_GRACE, when the ones still open are cut.
  */
 import { Context, Effect, Layer } from "effect"
-import { HttpServerResponse } from "effect/http"
 import { ApiConfig } from "../ApiConfig.ts"
 import { Connections } from "./connections.ts"
+import { FrontDoor } from "./frontDoor.ts"
 
 export class Lifecycle extends Context.Service<
   Lifecycle,
@@ -33,16 +33,6 @@ export class Lifecycle extends Context.Service<
   })
 }
 
-/** Closes each connection after its response once the server drains. */
-export const drain = <E, R>(
-  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | Lifecycle> =>
-  Effect.gen(function* () {
-    const lifecycle = yield* Lifecycle
-    const response = yield* httpEffect
-    return lifecycle.isDraining() ? HttpServerResponse.setHeader(response, "connection", "close") : response
-  })
-
 /**
  * Starts the drain when the application shuts down. Built after the HTTP server
  * has started serving, so its finalizer runs before the server's own: the drain
@@ -52,10 +42,12 @@ export const DrainOnShutdown = Layer.effectDiscard(
   Effect.gen(function* () {
     const lifecycle = yield* Lifecycle
     const connections = yield* Connections
+    const frontDoor = yield* FrontDoor
     const config = yield* ApiConfig
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
         yield* lifecycle.startDraining
+        yield* frontDoor.closeAfterAnswers
         yield* Effect.logInfo(`shutting down: draining connections (${connections.open()} open)`)
         yield* connections.drain(config.shutdownGrace)
       })

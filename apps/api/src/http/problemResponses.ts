@@ -18,7 +18,8 @@ export const problem = (status: number, detail: string, headers: Readonly<Record
   )
 }
 
-export const payloadTooLarge = () => problem(413, "The request body is over 16 KiB; a vote body is a small JSON object.")
+export const payloadTooLarge = () =>
+  problem(413, "The request body is over 16 KiB; what this API takes (a vote, a registration, an MCP message) is a small JSON object.")
 
 /** Seconds a client should wait after a 503: the store is usually back within seconds. */
 export const RETRY_AFTER_UNAVAILABLE = 5

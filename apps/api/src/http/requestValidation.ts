@@ -29,6 +29,8 @@ export const RequestValidationLive = HttpApiMiddleware.layerSchemaErrorTransform
   const unknown = errors.filter((e) => e.message === "is not a field of this request").map((e) => String(e.path.at(-1)))
   const fields = bodyFields(endpoint as never)
   const hint = unknown.length > 0 && fields.length > 0 ? ` This request's fields are ${fields.join(", ")}.` : ""
-  const count = errors.length === 1 ? "1 field is" : `${errors.length} fields are`
+  // A field can break more than one rule: the count is of fields.
+  const wrong = new Set(errors.map((e) => e.path.join("\u0000"))).size
+  const count = wrong === 1 ? "1 field is" : `${wrong} fields are`
   return Effect.fail(new BadRequest({ detail: `${count} not right: ${describeFieldErrors(errors)}.${hint}`, errors }))
 })

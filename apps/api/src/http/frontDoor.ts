@@ -1,0 +1,173 @@
+/**
+ * The front door: every request Node parses meets this first, and only this,
+ * so what every response needs is done in one place, for the reads the cache
+ * answers and for everything the Effect application answers alike:
+ * - its request id: the client's `X-Request-Id` when it is sane, else a new one,
+ *   written into the request (the application reads it there) and the response;
+ * - its access-log line, when the response has been sent (or the client left);
+ * - the connection policy: an HTTP/1.1 request without `Host` is refused (RFC
+ *   9112), and while the server drains every response closes its connection;
+ * - then the first handler that takes it: a read the cache holds (installed by
+ *   cache/hotReads.ts), else the application, through Node's request handler
+ *   that @effect/platform-node makes for it.
+ *
+ * It is also how the application is served (`layerServer`): an `HttpServer` over
+ * the Node server, whose requests come through here. Refusals that happen before
+ * a request exists (malformed HTTP, a CONNECT tunnel) are answered as problems
+ * on the socket.
+ */
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Context, Effect, Layer, Scope } from "effect"
+import { HttpServer, HttpServerError } from "effect/http"
+import * as NetAddress from "effect/net/NetAddress"
+import { randomUUID } from "node:crypto"
+import { type IncomingMessage, type Server, STATUS_CODES, type ServerResponse } from "node:http"
+import type { Duplex } from "node:stream"
+import { AccessLog } from "./accessLog.ts"
+import { Lifecycle } from "./lifecycle.ts"
+import { PROBLEM_JSON } from "./problemResponses.ts"
+
+/** Answers the request and returns true, or leaves it alone and returns false. */
+export type Handler = (request: IncomingMessage, response: ServerResponse) => boolean
+
+const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/** Whether a client's own request id can be echoed and logged as it is. */
+export const isSaneRequestId = (id: string): boolean => SANE_ID.test(id)
+
+/** A problem+json answer written straight to Node's response. */
+export const writeProblem = (response: ServerResponse, status: number, detail: string, headers: Record<string, string> = {}): void => {
+  const body = JSON.stringify({ type: "about:blank", title: STATUS_CODES[status] ?? "Error", status, detail })
+  response.writeHead(status, { ...headers, "content-type": PROBLEM_JSON, "content-length": String(Buffer.byteLength(body)) })
+  response.end(body)
+}
+
+export class FrontDoor extends Context.Service<
+  FrontDoor,
+  {
+    /** Puts `handler` (a read the cache holds) before the application for the life of the scope. */
+    readonly install: (handler: Handler) => Effect.Effect<void, never, Scope.Scope>
+    /** Every answer not yet begun closes its connection (the server drains: lifecycle.ts). */
+    readonly closeAfterAnswers: Effect.Effect<void>
+  }
+>()("@productdir/api/FrontDoor") {}
+
+/** A CONNECT asks for a tunnel, which an API does not give: said as a problem, then the socket is closed. */
+const refuseTunnel = (request: IncomingMessage, socket: Duplex): void => {
+  const body = JSON.stringify({
+    type: "about:blank",
+    title: "Method Not Allowed",
+    status: 405,
+    detail: `${request.method} is not served here: this is an HTTP API, not a proxy. GET / lists every path.`
+  })
+  socket.on("error", () => socket.destroy())
+  socket.end(
+    `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: ${PROBLEM_JSON}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nAllow: GET, POST\r\nConnection: close\r\n\r\n${body}`
+  )
+}
+
+/**
+ * The front door over `server`, and the `HttpServer` that serves the application through it on
+ * `port` and `host`. Listening stops, and the last connections are cut, when the layer's scope closes
+ * (connections.ts drains them first, at shutdown).
+ */
+export const layer = (server: Server, listen: { readonly port: number; readonly host: string }) =>
+  Layer.effectContext(
+    Effect.gen(function* () {
+      const accessLog = yield* AccessLog
+      const lifecycle = yield* Lifecycle
+      let first: Handler | undefined
+      let application: ((request: IncomingMessage, response: ServerResponse) => void) | undefined
+      /** Answers in the making: told to close their connection when the drain begins. */
+      const inFlight = new Set<ServerResponse>()
+
+      const handle = (request: IncomingMessage, response: ServerResponse): void => {
+        const started = performance.now()
+        const incoming = request.headers["x-request-id"]
+        const requestId = typeof incoming === "string" && isSaneRequestId(incoming) ? incoming : randomUUID()
+        request.headers["x-request-id"] = requestId
+        response.setHeader("x-request-id", requestId)
+        inFlight.add(response)
+        response.once("close", () => {
+          inFlight.delete(response)
+          accessLog.recordNow({
+            method: request.method ?? "",
+            path: (request.url ?? "/").split("?")[0]!,
+            // A client that left before its answer: the status nginx logs for it.
+            status: response.writableFinished ? response.statusCode : 499,
+            durationMs: Math.round((performance.now() - started) * 10) / 10,
+            requestId
+          })
+        })
+        if (lifecycle.isDraining()) response.setHeader("connection", "close")
+        if (request.httpVersion === "1.1" && request.headers.host === undefined) {
+          return writeProblem(response, 400, "An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2).", {
+            connection: "close"
+          })
+        }
+        if (first?.(request, response) === true) return
+        if (application !== undefined) return application(request, response)
+        writeProblem(response, 503, "The server is starting; retry shortly.", { "retry-after": "1" })
+      }
+
+      server.on("request", handle)
+      // An expectation other than 100-continue: served as if it were not there (RFC 9110 allows it),
+      // rather than Node's bare 417.
+      server.on("checkExpectation", handle)
+      server.on("connect", refuseTunnel)
+
+      yield* Effect.acquireRelease(
+        Effect.callback<void, HttpServerError.ServeError>((resume) => {
+          const onError = (cause: unknown) => resume(Effect.fail(new HttpServerError.ServeError({ cause })))
+          server.once("error", onError)
+          server.listen(listen.port, listen.host, () => {
+            server.off("error", onError)
+            resume(Effect.void)
+          })
+        }),
+        () =>
+          Effect.sync(() => {
+            // Drained already at shutdown (connections.ts): whatever is still open is cut.
+            if (server.listening) server.close()
+            server.closeAllConnections()
+          })
+      )
+      const bound = server.address()
+      const address =
+        typeof bound === "string" || bound === null
+          ? NetAddress.unixPathAddress(String(bound))
+          : yield* Effect.fromResult(NetAddress.inetAddressFromIpString(bound.address, bound.port)).pipe(
+              Effect.mapError((cause) => new HttpServerError.ServeError({ cause }))
+            )
+
+      const httpServer = HttpServer.make({
+        address,
+        serve: (httpApp, middleware) =>
+          Effect.gen(function* () {
+            const scope = Scope.forkUnsafe(yield* Effect.scope, "parallel")
+            application = yield* NodeHttpServer.makeHandler(httpApp, { scope, ...(middleware === undefined ? {} : { middleware }) })
+            yield* Effect.addFinalizer(() =>
+              Effect.sync(() => {
+                application = undefined
+              })
+            )
+          })
+      })
+      const frontDoor = FrontDoor.of({
+        closeAfterAnswers: Effect.sync(() => {
+          for (const response of inFlight) if (!response.headersSent) response.setHeader("connection", "close")
+        }),
+        install: (handler) =>
+          Effect.acquireRelease(
+            Effect.sync(() => {
+              first = handler
+            }),
+            () =>
+              Effect.sync(() => {
+                first = undefined
+              })
+          )
+      })
+      return Context.make(HttpServer.HttpServer, httpServer).pipe(Context.add(FrontDoor, frontDoor))
+    })
+  )

@@ -1,0 +1,157 @@
+/**
+ * Every refusal is a problem document in plain words, whatever was wrong and
+ * whoever noticed (the body parser, the schema, the HTTP parser, the front
+ * door): no schema identifiers, no doubled field names, every wrong field at
+ * once, and text that would show one thing and say another is refused.
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { connect } from "node:net"
+import { sampleCatalog } from "@productdir/fixtures/sample"
+import { baseUrl, memoryStores, serverLayer } from "./harness.ts"
+import { bodyOf, postJson, type ProblemBody, type Reply, request } from "./http.ts"
+
+const product = sampleCatalog()[0]!
+
+/** Raw HTTP on one socket: what came back before the server closed it (or 3 s passed). */
+const raw = (base: string, text: string) =>
+  Effect.callback<string>((resume) => {
+    const { hostname, port } = new URL(base)
+    const socket = connect(Number(port), hostname)
+    let reply = ""
+    const timer = setTimeout(() => {
+      socket.destroy()
+      resume(Effect.succeed(reply))
+    }, 3_000)
+    socket.on("data", (d) => (reply += d))
+    socket.on("error", () => undefined)
+    socket.on("close", () => {
+      clearTimeout(timer)
+      resume(Effect.succeed(reply))
+    })
+    socket.write(text)
+  })
+
+const send = (url: string, body: string, contentType = "application/json") =>
+  request(url, { method: "POST", headers: { "content-type": contentType }, body })
+
+/** A 4xx problem whose words are meant for people: no schema names, no "Expected …" of the parser. */
+const plainProblem = (reply: Reply, where: string, status = 400) => {
+  expect(reply.status, where).toBe(status)
+  expect(reply.headers.get("content-type"), where).toMatch(/^application\/problem\+json/)
+  expect(reply.headers.get("x-request-id"), where).toBeTruthy()
+  const problem = bodyOf<ProblemBody>(reply)
+  expect(problem.detail, where).not.toMatch(/Expected|VoteRequest|AgentRegistration|\bthe request Expected/)
+  return problem
+}
+
+describe("refusals in plain words", () => {
+  layer(serverLayer(memoryStores()), { excludeTestServices: true })((it) => {
+    it.effect("a body that is not a JSON object: said of the body, on every endpoint that takes one", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        for (const path of ["/vote", "/agents"]) {
+          const broken = plainProblem(yield* send(`${base}${path}`, "{bad"), `${path} broken JSON`)
+          expect(broken.detail).toContain("the body is not valid JSON")
+          for (const body of ["", "[]", "null", '"text"', "42"]) {
+            const problem = plainProblem(yield* send(`${base}${path}`, body), `${path} ${JSON.stringify(body)}`)
+            expect(problem.detail, `${path} ${JSON.stringify(body)}`).toContain("the body must be an object")
+          }
+        }
+      })
+    )
+
+    it.effect("a field's name is said once, and a rule between fields is named beside the other wrong fields", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const blank = plainProblem(yield* postJson(`${base}/agents`, { name: "  " }), "blank name")
+        expect(blank.detail).toBe("1 field is not right: name must not be blank.")
+        const both = plainProblem(
+          yield* postJson(`${base}/vote`, { entity_id: product.id, direction: "up", reason: "x", voter_id: "" }),
+          "voter_id and reason"
+        )
+        expect(both.errors?.map((e) => e.path.join(".")).sort()).toEqual(["payload.reason", "payload.voter_id"])
+        expect(both.detail).toContain('reason goes only with direction "down"')
+        expect(both.detail).toContain("voter_id must not be empty")
+        // The rule alone still reads the same.
+        const rule = plainProblem(yield* postJson(`${base}/vote`, { entity_id: product.id, reason: "x" }), "reason alone")
+        expect(rule.errors?.map((e) => e.path.join("."))).toEqual(["payload.reason"])
+      })
+    )
+
+    it.effect("an oversized body is refused in words that fit the endpoint", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const big = JSON.stringify({ name: "x".repeat(20_000) })
+        for (const path of ["/vote", "/agents", "/mcp"]) {
+          const reply = yield* request(`${base}${path}`, {
+            method: "POST",
+            headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+            body: big
+          })
+          const problem = plainProblem(reply, path, 413)
+          expect(problem.detail).not.toMatch(/a vote body/)
+          expect(problem.detail).toContain("16 KiB")
+        }
+      })
+    )
+
+    it.effect("a body declared in a charset other than UTF-8 is refused; UTF-8 said or unsaid is read", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const body = JSON.stringify({ entity_id: product.id })
+        for (const charset of ["utf-16", "UTF-16LE", "iso-8859-1", '"latin1"']) {
+          const problem = plainProblem(yield* send(`${base}/vote`, body, `application/json; charset=${charset}`), charset, 415)
+          expect(problem.detail).toContain("UTF-8")
+        }
+        for (const contentType of ["application/json; charset=utf-8", "application/json;charset=UTF-8", "application/json"]) {
+          expect((yield* send(`${base}/vote`, body, contentType)).status, contentType).toBeLessThan(300)
+        }
+      })
+    )
+
+    it.effect("text that reads as something else (bidirectional overrides) and contacts that are not addresses are refused", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        for (const name of ["evil\u202eagent", "a\u202ab", "\u2066isolated\u2069"]) {
+          const problem = plainProblem(yield* postJson(`${base}/agents`, { name }), JSON.stringify(name))
+          expect(problem.errors?.map((e) => e.path.join("."))).toEqual(["payload.name"])
+        }
+        const reason = plainProblem(
+          yield* postJson(`${base}/vote`, { entity_id: product.id, direction: "down", reason: "fine\u202e enif" }),
+          "reason"
+        )
+        expect(reason.errors?.map((e) => e.path.join("."))).toEqual(["payload.reason"])
+        for (const contact of ["javascript:alert(1)", "data:text/html,x", "ftp://example.com", "not an address", "https://"]) {
+          const problem = plainProblem(yield* postJson(`${base}/agents`, { name: "bot", contact }), contact)
+          expect(problem.detail).toContain("contact must be an email address")
+        }
+        for (const contact of ["ops@example.com", "mailto:ops@example.com", "https://example.com/contact"]) {
+          expect((yield* postJson(`${base}/agents`, { name: "bot", contact })).status, contact).toBe(201)
+        }
+        // Right-to-left text needs no override: it is accepted as it is.
+        expect((yield* postJson(`${base}/agents`, { name: "وكيل البحث" })).status).toBe(201)
+      })
+    )
+
+    it.effect("refusals of the HTTP layer itself are problems too: no Host, an unknown expectation, a tunnel", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const noHost = yield* raw(base, "GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n")
+        expect(noHost).toMatch(/^HTTP\/1\.1 400 /)
+        expect(noHost.toLowerCase()).toContain("content-type: application/problem+json")
+        expect(noHost.toLowerCase()).toContain("x-request-id:")
+        expect(noHost).toContain("Host header")
+        // HTTP/1.0 has no Host requirement.
+        expect(yield* raw(base, "GET /healthz HTTP/1.0\r\n\r\n")).toMatch(/^HTTP\/1\.1 200 /)
+        // RFC 9110 lets a server ignore an expectation it does not know: the request is answered.
+        const expectation = yield* raw(base, "GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: the-unexpected\r\nConnection: close\r\n\r\n")
+        expect(expectation).toMatch(/^HTTP\/1\.1 200 /)
+        const tunnel = yield* raw(base, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
+        expect(tunnel).toMatch(/^HTTP\/1\.1 405 /)
+        expect(tunnel.toLowerCase()).toContain("content-type: application/problem+json")
+        expect(tunnel).toContain("not a proxy")
+      })
+    )
+  })
+})
