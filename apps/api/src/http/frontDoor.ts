@@ -101,13 +101,11 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
         })
         if (lifecycle.isDraining()) response.setHeader("connection", "close")
         if (request.httpVersion === "1.1" && request.headers.host === undefined) {
-          return writeProblem(response, 400, "An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2).", {
-            connection: "close"
-          })
+          writeProblem(response, 400, "An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2).", { connection: "close" })
+        } else if (first?.(request, response) !== true) {
+          if (application !== undefined) application(request, response)
+          else writeProblem(response, 503, "The server is starting; retry shortly.", { "retry-after": "1" })
         }
-        if (first?.(request, response) === true) return
-        if (application !== undefined) return application(request, response)
-        writeProblem(response, 503, "The server is starting; retry shortly.", { "retry-after": "1" })
       }
 
       server.on("request", handle)
