@@ -30,7 +30,7 @@ describe("the embedded store's files", { timeout: 240_000 }, () => {
 
   it("a new data directory, its database, and what the API and the CLIs write later: private to their owner", async () => {
     const dataDir = join(root, "fresh")
-    const api = startApi({ DATA_DIR: dataDir, SEED: "sample" })
+    const api = startApi({ DATA_DIR: dataDir, SEED: "sample" }, { fresh: true })
     try {
       const base = await api.url
       expect((await vote(base, { entity_id: sampleRecords()[0]!.id, direction: "down", reason: "private files" })).status).toBe(201)
