@@ -23,12 +23,11 @@ import {
   type Repair,
   type StoreError,
   tidyReason,
-  type VoteDirection,
   VoteLedger,
-  voteTransition
+  type VoteStatus
 } from "@productdir/domain"
 import { storeError, toStoreError } from "./errors.ts"
-import { activeLimits, bucketArguments, decisionOf } from "./SqlRateLimits.ts"
+import { activeLimits, decisionOf } from "./SqlRateLimits.ts"
 import { recount } from "./recount.ts"
 import { stamp } from "./stamp.ts"
 import { Announcer } from "./ChangeFeed.ts"
@@ -38,12 +37,12 @@ const FIRST_ID = "00000000-0000-0000-0000-000000000000"
 
 type Count = bigint | number | string
 
-/** What productdir_cast_vote answers. */
+/** What productdir_cast_vote answers (routines/castVote.ts): the vote, decided there once, or why none. */
 interface CastRow {
-  readonly outcome: "cast" | "not_found" | "removed" | "agent_revoked"
+  readonly outcome: "cast" | "not_found" | "removed" | "agent_revoked" | "limited"
   readonly product_id: string | null
   readonly removed_at: Date | null
-  readonly previous: VoteDirection | null
+  readonly status: VoteStatus | null
   readonly trust_up: Count | null
   readonly trust_down: Count | null
   readonly xid: string | null
@@ -80,16 +79,17 @@ export const make = (options: Options) =>
 
     const rateLimits = yield* RateLimits
 
-    /** The vote as productdir_cast_vote's arguments: how the counters move is the domain's (voteTransition). */
+    /** The vote as productdir_cast_vote's ballot: one jsonb object. */
     const ballot = (vote: CastVote, now: Date) => {
-      const agentId = vote.voter._tag === "Agent" ? vote.voter.agentId : null
-      const byId = isProductId(vote.entity) ? canonicalProductId(vote.entity) : null
-      const first = voteTransition(undefined, vote.direction).delta
-      const moved = voteTransition(vote.direction === "up" ? "down" : "up", vote.direction).delta
       const reason = vote.direction === "down" && vote.reason !== undefined ? vote.reason : undefined
-      return sql`${byId}::uuid, ${byId === null ? vote.entity : null}, ${ledgerKey(vote.voter)}, ${agentId}::uuid, ${vote.direction}, ${now},
-          ${first.up}, ${first.down}, ${moved.up}, ${moved.down},
-          ${reason === undefined ? null : normalizeReason(reason)}, ${reason === undefined ? null : tidyReason(reason)}`
+      return pg.json({
+        ...(isProductId(vote.entity) ? { product_id: canonicalProductId(vote.entity) } : { slug: vote.entity }),
+        voter: ledgerKey(vote.voter),
+        ...(vote.voter._tag === "Agent" ? { agent_id: vote.voter.agentId } : {}),
+        direction: vote.direction,
+        at: now.toISOString(),
+        ...(reason === undefined ? {} : { reason_key: normalizeReason(reason), reason_summary: tidyReason(reason) })
+      })
     }
 
     /** What the cast's row says: the vote counted, or why not. */
@@ -105,7 +105,7 @@ export const make = (options: Options) =>
           return yield* new ProductNotFound({ ref: vote.entity })
       }
       const productId = row.product_id as ProductId
-      const { status } = voteTransition(row.previous ?? undefined, vote.direction)
+      const status = row.status!
       // Committed: this process's copies go now. A report alone (same vote, new reason) changes the problems too.
       const reported = vote.direction === "down" && vote.reason !== undefined
       if (status !== "unchanged" || reported) yield* announcer.announce([{ id: productId, xid: row.xid ?? undefined }])
@@ -117,8 +117,8 @@ export const make = (options: Options) =>
       }
     })
 
-    // One call (migrations.ts, productdir_cast_vote): the standing, the locks, the ballot, the
-    // counters and the report in one round trip. The row lock on the product serialises votes
+    // One call (routines/castVote.ts, productdir_cast_vote): the standing, the locks, the ballot,
+    // the counters and the report in one round trip. The row lock on the product serialises votes
     // per product; the recount of the reconciliation job takes the same lock, so neither
     // overwrites the other.
     const cast = Effect.fn("VoteLedger.cast")(function* (vote: CastVote) {
@@ -134,12 +134,9 @@ export const make = (options: Options) =>
     const castWithin = options.limitsInDatabase
       ? Effect.fn("VoteLedger.castWithin")(function* (limits: ReadonlyArray<Limit>, vote: CastVote) {
           const active = activeLimits(limits)
-          const [keys, max, windowMs] = bucketArguments(active)
+          const buckets = pg.json(active.map((limit) => ({ key: limit.key, max: limit.max, window_ms: limit.windowSeconds * 1000 })))
           const [row] = yield* sql<CastRow & { readonly limit_keys: Array<string>; readonly limit_tokens: Array<number> }>`
-            SELECT * FROM productdir_cast_vote_within(${keys}::text[], ${max}::float8[], ${windowMs}::float8[], ${ballot(vote, yield* stamp)})`.pipe(
-            retryDeadlocks,
-            storeError("cast")
-          )
+            SELECT * FROM productdir_cast_vote_within(${buckets}, ${ballot(vote, yield* stamp)})`.pipe(retryDeadlocks, storeError("cast"))
           const decision = decisionOf(active, row?.limit_keys ?? [], row?.limit_tokens ?? [])
           if (decision._tag === "Limited") return { _tag: "Limited", decision } as const
           return { _tag: "Cast", decision, result: yield* castResult(row, vote) } as const

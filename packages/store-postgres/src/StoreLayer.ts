@@ -10,7 +10,8 @@ import type * as Migrator from "effect/sql/Migrator"
 import type { SqlError } from "effect/sql/SqlError"
 import type { RateLimits, StoreError } from "@productdir/domain"
 import { layerJobLock as MemoryJobLock, layerRateLimits as MemoryRateLimits } from "@productdir/store-memory"
-import { migrate } from "./migrations.ts"
+import { migrate } from "./migrations/index.ts"
+import { installRoutines, ROUTINES } from "./routines/index.ts"
 import * as ChangeFeed from "./ChangeFeed.ts"
 import * as FileJobLock from "./embedded/FileJobLock.ts"
 import * as PgliteClient from "./PgliteClient.ts"
@@ -23,12 +24,15 @@ import * as SqlRateLimits from "./SqlRateLimits.ts"
 import * as SqlSettings from "./SqlSettings.ts"
 import * as SqlVoteLedger from "./SqlVoteLedger.ts"
 
+/** The schema brought up to date, then the routines that changed installed (routines/install.ts). */
 const Migrated = Layer.effectDiscard(
-  migrate.pipe(
-    Effect.tap((ran) =>
-      ran.length > 0 ? Effect.logInfo(`migrations applied: ${ran.map(([id, name]) => `${id}_${name}`).join(", ")}`) : Effect.void
-    )
-  )
+  Effect.gen(function* () {
+    const ran = yield* migrate
+    if (ran.length > 0) yield* Effect.logInfo(`migrations applied: ${ran.map(([id, name]) => `${id}_${name}`).join(", ")}`)
+    const { installed, rewritten } = yield* installRoutines(ROUTINES)
+    if (installed.length > 0) yield* Effect.logInfo(`routines installed: ${installed.join(", ")}`)
+    for (const [rewrite, rows] of Object.entries(rewritten)) yield* Effect.logInfo(`${rewrite} rewritten: ${rows} rows`)
+  })
 )
 
 /**

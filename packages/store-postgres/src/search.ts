@@ -1,7 +1,7 @@
 /**
  * Search on PostgreSQL (packages/domain/src/search.ts says what a word
  * matches): a query becomes one tsquery over `product_search.search`
- * (productdir_search_vector, migrations 5 and 7), so the GIN index answers it, and
+ * (productdir_search_vector, routines/search.ts), so the GIN index answers it, and
  * relevance is `ts_rank` over the same tsquery. Typos are corrected against
  * `search_words`, the catalog's vocabulary: the nearest words by trigrams
  * (GiST), kept when the domain calls them one typo away.

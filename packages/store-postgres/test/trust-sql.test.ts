@@ -3,14 +3,16 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { trustScore } from "@productdir/domain"
 import { migrate, PgliteClient } from "../src/index.ts"
+import { installRoutines, ROUTINES } from "../src/routines/index.ts"
 
-// sort=trust orders by a generated column; it must agree with the domain's score to the last point.
+// sort=trust orders by a generated column over the trust routine; it must agree with the domain's score to the last point.
 describe("productdir_trust_score", () => {
   it.effect(
     "equals the domain's trustScore",
     () =>
       Effect.gen(function* () {
         yield* migrate
+        yield* installRoutines(ROUTINES)
         const sql = yield* SqlClient.SqlClient
         const pairs: Array<[number, number]> = []
         for (let up = 0; up <= 60; up++) for (let down = 0; down <= 60; down += 3) pairs.push([up, down])

@@ -1,0 +1,47 @@
+/**
+ * The SQL schema, in code. Part of the operators' interface (docs/database.md): changed only by adding
+ * a migration. Each migration is frozen: it holds the SQL it ran when it shipped and imports nothing of
+ * the code that changes, so a database that ran it long ago and one that runs it today end up the same.
+ * Each runs once, in a transaction, under the migrator's lock, so concurrent starts are safe. The
+ * functions and the views the service runs are not here: they are routines (../routines/), installed
+ * at start when they changed.
+ */
+import * as Migrator from "effect/sql/Migrator"
+import { migration as m0001 } from "./0001_products_and_votes.ts"
+import { migration as m0002 } from "./0002_agents_and_shared_limits.ts"
+import { migration as m0003 } from "./0003_change_feed.ts"
+import { migration as m0004 } from "./0004_cast_vote.ts"
+import { migration as m0005 } from "./0005_search.ts"
+import { migration as m0006 } from "./0006_cast_vote_within.ts"
+import { migration as m0007 } from "./0007_search_apart.ts"
+import { migration as m0008 } from "./0008_search_before_product.ts"
+import { migration as m0009 } from "./0009_signature_nonces.ts"
+import { migration as m0010 } from "./0010_routines.ts"
+
+export const MIGRATIONS_TABLE = "productdir_migrations"
+
+/** Every migration, by id: the order they run in. */
+const ALL = {
+  "0001_products_and_votes": m0001,
+  "0002_agents_and_shared_limits": m0002,
+  "0003_change_feed": m0003,
+  "0004_cast_vote": m0004,
+  "0005_search": m0005,
+  "0006_cast_vote_within": m0006,
+  "0007_search_apart": m0007,
+  "0008_search_before_product": m0008,
+  "0009_signature_nonces": m0009,
+  "0010_routines": m0010
+}
+
+export const migrations = Migrator.fromRecord(ALL)
+
+/** Runs pending migrations; returns what ran (empty when the schema is current). */
+export const migrate = Migrator.make({})({ loader: migrations, table: MIGRATIONS_TABLE })
+
+/** Runs the migrations up to and including `last` only: a database as an earlier release left it (tests). */
+export const migrateThrough = (last: keyof typeof ALL) =>
+  Migrator.make({})({
+    loader: Migrator.fromRecord(Object.fromEntries(Object.entries(ALL).filter(([id]) => id <= last))),
+    table: MIGRATIONS_TABLE
+  })

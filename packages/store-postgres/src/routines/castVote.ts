@@ -1,0 +1,121 @@
+/**
+ * The vote, in one call each (one round trip, one transaction; pipelined with other statements on a
+ * shared connection). The ballot is one `jsonb` object (SqlVoteLedger.ts writes it):
+ * `{ product_id | slug, voter, agent_id?, direction, at, reason_key?, reason_summary? }`.
+ *
+ * productdir_cast_vote: the voting agent's standing (share lock), the product (update lock, in that
+ * order, the order a revocation takes them), the voter's previous vote (read after the lock, in a
+ * statement of its own, so it sees every vote committed by whoever held the lock before), and then
+ * what the vote is, decided here once: `recorded` (a first vote: its direction's counter +1),
+ * `unchanged` (the same direction again: nothing moves) or `changed` (the other direction: +1 and -1),
+ * as packages/domain/src/Vote.ts (voteTransition) states it for every store. Then the ledger row, the
+ * counters and the problem report.
+ *
+ * productdir_cast_vote_within: the same, within rate limits (`[{ key, max, window_ms }]`): the buckets'
+ * tokens are taken (productdir_take_tokens), and only if every bucket had one is the vote cast, in the
+ * same transaction. Buckets are locked first, in key order, then the agent and the product, as every
+ * vote does: no two votes wait on each other in a cycle.
+ */
+import { fn } from "./Routine.ts"
+
+/** The positional shapes these had until they took a ballot (migrations 4 and 6). */
+const POSITIONAL_CAST = "uuid, text, text, uuid, text, timestamptz, integer, integer, integer, integer, text, text"
+
+export const castVote = fn({
+  name: "productdir_cast_vote",
+  args: "p_ballot jsonb",
+  returns: "TABLE (outcome text, product_id uuid, removed_at timestamptz, status text, trust_up bigint, trust_down bigint, xid text)",
+  attributes: "LANGUAGE plpgsql",
+  drops: [`productdir_cast_vote(${POSITIONAL_CAST})`, "productdir_cast_vote(jsonb)"],
+  body: `
+#variable_conflict use_column
+DECLARE
+  v_agent uuid := (p_ballot->>'agent_id')::uuid;
+  v_voter text := p_ballot->>'voter';
+  v_direction text := p_ballot->>'direction';
+  v_now timestamptz := (p_ballot->>'at')::timestamptz;
+  v_revoked timestamptz;
+  v_id uuid;
+  v_removed timestamptz;
+  v_up bigint;
+  v_down bigint;
+  v_previous text;
+  v_status text;
+  v_xid text;
+BEGIN
+  IF v_agent IS NOT NULL THEN
+    SELECT a.revoked_at INTO v_revoked FROM agents a WHERE a.id = v_agent FOR SHARE;
+    IF NOT FOUND OR v_revoked IS NOT NULL THEN
+      RETURN QUERY SELECT 'agent_revoked'::text, NULL::uuid, NULL::timestamptz, NULL::text, NULL::bigint, NULL::bigint, NULL::text;
+      RETURN;
+    END IF;
+  END IF;
+  IF p_ballot ? 'product_id' THEN
+    SELECT p.id, p.removed_at, p.trust_up, p.trust_down INTO v_id, v_removed, v_up, v_down
+      FROM products p WHERE p.id = (p_ballot->>'product_id')::uuid FOR UPDATE;
+  ELSE
+    SELECT p.id, p.removed_at, p.trust_up, p.trust_down INTO v_id, v_removed, v_up, v_down
+      FROM products p WHERE p.slug = p_ballot->>'slug' FOR UPDATE;
+  END IF;
+  IF v_id IS NULL THEN
+    RETURN QUERY SELECT 'not_found'::text, NULL::uuid, NULL::timestamptz, NULL::text, NULL::bigint, NULL::bigint, NULL::text;
+    RETURN;
+  END IF;
+  IF v_removed IS NOT NULL THEN
+    RETURN QUERY SELECT 'removed'::text, v_id, v_removed, NULL::text, NULL::bigint, NULL::bigint, NULL::text;
+    RETURN;
+  END IF;
+  SELECT v.direction INTO v_previous FROM votes v WHERE v.product_id = v_id AND v.voter = v_voter;
+  v_status := CASE WHEN v_previous IS NULL THEN 'recorded' WHEN v_previous = v_direction THEN 'unchanged' ELSE 'changed' END;
+  IF v_status <> 'unchanged' THEN
+    INSERT INTO votes AS v (product_id, voter, direction, created_at, updated_at)
+      VALUES (v_id, v_voter, v_direction, v_now, v_now)
+      ON CONFLICT (product_id, voter) DO UPDATE SET direction = EXCLUDED.direction, updated_at = EXCLUDED.updated_at;
+    UPDATE products p SET
+      trust_up = p.trust_up + CASE WHEN v_direction = 'up' THEN 1 WHEN v_status = 'changed' THEN -1 ELSE 0 END,
+      trust_down = p.trust_down + CASE WHEN v_direction = 'down' THEN 1 WHEN v_status = 'changed' THEN -1 ELSE 0 END
+      WHERE p.id = v_id
+      RETURNING p.trust_up, p.trust_down, p.changed_xid::text INTO v_up, v_down, v_xid;
+  END IF;
+  IF v_direction = 'up' AND v_previous = 'down' THEN
+    -- Moving to up withdraws what this voter reported against the product.
+    DELETE FROM problem_reports r WHERE r.product_id = v_id AND r.voter = v_voter;
+  ELSIF v_direction = 'down' AND p_ballot->>'reason_key' IS NOT NULL THEN
+    INSERT INTO problem_reports (product_id, problem_key, voter, summary, reported_at)
+      VALUES (v_id, p_ballot->>'reason_key', v_voter, p_ballot->>'reason_summary', v_now)
+      ON CONFLICT DO NOTHING;
+  END IF;
+  RETURN QUERY SELECT 'cast'::text, v_id, NULL::timestamptz, v_status, v_up, v_down, v_xid;
+END
+`
+})
+
+export const castVoteWithin = fn({
+  name: "productdir_cast_vote_within",
+  args: "p_limits jsonb, p_ballot jsonb",
+  returns: `TABLE (
+  limit_keys text[], limit_tokens float8[],
+  outcome text, product_id uuid, removed_at timestamptz, status text, trust_up bigint, trust_down bigint, xid text
+)`,
+  attributes: "LANGUAGE plpgsql",
+  drops: [`productdir_cast_vote_within(text[], float8[], float8[], ${POSITIONAL_CAST})`, "productdir_cast_vote_within(jsonb, jsonb)"],
+  body: `
+DECLARE
+  v_keys text[];
+  v_tokens float8[];
+BEGIN
+  SELECT coalesce(array_agg(t.key), '{}'), coalesce(array_agg(t.tokens), '{}') INTO v_keys, v_tokens
+    FROM productdir_take_tokens(
+      ARRAY(SELECT l->>'key' FROM jsonb_array_elements(p_limits) WITH ORDINALITY AS e(l, n) ORDER BY n),
+      ARRAY(SELECT (l->>'max')::float8 FROM jsonb_array_elements(p_limits) WITH ORDINALITY AS e(l, n) ORDER BY n),
+      ARRAY(SELECT (l->>'window_ms')::float8 FROM jsonb_array_elements(p_limits) WITH ORDINALITY AS e(l, n) ORDER BY n),
+      (p_ballot->>'at')::timestamptz) t;
+  IF EXISTS (SELECT 1 FROM unnest(v_tokens) AS left_over WHERE left_over < 1) THEN
+    RETURN QUERY SELECT v_keys, v_tokens, 'limited'::text, NULL::uuid, NULL::timestamptz, NULL::text, NULL::bigint, NULL::bigint, NULL::text;
+    RETURN;
+  END IF;
+  RETURN QUERY SELECT v_keys, v_tokens, c.outcome, c.product_id, c.removed_at, c.status, c.trust_up, c.trust_down, c.xid
+    FROM productdir_cast_vote(p_ballot) AS c;
+END
+`
+})

@@ -1,0 +1,13 @@
+/**
+ * The rule of trust (packages/domain/src/VoteLedger.ts), once: every count of the ledger reads this
+ * view, the reconciliation's and the revocation's recounts alike.
+ */
+import type { Routine } from "./Routine.ts"
+
+export const countedVotes: Routine = {
+  name: "counted_votes",
+  statements: [
+    "DROP VIEW IF EXISTS counted_votes",
+    "CREATE VIEW counted_votes AS SELECT product_id, voter, direction, created_at, updated_at FROM votes WHERE revoked_at IS NULL"
+  ]
+}
