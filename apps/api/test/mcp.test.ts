@@ -80,6 +80,32 @@ for (const variant of storeVariants()) {
         }).pipe(Effect.scoped)
       )
 
+      it.effect("MCP reads of a product go through the read cache HTTP reads use: one load for both doors", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const metric = (name: string) =>
+            Effect.map(request(`${base}/metrics`), (reply) =>
+              Number(/^(\S+) (\S+)$/m.exec(reply.text.split("\n").find((l) => l.startsWith(`${name} `)) ?? "")?.[2])
+            )
+          const product = sample[11]!
+          const client = yield* connect(base)
+          const misses = yield* metric("productdir_read_cache_misses_total")
+          const viaTool = yield* call(client, "get_product", { entity_id: product.id })
+          expect(viaTool.isError ?? false).toBe(false)
+          expect(yield* metric("productdir_read_cache_misses_total")).toBe(misses + 1)
+          const hits = yield* metric("productdir_read_cache_hits_total")
+          const viaResource = yield* Effect.promise(() => client.readResource({ uri: `productdir://products/${product.id}` }))
+          const viaHttp = yield* request(`${base}/entities/${product.id}?format=agent`)
+          expect(viaHttp.status).toBe(200)
+          // The resource and the HTTP read were both hits of the entry the tool's read loaded.
+          expect(yield* metric("productdir_read_cache_misses_total")).toBe(misses + 1)
+          expect(yield* metric("productdir_read_cache_hits_total")).toBe(hits + 2)
+          const fromResource = JSON.parse((viaResource.contents[0] as { text: string }).text) as { id: string; trust: unknown }
+          expect(fromResource.id).toBe((viaHttp.json as { id: string }).id)
+          expect(viaTool.structuredContent?.trust).toEqual((viaHttp.json as { trust: unknown }).trust)
+        }).pipe(Effect.scoped)
+      )
+
       it.effect("a vote through MCP changes the counters the detail record shows; a down vote's reason becomes a problem", () =>
         Effect.gen(function* () {
           const base = yield* baseUrl

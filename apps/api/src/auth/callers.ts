@@ -19,6 +19,7 @@ import { ApiConfig } from "../ApiConfig.ts"
 import { clientAddress } from "../http/clientAddress.ts"
 import { problem, RETRY_AFTER_UNAVAILABLE } from "../http/problemResponses.ts"
 import { tooManyRequests } from "../http/rateLimits.ts"
+import { refusals } from "../refusals.ts"
 import { SignedAgents, WEB_BOT_AUTH_TAG } from "./signatures.ts"
 
 export class CallerRefused extends Schema.TaggedError<CallerRefused>()("CallerRefused", {
@@ -131,7 +132,7 @@ export const refusalResponse = (error: IdentifyError): HttpServerResponse.HttpSe
         retryAfterSeconds: error.retryAfterSeconds
       })
     case "EnrolmentLimited":
-      return tooManyRequests("New agent (a signed agent's first vote counts as a registration)", {
+      return tooManyRequests(refusals.NEW_SIGNED_AGENT, {
         _tag: "Limited",
         limit: error.limit,
         windowSeconds: error.windowSeconds,

@@ -17,6 +17,10 @@
  *   voted on stays a hit. A load that overlaps a change of its product is
  *   answered but not kept, and no request joins a load older than the last
  *   change it could be missing.
+ *
+ * The parts, each tested on its own (test/read-cache-parts.test.ts): the entries
+ * and their byte budget (lru.ts), the change epochs (freshness.ts), the refresh
+ * queue (refreshAhead.ts); this module joins them with single-flight loads.
  */
 import { getHeapStatistics } from "node:v8"
 import { Context, Deferred, Effect, Layer, Schedule } from "effect"
@@ -24,7 +28,10 @@ import { type ProductChange, ProductChanges, type ProductId } from "@productdir/
 import type { ReadError } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
 import type { Prepared } from "../http/prepared.ts"
+import { Freshness } from "./freshness.ts"
+import { ByteBudgetLru } from "./lru.ts"
 import { ProductReads } from "./productReads.ts"
+import { makeRefreshAhead } from "./refreshAhead.ts"
 import { productIdOf, type ReadKind, readKey, refOfKey } from "./readKeys.ts"
 
 /**
@@ -46,14 +53,6 @@ export interface CacheStats {
   readonly entries: number
   readonly bytes: number
   readonly budget: number
-}
-
-interface Entry {
-  /** The key as first stored: the one string the maps share. */
-  readonly key: string
-  readonly productId: ProductId
-  readonly prepared: Prepared
-  size: number
 }
 
 interface Flight {
@@ -81,167 +80,88 @@ export const make = (budget: number) =>
   Effect.gen(function* () {
     const scope = yield* Effect.scope
     const { load } = yield* ProductReads
-    const entries = new Map<string, Entry>()
-    const byProduct = new Map<ProductId, Set<string>>()
+    const entries = new ByteBudgetLru<Prepared>(budget)
+    const freshness = new Freshness()
     const flights = new Map<string, Flight>()
-    // Change epochs: every change moves it; a product remembers the epoch of its last change while loads are in flight.
-    let epoch = 0
-    let lastFlush = 0
-    const changedAt = new Map<ProductId, number>()
-    let bytes = 0
-    const counts = { hits: 0, misses: 0, evictions: 0, invalidations: 0, flushes: 0, refreshes: 0 }
-    const services = yield* Effect.context<never>()
+    const counts = { hits: 0, misses: 0, invalidations: 0, flushes: 0 }
 
-    const drop = (key: string) => {
-      const entry = entries.get(key)
-      if (entry === undefined) return
-      entries.delete(key)
-      bytes -= entry.size
-      const keys = byProduct.get(entry.productId)
-      keys?.delete(entry.key)
-      if (keys?.size === 0) byProduct.delete(entry.productId)
-    }
-
-    const evict = () => {
-      // A Map iterates in insertion order, and a hit re-inserts: the first key is the least recently used.
-      while (bytes > budget) {
-        const oldest = entries.keys().next()
-        if (oldest.done === true) break
-        drop(oldest.value)
-        counts.evictions++
-      }
-    }
-
-    const onChange = (change: ProductChange) => {
-      epoch++
-      if (change._tag === "Everything") {
-        lastFlush = epoch
-        entries.clear()
-        byProduct.clear()
-        bytes = 0
-        counts.flushes++
-        return
-      }
-      for (const id of change.ids) {
-        if (flights.size > 0) changedAt.set(id, epoch)
-        for (const key of byProduct.get(id) ?? []) {
-          drop(key)
-          counts.invalidations++
-          refresh(key, id)
-        }
-        if (running?.productId === id) refresh(running.key, id)
-      }
-    }
-
-    /**
-     * Refresh ahead: a read the cache held is loaded again after its product
-     * changes, so the next request for it is a hit, not a miss that waits on the
-     * store. Refreshes wait in a queue (a key once, however often its product
-     * changed) and run one at a time: they use what the store has to spare and
-     * never crowd out the requests, votes included.
-     */
-    const queued = new Map<string, ProductId>()
-    let draining = false
-    // The refresh being loaded: a change of its product meanwhile means its result will not be kept, so it goes again.
-    let running: { readonly key: string; readonly productId: ProductId } | undefined
-    const drain: Effect.Effect<void> = Effect.suspend(() => {
-      const next = queued.entries().next()
-      if (next.done === true) {
-        draining = false
-        return Effect.void
-      }
-      const [key, productId] = next.value
-      queued.delete(key)
-      counts.refreshes++
-      running = { key, productId }
-      return Effect.andThen(
-        Effect.ignore(get(key, productId)),
-        Effect.suspend(() => {
-          running = undefined
-          return drain
-        })
-      )
-    })
-    const refresh = (key: string, productId: ProductId) => {
-      queued.set(key, productId)
-      if (draining) return
-      draining = true
-      Effect.runForkWith(services)(drain.pipe(Effect.forkIn(scope)))
-    }
-
-    /** Whether a load that started at `started` can stand for product `id` now (no change it could have missed). */
-    const current = (started: number, id: ProductId | undefined) =>
-      lastFlush <= started && (id === undefined ? epoch === started : (changedAt.get(id) ?? 0) <= started)
-
-    const keep = (key: string, productId: ProductId, prepared: Prepared) => {
-      const size = prepared.bytes() + ENTRY_OVERHEAD_BYTES
-      if (size > budget) return
-      drop(key)
-      entries.set(key, { key, productId, prepared, size })
-      let keys = byProduct.get(productId)
-      if (keys === undefined) {
-        keys = new Set()
-        byProduct.set(productId, keys)
-      }
-      keys.add(key)
-      bytes += size
-      evict()
-    }
+    const sizeOf = (prepared: Prepared) => prepared.bytes() + ENTRY_OVERHEAD_BYTES
 
     const peek = (key: string): Prepared | undefined => {
-      const entry = entries.get(key)
-      if (entry === undefined) return undefined
-      entries.delete(entry.key)
-      entries.set(entry.key, entry)
-      counts.hits++
-      return entry.prepared
+      const hit = entries.get(key)
+      if (hit !== undefined) counts.hits++
+      return hit
     }
 
     /** The read of `key`; `productId` names its product when the key holds its id. */
-    const get = (key: string, productId: ProductId | undefined) =>
-      Effect.suspend((): Effect.Effect<Prepared, ReadError> => {
+    const get = (key: string, productId: ProductId | undefined): Effect.Effect<Prepared, ReadError> =>
+      Effect.suspend(() => {
         const { kind, ref } = refOfKey(key)
         if (budget <= 0) return Effect.map(load(kind, ref), (loaded) => loaded.prepared)
         const hit = peek(key)
         if (hit !== undefined) return Effect.succeed(hit)
         const flight = flights.get(key)
-        if (flight !== undefined && current(flight.started, flight.productId)) return Deferred.await(flight.deferred)
+        if (flight !== undefined && freshness.isCurrent(flight.started, flight.productId)) return Deferred.await(flight.deferred)
         counts.misses++
         return Effect.gen(function* () {
           // Every change from now on moves the epoch past this: one the load may have missed.
-          const started = epoch
+          const started = freshness.begin()
           const deferred = yield* Deferred.make<Prepared, ReadError>()
           flights.set(key, { deferred, started, productId })
           const settle = Effect.sync(() => {
             if (flights.get(key)?.deferred === deferred) flights.delete(key)
-            if (flights.size === 0) changedAt.clear()
+            freshness.end()
           })
           yield* load(kind, ref).pipe(
             Effect.map((loaded) => {
-              if (current(started, loaded.productId)) keep(key, loaded.productId, loaded.prepared)
+              // A load that overlapped a change of its product is answered, not kept.
+              if (freshness.isCurrent(started, loaded.productId))
+                entries.set(key, loaded.productId, loaded.prepared, sizeOf(loaded.prepared))
               return loaded.prepared
             }),
             Deferred.into(deferred),
             Effect.ensuring(settle),
+            // The load runs on its own: a client that hangs up does not fail the others waiting for it.
             Effect.forkIn(scope)
           )
           return yield* Deferred.await(deferred)
         })
       })
 
+    const refreshes = yield* makeRefreshAhead(get, scope)
+
+    const onChange = (change: ProductChange) => {
+      freshness.record(change)
+      if (change._tag === "Everything") {
+        entries.clear()
+        counts.flushes++
+        return
+      }
+      for (const id of change.ids) {
+        for (const key of entries.deleteProduct(id)) {
+          counts.invalidations++
+          refreshes.refresh(key, id)
+        }
+        const running = refreshes.running()
+        if (running?.productId === id) refreshes.refresh(running.key, id)
+      }
+    }
+
     const read = (kind: ReadKind, ref: string) => get(readKey(kind, ref), productIdOf(ref))
 
     const recharge = (key: string) => {
-      const entry = entries.get(key)
-      if (entry === undefined) return
-      const size = entry.prepared.bytes() + ENTRY_OVERHEAD_BYTES
-      if (size === entry.size) return
-      bytes += size - entry.size
-      entry.size = size
-      evict()
+      const prepared = entries.peek(key)
+      if (prepared !== undefined) entries.resize(key, sizeOf(prepared))
     }
 
-    const stats = (): CacheStats => ({ ...counts, entries: entries.size, bytes, budget })
+    const stats = (): CacheStats => ({
+      ...counts,
+      evictions: entries.evictions,
+      refreshes: refreshes.count(),
+      entries: entries.size,
+      bytes: entries.bytes,
+      budget
+    })
 
     return { service: ReadCache.of({ peek, read, recharge, stats }), onChange }
   })

@@ -1,7 +1,8 @@
 /**
  * The product reads as their handlers serve them: from the read cache
  * (ReadCache.ts), which loads a read it does not hold. A read the cache holds
- * usually never reaches a handler: hotReads.ts answers it first.
+ * usually never reaches an HTTP handler: hotReads.ts answers it first. The MCP
+ * tools and resources read the same entries, as documents.
  */
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
@@ -22,4 +23,13 @@ export const makeCachedRead = Effect.gen(function* () {
       cache.recharge(readKey(kind, ref))
       return response
     })
+})
+
+const decoder = new TextDecoder()
+
+/** A product read as the JSON document its prepared bytes hold: what an MCP tool or resource answers. */
+export const makeCachedDocument = Effect.gen(function* () {
+  const cache = yield* ReadCache
+  return (kind: ReadKind, ref: string) =>
+    Effect.map(cache.read(kind, ref), (prepared): unknown => JSON.parse(decoder.decode(prepared.identity)))
 })

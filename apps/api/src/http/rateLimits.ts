@@ -4,7 +4,8 @@
  * Retry-After when a bucket is empty.
  */
 import { HttpServerResponse } from "effect/http"
-import { type Decision, describeLimit } from "@productdir/domain"
+import type { Decision } from "@productdir/domain"
+import { refusals } from "../refusals.ts"
 import { PROBLEM_JSON } from "./problemResponses.ts"
 
 /** RateLimit-* of an allowed request: none when no limit is on. */
@@ -25,7 +26,7 @@ export const tooManyRequests = (what: string, decision: Extract<Decision, { _tag
       type: "about:blank",
       title: "Too Many Requests",
       status: 429,
-      detail: `${what} rate limit reached (${describeLimit(limit, windowSeconds)}). Retry after ${retryAfterSeconds} s.`,
+      detail: refusals.RateLimited(what, decision),
       retry_after: retryAfterSeconds
     },
     {

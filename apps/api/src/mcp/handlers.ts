@@ -4,24 +4,20 @@
  */
 import { Effect, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { describeLimit, type InvalidCursor, type ProductNotFound, type ProductRemoved, type StoreError } from "@productdir/domain"
+import type { AgentView, InvalidCursor, ProductNotFound, ProductRemoved, StoreError } from "@productdir/domain"
 import { DirectoryTools, type SearchProducts, ToolProblem } from "@productdir/contract"
 import { Directory } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
 import { Callers } from "../auth/callers.ts"
+import { makeCachedDocument } from "../cache/cachedReads.ts"
+import { MCP_DOOR, refusals } from "../refusals.ts"
 import { absoluteLinks, baseUrlOf } from "./links.ts"
 
-/** What an agent is told when a product read fails: the same words from tools and resources (resources.ts). */
-export const readFailureMessages = {
-  ProductNotFound: (error: ProductNotFound) => `No product has the id or slug "${error.ref}". Find products with search_products.`,
-  ProductRemoved: (error: ProductRemoved) => `${error.message}. Choose another product.`,
-  StoreError: (_: StoreError) => "The directory's store is unavailable right now. Retry shortly."
-} as const
-
-const notFound = (error: ProductNotFound) => Effect.fail(new ToolProblem({ message: readFailureMessages.ProductNotFound(error) }))
-const removed = (error: ProductRemoved) => Effect.fail(new ToolProblem({ message: readFailureMessages.ProductRemoved(error) }))
-const badCursor = (error: InvalidCursor) => Effect.fail(new ToolProblem({ message: `${error.message}. Call again without a cursor.` }))
-const unavailable = (error: StoreError) => Effect.fail(new ToolProblem({ message: readFailureMessages.StoreError(error) }))
+const fail = (message: string) => Effect.fail(new ToolProblem({ message }))
+const notFound = (error: ProductNotFound) => fail(refusals.ProductNotFound(error, MCP_DOOR))
+const removed = (error: ProductRemoved) => fail(refusals.ProductRemoved(error))
+const badCursor = (error: InvalidCursor) => fail(refusals.InvalidCursor(error))
+const unavailable = (error: StoreError) => fail(refusals.StoreError(error))
 const readProblems = { ProductNotFound: notFound, ProductRemoved: removed, StoreError: unavailable } as const
 
 /** The HTTP request of this tool call, when it came over HTTP. */
@@ -49,9 +45,12 @@ export const DirectoryToolsLive = DirectoryTools.toLayer(
     const config = yield* ApiConfig
     const linked = yield* linker
     const search = yield* SearchProductsHandler
+    // The same prepared reads as HTTP's: a product an agent reads over either door is loaded once.
+    const cached = yield* makeCachedDocument
     return DirectoryTools.of({
       search_products: search,
-      get_product: ({ entity_id }) => linked(directory.agentView(entity_id)).pipe(Effect.catchTags(readProblems)),
+      get_product: ({ entity_id }) =>
+        linked(Effect.map(cached("view", entity_id), (view) => view as AgentView)).pipe(Effect.catchTags(readProblems)),
       get_problems: ({ entity_id, ...page }) =>
         linked(directory.problems(entity_id, page)).pipe(Effect.catchTags({ ...readProblems, InvalidCursor: badCursor })),
       list_categories: () => linked(directory.categories).pipe(Effect.catchTags({ StoreError: unavailable })),
@@ -62,34 +61,19 @@ export const DirectoryToolsLive = DirectoryTools.toLayer(
           if (Option.isNone(request)) return yield* new ToolProblem({ message: "Votes are taken over HTTP only." })
           const caster = yield* callers.identify(request.value).pipe(
             Effect.catchTags({
-              CallerRefused: (refused) => Effect.fail(new ToolProblem({ message: refused.detail })),
-              ClientLimited: (limited) =>
-                Effect.fail(
-                  new ToolProblem({
-                    message: `Vote rate limit reached (${describeLimit(limited.limit, limited.windowSeconds)}). Retry after ${limited.retryAfterSeconds} s.`
-                  })
-                ),
-              EnrolmentLimited: (limited) =>
-                Effect.fail(
-                  new ToolProblem({
-                    message: `Too many new agents from this network today (${limited.limit} a day). Retry after ${limited.retryAfterSeconds} s.`
-                  })
-                ),
+              CallerRefused: (refused) => fail(refused.detail),
+              ClientLimited: (limited) => fail(refusals.RateLimited("Vote", limited)),
+              EnrolmentLimited: (limited) => fail(refusals.RateLimited(refusals.NEW_SIGNED_AGENT, limited)),
               StoreError: unavailable
             })
           )
           const result = yield* directory.vote(ballot, caster).pipe(
             Effect.catchTags({
               ...readProblems,
-              AgentRevoked: () => Effect.fail(new ToolProblem({ message: "This agent is revoked: its votes do not count." }))
+              AgentRevoked: (revoked) => fail(refusals.AgentRevoked(revoked))
             })
           )
-          if (result._tag === "Limited") {
-            const { limit, windowSeconds, retryAfterSeconds } = result.decision
-            return yield* new ToolProblem({
-              message: `Vote rate limit reached (${describeLimit(limit, windowSeconds)}). Retry after ${retryAfterSeconds} s.`
-            })
-          }
+          if (result._tag === "Limited") return yield* fail(refusals.RateLimited("Vote", result.decision))
           return absoluteLinks(result.outcome, baseUrlOf(config.publicUrl, request))
         })
     })

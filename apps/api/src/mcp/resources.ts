@@ -10,7 +10,8 @@ import { McpSchema, McpServer } from "effect/ai"
 import { HttpServerRequest } from "effect/http"
 import { Directory } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
-import { readFailureMessages } from "./handlers.ts"
+import { makeCachedDocument } from "../cache/cachedReads.ts"
+import { MCP_DOOR, refusals } from "../refusals.ts"
 import { absoluteLinks, baseUrlOf } from "./links.ts"
 
 export const PRODUCT_RESOURCE_SCHEME = "productdir://products/"
@@ -22,6 +23,8 @@ export const ProductResourcesLive = Layer.unwrap(
   Effect.gen(function* () {
     const directory = yield* Directory.Directory
     const config = yield* ApiConfig
+    // The same prepared reads as HTTP's (the read cache).
+    const cached = yield* makeCachedDocument
     return McpServer.resource`productdir://products/${McpSchema.param("slug", Schema.String)}`({
       name: "product",
       description:
@@ -36,16 +39,16 @@ export const ProductResourcesLive = Layer.unwrap(
           )
       },
       content: (uri, slug) =>
-        Effect.all([directory.agentView(decodeURIComponent(slug)), Effect.serviceOption(HttpServerRequest.HttpServerRequest)]).pipe(
+        Effect.all([cached("view", decodeURIComponent(slug)), Effect.serviceOption(HttpServerRequest.HttpServerRequest)]).pipe(
           Effect.map(([view, request]) => ({
             contents: [
               { uri, mimeType: "application/json", text: JSON.stringify(absoluteLinks(view, baseUrlOf(config.publicUrl, request))) }
             ]
           })),
           Effect.catchTags({
-            ProductNotFound: (e) => Effect.fail(new Error(readFailureMessages.ProductNotFound(e))),
-            ProductRemoved: (e) => Effect.fail(new Error(readFailureMessages.ProductRemoved(e))),
-            StoreError: (e) => Effect.fail(new Error(readFailureMessages.StoreError(e)))
+            ProductNotFound: (e) => Effect.fail(new Error(refusals.ProductNotFound(e, MCP_DOOR))),
+            ProductRemoved: (e) => Effect.fail(new Error(refusals.ProductRemoved(e))),
+            StoreError: (e) => Effect.fail(new Error(refusals.StoreError(e)))
           })
         )
     })
