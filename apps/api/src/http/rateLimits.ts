@@ -20,7 +20,7 @@ export const rateLimitHeaders = (decision: Extract<Decision, { _tag: "Allowed" }
 
 /** The 429 of a refused request; `what` names what is limited ("Vote", "Agent registration"). */
 export const tooManyRequests = (what: string, decision: Extract<Decision, { _tag: "Limited" }>) => {
-  const { limit, windowSeconds, retryAfterSeconds } = decision
+  const { limit, retryAfterSeconds } = decision
   return HttpServerResponse.jsonUnsafe(
     {
       type: "about:blank",
