@@ -4,10 +4,11 @@
  * subcommand provides the store itself, so `--help` and usage errors never
  * touch a database.
  */
-import { Console, Effect, Schema } from "effect"
+import { Console, Effect, Layer, Schema, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { type AgentId, AgentRegistry } from "@productdir/domain"
+import type { AgentId } from "@productdir/domain"
 import { layerFromConfig } from "@productdir/runtime"
+import { AgentAdministration } from "@productdir/usecases"
 import { UsageError } from "./errors.ts"
 import { agentJson, changeLine, details, recountLines, tableOf } from "./output.ts"
 import { ROLE } from "./role.ts"
@@ -22,7 +23,8 @@ const agentIdOf = (raw: string): Effect.Effect<AgentId, UsageError> =>
 const id = Argument.String("agent-id").pipe(Argument.withDescription("The agent's id (a UUID, as `list` shows it)"))
 const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON instead of text"))
 
-const PAGE = 500
+/** The operators' use case over the store the environment names. */
+const Administration = AgentAdministration.layer.pipe(Layer.provide(layerFromConfig(ROLE)))
 
 const list = Command.make(
   "list",
@@ -32,32 +34,30 @@ const list = Command.make(
   },
   (options) =>
     Effect.gen(function* () {
-      const registry = yield* AgentRegistry
-      const agents = []
-      for (let after: AgentId | undefined, page = yield* registry.list({ limit: PAGE }); ; ) {
-        agents.push(...page.filter((a) => !options.revoked || a.revokedAt !== null))
-        if (page.length < PAGE) break
-        after = page.at(-1)!.id
-        page = yield* registry.list({ limit: PAGE, after })
-      }
+      const administration = yield* AgentAdministration.AgentAdministration
+      const agents = yield* administration.list.pipe(
+        Stream.filter((agent) => !options.revoked || agent.revokedAt !== null),
+        Stream.runCollect
+      )
       if (options.json) return yield* Console.log(JSON.stringify(agents.map(agentJson), null, 2))
       yield* Console.log(agents.length === 0 ? "no agents yet: agents register with POST /agents" : tableOf(agents))
-    }).pipe(Effect.provide(layerFromConfig(ROLE)))
+    }).pipe(Effect.provide(Administration))
 ).pipe(Command.withDescription("Every agent, oldest first: id, kind, name, votes, standing"))
 
 const show = Command.make("show", { id, json }, (options) =>
   Effect.gen(function* () {
-    const agent = yield* AgentRegistry.use((r) => Effect.flatMap(agentIdOf(options.id), r.find))
+    const administration = yield* AgentAdministration.AgentAdministration
+    const agent = yield* Effect.flatMap(agentIdOf(options.id), administration.find)
     yield* Console.log(options.json ? JSON.stringify(agentJson(agent), null, 2) : details(agent))
-  }).pipe(Effect.provide(layerFromConfig(ROLE)))
+  }).pipe(Effect.provide(Administration))
 ).pipe(Command.withDescription("One agent: who it is, how it proves it, its votes and standing"))
 
 const standingCommand = (operation: "revoke" | "restore", description: string) =>
   Command.make(operation, { id, json }, (options) =>
     Effect.gen(function* () {
-      const registry = yield* AgentRegistry
+      const administration = yield* AgentAdministration.AgentAdministration
       const agentId = yield* agentIdOf(options.id)
-      const change = yield* operation === "revoke" ? registry.revoke(agentId) : registry.restore(agentId)
+      const change = yield* operation === "revoke" ? administration.revoke(agentId) : administration.restore(agentId)
       if (options.json) {
         return yield* Console.log(
           JSON.stringify(
@@ -78,7 +78,7 @@ const standingCommand = (operation: "revoke" | "restore", description: string) =
       }
       yield* Console.log(changeLine(operation, change))
       for (const line of recountLines(change)) yield* Console.log(line)
-    }).pipe(Effect.provide(layerFromConfig(ROLE)))
+    }).pipe(Effect.provide(Administration))
   ).pipe(Command.withDescription(description))
 
 export const agentsCommand = Command.make("productdir-agents").pipe(

@@ -13,10 +13,10 @@ import type { Readable, Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
 import { RecordsRejected } from "./errors.ts"
 import { runExport } from "./exporter.ts"
-import { runImport } from "./importer.ts"
+import { CatalogImport } from "@productdir/usecases"
 import { rejectionLine, reportJson, summaryText } from "./output.ts"
 import { makeProgress } from "./progress.ts"
-import { InputError } from "./records.ts"
+import { InputError, readRecords } from "./records.ts"
 
 /** A readable source that can be opened once per pass; stdin is spooled to a file when read twice. */
 const openSource = (file: string, passes: number) =>
@@ -79,9 +79,8 @@ export const importCommand = Command.make(
     Effect.gen(function* () {
       const open = yield* openSource(options.file, options.strict ? 2 : 1)
       const progress = makeProgress()
-      const result = yield* runImport({
-        open,
-        format: options.format,
+      const result = yield* CatalogImport.runImport({
+        records: () => readRecords(open(), options.format),
         batchSize: options.batchSize,
         dryRun: options.dryRun,
         strict: options.strict,
@@ -102,7 +101,7 @@ export const importCommand = Command.make(
         })
       }
       if (result.tally.rejected > 0) return yield* new RecordsRejected({ count: result.tally.rejected })
-      // A connection per batch in flight: the batches' transactions run side by side (importer.ts).
+      // A connection per batch in flight: the batches' transactions run side by side (usecases CatalogImport.ts).
     }).pipe(Effect.scoped, Effect.provide(layerFromConfig(ROLE, { multiplex: false })))
 ).pipe(
   Command.withDescription(

@@ -1,6 +1,6 @@
-/** Export: every live product as NDJSON in the import shape, streamed page by page. */
+/** Export: the use case's records (CatalogExport), written to a sink as NDJSON, page by page. */
 import { Effect, Stream } from "effect"
-import { CatalogStore, defaultUtm, toExportRecord } from "@productdir/domain"
+import { CatalogExport } from "@productdir/usecases"
 import type { Writable } from "node:stream"
 
 const write = (sink: Writable, text: string) =>
@@ -10,13 +10,11 @@ const write = (sink: Writable, text: string) =>
   })
 
 export const runExport = Effect.fn("Exporter.run")(function* (sink: Writable) {
-  const catalog = yield* CatalogStore
   let count = 0
-  yield* catalog.scan(1000).pipe(
-    Stream.grouped(1000),
-    Stream.runForEach((products) => {
-      count += products.length
-      return write(sink, products.map((p) => `${JSON.stringify(toExportRecord(p, defaultUtm))}\n`).join(""))
+  yield* CatalogExport.exportRecords().pipe(
+    Stream.runForEach((records) => {
+      count += records.length
+      return write(sink, records.map((record) => `${JSON.stringify(record)}\n`).join(""))
     })
   )
   return count

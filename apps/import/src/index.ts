@@ -1,4 +1,3 @@
 export * from "./errors.ts"
 export * from "./exporter.ts"
-export * from "./importer.ts"
 export * from "./records.ts"

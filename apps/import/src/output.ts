@@ -1,5 +1,5 @@
 /** What the importer prints: rejections as they come, a summary at the end, the JSON report. */
-import type { ImportResult, Tally } from "./importer.ts"
+import type { ImportResult, Tally } from "@productdir/usecases"
 import type { Rejection } from "@productdir/usecases"
 
 export const rejectionLine = (r: Rejection): string =>

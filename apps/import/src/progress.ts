@@ -1,6 +1,6 @@
 /** The import's progress line: records, records/s, rejections (on a terminal only). */
 import { makeProgress as progressLine } from "@productdir/runtime"
-import type { Tally } from "./importer.ts"
+import type { Tally } from "@productdir/usecases"
 
 export const makeProgress = () => {
   const started = Date.now()

@@ -54,3 +54,15 @@ export const storeFailureHandlers = (role: Role, code: number) => {
     ConfigError: (error: Config.ConfigError) => fail(`bad configuration: ${error.message}.`)
   }
 }
+
+type StoreFailureTag = keyof ReturnType<typeof storeFailureHandlers>
+
+/** The line and exit code of `error` when it is a store's failure; undefined when it is something else. */
+export const storeFailure =
+  (role: Role, code: number) =>
+  (error: unknown): Effect.Effect<number> | undefined => {
+    const handlers = storeFailureHandlers(role, code)
+    const tag = typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : undefined
+    if (tag === undefined || !(tag in handlers)) return undefined
+    return (handlers[tag as StoreFailureTag] as (e: unknown) => Effect.Effect<number>)(error)
+  }

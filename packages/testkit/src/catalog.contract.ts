@@ -211,7 +211,7 @@ export const catalogBehaviours = (it: ContractIt) => {
     })
   )
 
-  // An import writes batches side by side (apps/import/src/importer.ts): on the SQL stores each in its
+  // An import writes batches side by side (packages/usecases/src/CatalogImport.ts): on the SQL stores each in its
   // own transaction, neither seeing what the other has not committed yet.
   it.effect("batches upserted at once never share a slug, and each product is searchable", () =>
     Effect.gen(function* () {

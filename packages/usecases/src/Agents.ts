@@ -1,8 +1,8 @@
 /**
- * Agents as the transports and the operators' CLI use them (docs/api.md,
- * "Voter identity"): registration, limited per client network and day; proof
- * of an API key; enrolment of a verified signed agent; and the operators'
- * list, show, revoke and restore.
+ * Agents as the transports use them (docs/api.md, "Voter identity"):
+ * registration, limited per client network and day; proof of an API key;
+ * enrolment of a verified signed agent. What operators do with agents is
+ * AgentAdministration's.
  *
  * A new identity costs the same however it comes: registering one and
  * enrolling a signed agent on its first vote draw on one budget per client
@@ -13,14 +13,11 @@ import { Cache, Context, Duration, Effect, Exit, Layer, Option, Schema } from "e
 import {
   type Agent,
   type AgentId,
-  type AgentNotFound,
-  type AgentRecord,
   type AgentRegistration,
   AgentRegistry,
   type Decision,
   RateLimits,
   type SignedIdentity,
-  type StandingChange,
   type StoreError
 } from "@productdir/domain"
 import { randomUUID } from "node:crypto"
@@ -83,13 +80,6 @@ export class Agents extends Context.Service<
      * from `address`'s daily budget of new identities.
      */
     readonly signed: (identity: SignedIdentity, address: string) => Effect.Effect<Agent, InvalidCredentials | EnrolmentLimited | StoreError>
-    readonly find: (id: AgentId) => Effect.Effect<AgentRecord, AgentNotFound | StoreError>
-    readonly list: (page: {
-      readonly limit: number
-      readonly after?: AgentId | undefined
-    }) => Effect.Effect<ReadonlyArray<AgentRecord>, StoreError>
-    readonly revoke: (id: AgentId) => Effect.Effect<StandingChange, AgentNotFound | StoreError>
-    readonly restore: (id: AgentId) => Effect.Effect<StandingChange, AgentNotFound | StoreError>
   }
 >()("@productdir/usecases/Agents") {}
 
@@ -151,12 +141,7 @@ export const layer = (settings: AgentsSettings) =>
             registry.enrolSigned({ ...signedIdentity, id: randomUUID() as AgentId, registeredFrom: network }),
             inGoodStanding
           )
-        }),
-        find: registry.find,
-        list: registry.list,
-        // Standing changes here drop the proofs this process holds at once (other processes' expire within the TTL).
-        revoke: (id) => Effect.tap(registry.revoke(id), () => Cache.invalidateAll(proven)),
-        restore: (id) => Effect.tap(registry.restore(id), () => Cache.invalidateAll(proven))
+        })
       })
     })
   )

@@ -1,10 +1,10 @@
 /**
  * The import writes batches side by side; one that repeats an id of an earlier batch still being
- * written must wait for it, so the later record wins (apps/import/src/batchOrder.ts).
+ * written must wait for it, so the later record wins (src/BatchOrder.ts).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber } from "effect"
-import { makeBatchOrder } from "../src/batchOrder.ts"
+import { makeBatchOrder } from "../src/BatchOrder.ts"
 
 describe("batch order", () => {
   it.effect("a batch sharing an id with one in flight waits for it; others go side by side", () =>

@@ -1,5 +1,5 @@
 /**
- * Batches are written a few at a time (importer.ts), and an input may repeat an id: the later record
+ * Batches are written a few at a time (CatalogImport.ts), and an input may repeat an id: the later record
  * must win. So a batch that shares a product id with an earlier batch still being written waits for
  * that one to commit first; batches with no id in common go side by side.
  */

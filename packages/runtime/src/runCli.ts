@@ -1,0 +1,35 @@
+/**
+ * How a command-line tool runs (productdir-import, -reconcile, -agents): its command on argv, with
+ * the version; a success exits 0; a failure the tool knows exits as the tool says (it prints its own
+ * line); a failure of the store prints one line (storeFailures.ts) and exits 2, and so does a usage
+ * error, which effect/cli has already printed; SIGTERM and SIGINT are a clean stop, exit 0. Logs go
+ * to stderr (layerCli), and the output is flushed before the process exits.
+ */
+// Each module by its own path: the package index also loads its Redis, cluster and WebSocket modules.
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Effect, Layer } from "effect"
+import type { PgliteClient } from "@productdir/store-postgres"
+import { teardown } from "./exit.ts"
+import { layerCli } from "./logging.ts"
+import { storeFailure } from "./storeFailures.ts"
+
+export const USAGE_EXIT = 2
+
+export interface CliRun<E> {
+  /** The tool, as it uses an embedded data directory (its name is its messages' prefix). */
+  readonly role: PgliteClient.Role
+  /** The command run on argv (`Command.run(command, { version })`). */
+  readonly run: Effect.Effect<void, E, NodeServices.NodeServices>
+  /** The exit code of a failure the tool knows, after printing what it prints for it; undefined for any other. */
+  readonly known: (error: E) => Effect.Effect<number> | undefined
+}
+
+export const runCli = <E>(cli: CliRun<E>): void => {
+  const program = cli.run.pipe(
+    Effect.as(0),
+    Effect.catch((error: E) => cli.known(error) ?? storeFailure(cli.role, USAGE_EXIT)(error) ?? Effect.succeed(USAGE_EXIT)),
+    Effect.provide(Layer.mergeAll(NodeServices.layer, layerCli))
+  )
+  NodeRuntime.runMain(program, { teardown: teardown(USAGE_EXIT) })
+}

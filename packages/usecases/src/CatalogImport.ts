@@ -1,0 +1,194 @@
+/**
+ * Importing a catalog (docs/operations.md, "Importing a catalog"): records →
+ * checks → upserts in batches (each one transaction) → tally. Reruns are no-ops;
+ * a bad record is reported and skipped; `strict` checks everything before
+ * writing anything; `prune` removes what the input no longer holds. Where the
+ * records come from (a file, stdin, NDJSON or a JSON array) is the caller's:
+ * they arrive as a stream of parsed records with their positions.
+ */
+import { Effect, Stream } from "effect"
+import { CatalogStore, canonicalProductId, type StoreError, type UpsertStatus } from "@productdir/domain"
+import { makeBatchOrder } from "./BatchOrder.ts"
+import { type Checked, makeRecordChecks, type RawRecord, type RecordChecks, type Rejection } from "./ImportChecks.ts"
+
+type Valid = Extract<Checked, { readonly _tag: "Valid" }>
+
+export interface ImportOptions<E> {
+  /** The input's records, read from the start; called once per pass (strict mode reads them twice). */
+  readonly records: () => Stream.Stream<RawRecord, E>
+  readonly batchSize: number
+  readonly dryRun: boolean
+  readonly strict: boolean
+  readonly prune: boolean
+  /** Called for every rejection as it is found (the CLI prints it at once). */
+  readonly onRejection?: (rejection: Rejection) => void
+  /** Called after every batch. */
+  readonly onProgress?: (tally: Tally) => void
+}
+
+export interface Tally {
+  read: number
+  created: number
+  updated: number
+  unchanged: number
+  removed: number
+  rejected: number
+  warnings: number
+}
+
+export interface Warning {
+  readonly where: string
+  readonly message: string
+}
+
+/**
+ * Batches written at once, each in its own transaction on its own connection. PostgreSQL parses a
+ * batch's search text in the one backend its transaction runs in, most of an import's database time;
+ * two batches side by side keep two cores busy, while this process reads and checks the next ones
+ * (docs/benchmarks.md, "Import"). Their results are still tallied in input order.
+ */
+export const BATCHES_IN_FLIGHT = 2
+
+/** Kept for the report; past this many, only the counts grow. */
+export const MAX_LISTED = 10_000
+
+export interface ImportResult {
+  readonly tally: Tally
+  readonly rejections: ReadonlyArray<Rejection>
+  readonly warnings: ReadonlyArray<Warning>
+  /** Why a requested prune did not run, if it did not. */
+  readonly pruneSkipped?: string
+  /** Nothing was written (dry run, or a strict run with rejections). */
+  readonly wroteNothing: boolean
+  readonly durationMs: number
+}
+
+/** The store's names for what a record holds, as the record's own field paths. */
+const FIELDS_BY_STORE_NAME: Record<string, string> = {
+  products_slug_key: "slug",
+  products_pkey: "id",
+  slug: "slug",
+  name: "name",
+  category: "category",
+  content: "(record)"
+}
+
+/** The field of a record the store refused, as far as the store said. */
+const fieldRefused = (error: StoreError): string =>
+  FIELDS_BY_STORE_NAME[error.constraint ?? ""] ?? FIELDS_BY_STORE_NAME[error.column ?? ""] ?? "(record)"
+
+export const runImport = <E>(options: ImportOptions<E>) =>
+  Effect.gen(function* () {
+    const catalog = yield* CatalogStore
+    const started = Date.now()
+    const tally: Tally = { read: 0, created: 0, updated: 0, unchanged: 0, removed: 0, rejected: 0, warnings: 0 }
+    const rejections: Array<Rejection> = []
+    const warnings: Array<Warning> = []
+    const reject = (rejection: Rejection) => {
+      tally.rejected++
+      if (rejections.length < MAX_LISTED) rejections.push(rejection)
+      options.onRejection?.(rejection)
+    }
+    const warn = (warning: Warning) => {
+      tally.warnings++
+      if (warnings.length < MAX_LISTED) warnings.push(warning)
+    }
+    const result = (extra: Partial<ImportResult>): ImportResult => ({
+      tally,
+      rejections,
+      warnings,
+      wroteNothing: options.dryRun,
+      durationMs: Date.now() - started,
+      ...extra
+    })
+
+    /** Counts rejections and warnings on the way through; passes the valid records on. */
+    const note =
+      (countWarnings: boolean) =>
+      (c: Checked): Checked => {
+        if (c._tag === "Rejected") reject(c.rejection)
+        else if (countWarnings) for (const message of c.warnings) warn({ where: c.where, message })
+        return c
+      }
+
+    const checked = (checks: RecordChecks, countWarnings: boolean) =>
+      options.records().pipe(
+        Stream.map((record) => note(countWarnings)(checks.check(record))),
+        Stream.filter((c): c is Valid => c._tag === "Valid")
+      )
+
+    if (options.strict) {
+      // First pass: validate everything; write nothing unless every record is good.
+      yield* checked(makeRecordChecks(), false).pipe(Stream.runDrain)
+      if (tally.rejected > 0) return result({ wroteNothing: true })
+    }
+
+    /**
+     * Writes a batch; when the store refuses it for its data (a rule of the store no record check
+     * knows, such as a constraint an operator added), the halves are written apart until the record at
+     * fault is alone: it is rejected, naming its line and the field the store named, and the rest load.
+     */
+    const writeIsolating = (batch: ReadonlyArray<Valid>): Effect.Effect<ReadonlyArray<UpsertStatus | "rejected">, StoreError> =>
+      Effect.map(catalog.upsert(batch.map((c) => c.input)), (outcomes) => outcomes.map((o) => o.status)).pipe(
+        Effect.catchIf(
+          (error) => error.fault === "data",
+          (error) => {
+            if (batch.length > 1) {
+              const half = Math.ceil(batch.length / 2)
+              return Effect.map(
+                Effect.all([writeIsolating(batch.slice(0, half)), writeIsolating(batch.slice(half))]),
+                ([first, second]) => [...first, ...second]
+              )
+            }
+            const [record] = batch
+            reject({
+              position: record!.position,
+              where: record!.where,
+              errors: [{ path: fieldRefused(error), message: `the store refused it: ${error.detail}` }]
+            })
+            return Effect.succeed(["rejected" as const])
+          }
+        )
+      )
+
+    const checks = makeRecordChecks()
+    const order = makeBatchOrder((batch: ReadonlyArray<Valid>) => batch.map((c) => canonicalProductId(c.input.id)))
+    yield* checked(checks, true).pipe(
+      Stream.grouped(options.batchSize),
+      // Read and validate the next batches while the store writes these.
+      Stream.buffer({ capacity: 2 }),
+      Stream.mapEffect(order),
+      Stream.mapEffect(
+        ({ batch, write }) => {
+          const statuses: Effect.Effect<ReadonlyArray<UpsertStatus | "rejected">, StoreError> = options.dryRun
+            ? catalog.preview(batch.map((c) => c.input))
+            : writeIsolating(batch)
+          return write(statuses)
+        },
+        { concurrency: BATCHES_IN_FLIGHT }
+      ),
+      Stream.runForEach((statuses) =>
+        Effect.sync(() => {
+          // A record the store refused was counted when it was rejected.
+          for (const status of statuses) if (status !== "rejected") tally[status]++
+          tally.read = tally.created + tally.updated + tally.unchanged + tally.rejected
+          options.onProgress?.(tally)
+          return `batch ${options.dryRun ? "checked" : "committed"}: ${statuses.length} records, ${tally.read} so far`
+        }).pipe(Effect.flatMap(Effect.logDebug))
+      )
+    )
+    tally.read = tally.created + tally.updated + tally.unchanged + tally.rejected
+
+    if (!options.prune) return result({})
+    if (tally.rejected > 0) {
+      return result({
+        pruneSkipped: `${tally.rejected} record(s) were rejected; a rejected record's product would be pruned by mistake. Fix them and rerun.`
+      })
+    }
+    const absent = yield* Stream.runCollect(catalog.absentFrom(checks.seen))
+    if (!options.dryRun) {
+      for (let i = 0; i < absent.length; i += 1000) yield* catalog.remove(absent.slice(i, i + 1000))
+    }
+    tally.removed = absent.length
+    return result({})
+  }).pipe(Effect.withSpan("CatalogImport.run"))
