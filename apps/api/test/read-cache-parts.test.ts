@@ -11,7 +11,7 @@ import { Freshness } from "../src/cache/freshness.ts"
 import { ByteBudgetLru } from "../src/cache/lru.ts"
 import { ProductReads } from "../src/cache/productReads.ts"
 import { ENTRY_OVERHEAD_BYTES, make } from "../src/cache/ReadCache.ts"
-import { readKey } from "../src/cache/readKeys.ts"
+import { keyOfRequest, readKey } from "../src/cache/readKeys.ts"
 import { prepareFast } from "../src/http/prepared.ts"
 
 const A = "0b7f3c8e-3b52-4c8e-9d0a-6f1f2d3c4b5a" as ProductId
@@ -108,6 +108,28 @@ const cacheWith = (ms: number) =>
     const cache = yield* make(10 * (ENTRY_OVERHEAD_BYTES + 100)).pipe(Effect.provide(slowReads(ms, loads, missing)))
     return { ...cache, loads: Ref.get(loads), missing }
   })
+
+describe("the reads the cache answers as they come", () => {
+  it("are the product reads of the API's routes, in their canonical form; anything else goes to the API", () => {
+    const id = A.toUpperCase()
+    const cases: ReadonlyArray<readonly [string, string | undefined]> = [
+      [`/products/${id}`, readKey("record", A)],
+      [`/products/${A}/agent-card`, readKey("card", A)],
+      [`/entities/${A}`, readKey("record", A)],
+      ["/entities/acme-analytics?format=json", readKey("record", "acme-analytics")],
+      ["/entities/acme-analytics?format=agent", readKey("view", "acme-analytics")],
+      ["/entities/acme-analytics/problems", readKey("problems", "acme-analytics")],
+      ["/entities/acme-analytics/problems?limit=5", undefined],
+      [`/products/${A}?x=1`, undefined],
+      ["/products/acme-analytics", undefined],
+      ["/entities/Acme", undefined],
+      ["/entities/acme-analytics?format=xml", undefined],
+      ["/products", undefined],
+      [`/products/${A}/agent-card/x`, undefined]
+    ]
+    for (const [url, key] of cases) assert.strictEqual(keyOfRequest(url), key, url)
+  })
+})
 
 describe("ReadCache", () => {
   it.effect("a miss is one load however many requests wait for it, and then a hit", () =>

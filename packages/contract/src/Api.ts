@@ -17,6 +17,7 @@ import {
   ProductPage,
   ProductRecord,
   ProductRef,
+  ROUTES,
   VoteOutcome,
   VoteRequest
 } from "@productdir/domain"
@@ -50,7 +51,7 @@ const describe = (summary: string, description: string) => OpenApi.annotations({
 
 export class ProductsApi extends HttpApiGroup.make("products")
   .add(
-    HttpApiEndpoint.get("getProduct", "/products/:id", {
+    HttpApiEndpoint.get("getProduct", ROUTES.product, {
       params: { id: IdParam },
       success: ProductRecord,
       error: ReadErrors
@@ -60,7 +61,7 @@ export class ProductsApi extends HttpApiGroup.make("products")
         "Exactly the fields of the interface spec, for clients that read the full record. Agents: prefer `/entities/{slug}?format=agent`. A product removed from the catalog answers 410."
       )
     ),
-    HttpApiEndpoint.get("getAgentCard", "/products/:id/agent-card", {
+    HttpApiEndpoint.get("getAgentCard", ROUTES.agentCard, {
       params: { id: IdParam },
       success: AgentCard,
       error: ReadErrors
@@ -70,7 +71,7 @@ export class ProductsApi extends HttpApiGroup.make("products")
         "Who the product is, what it does, when to avoid it, what it costs and how trusted it is, with every link and a vote template that succeeds as sent."
       )
     ),
-    HttpApiEndpoint.get("listProducts", "/products", {
+    HttpApiEndpoint.get("listProducts", ROUTES.products, {
       query: {
         q: Schema.optionalKey(boundedText(200)).annotate({
           description:
@@ -100,7 +101,7 @@ export class ProductsApi extends HttpApiGroup.make("products")
 
 export class EntitiesApi extends HttpApiGroup.make("entities")
   .add(
-    HttpApiEndpoint.get("getEntity", "/entities/:slug", {
+    HttpApiEndpoint.get("getEntity", ROUTES.entity, {
       params: { slug: SlugParam },
       query: {
         format: Schema.optionalKey(Schema.Literals(["json", "agent"]).annotate({ message: 'must be "json" or "agent"' })).annotate({
@@ -115,7 +116,7 @@ export class EntitiesApi extends HttpApiGroup.make("entities")
         "With `format=agent`: everything an agent weighs before choosing the product (capabilities, use cases, when to avoid it, pricing plans, trust, the top known problems) and a vote template. Without it: the detail record. `{slug}` also takes the id."
       )
     ),
-    HttpApiEndpoint.get("getProblems", "/entities/:slug/problems", {
+    HttpApiEndpoint.get("getProblems", ROUTES.problems, {
       params: { slug: SlugParam },
       query: { limit: Schema.optionalKey(LimitQuery), cursor: Schema.optionalKey(Cursor) },
       success: ProblemList,
@@ -132,7 +133,7 @@ export class EntitiesApi extends HttpApiGroup.make("entities")
 
 export class VotesApi extends HttpApiGroup.make("votes")
   .add(
-    HttpApiEndpoint.post("vote", "/vote", {
+    HttpApiEndpoint.post("vote", ROUTES.vote, {
       payload: VoteRequest,
       success: [VoteOutcome.pipe(HttpApiSchema.status(201)), VoteOutcome],
       error: [BadRequest, Unauthorized, NotFound, Gone, PayloadTooLarge, UnsupportedMediaType, TooManyRequests, ServiceUnavailable]
@@ -149,7 +150,7 @@ export class VotesApi extends HttpApiGroup.make("votes")
 
 export class AgentsApi extends HttpApiGroup.make("agents")
   .add(
-    HttpApiEndpoint.post("registerAgent", "/agents", {
+    HttpApiEndpoint.post("registerAgent", ROUTES.agents, {
       payload: AgentRegistration,
       success: AgentCredentials.pipe(HttpApiSchema.status(201)),
       error: [BadRequest, PayloadTooLarge, UnsupportedMediaType, TooManyRequests, ServiceUnavailable]
@@ -165,33 +166,33 @@ export class AgentsApi extends HttpApiGroup.make("agents")
 
 export class DirectoryApi extends HttpApiGroup.make("directory")
   .add(
-    HttpApiEndpoint.get("listCategories", "/categories", { success: CategoryList, error: ServiceUnavailable }).annotateMerge(
+    HttpApiEndpoint.get("listCategories", ROUTES.categories, { success: CategoryList, error: ServiceUnavailable }).annotateMerge(
       describe("Categories with product counts", "Every category of the catalog, with its number of products and the link that lists them.")
     ),
-    HttpApiEndpoint.get("index", "/", { success: ServiceIndex, error: ServiceUnavailable }).annotateMerge(
+    HttpApiEndpoint.get("index", ROUTES.index, { success: ServiceIndex, error: ServiceUnavailable }).annotateMerge(
       describe("What this service is", "The service's name and version, where agents start, and every path it serves.")
     ),
-    HttpApiEndpoint.get("agentCard", "/.well-known/agent-card.json", { success: DirectoryCard, error: ServiceUnavailable }).annotateMerge(
+    HttpApiEndpoint.get("agentCard", ROUTES.directoryCard, { success: DirectoryCard, error: ServiceUnavailable }).annotateMerge(
       describe(
         "This directory's A2A Agent Card",
         "Who this service is for agents that discover services by their card: its HTTP and MCP interfaces (absolute URLs) and its skills: search, read a product, read its problems, vote."
       )
     ),
-    HttpApiEndpoint.get("llms", "/llms.txt", {
+    HttpApiEndpoint.get("llms", ROUTES.llms, {
       success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/markdown" })),
       error: ServiceUnavailable
     }).annotateMerge(
       describe("How an agent should use this service", "The llms.txt guide: how to find, judge and vote, over HTTP and MCP.")
     ),
-    HttpApiEndpoint.get("healthz", "/healthz", {
+    HttpApiEndpoint.get("healthz", ROUTES.healthz, {
       success: Schema.Struct({ status: Schema.Literal("ok") }),
       error: ServiceUnavailable
     }).annotateMerge(describe("The process is up", "Liveness: answers while the process runs.")),
-    HttpApiEndpoint.get("readyz", "/readyz", {
+    HttpApiEndpoint.get("readyz", ROUTES.readyz, {
       success: Schema.Struct({ status: Schema.Literal("ready") }),
       error: ServiceUnavailable
     }).annotateMerge(describe("The service can serve", "Readiness: 503 while the store is unreachable or the server is shutting down.")),
-    HttpApiEndpoint.get("metrics", "/metrics", {
+    HttpApiEndpoint.get("metrics", ROUTES.metrics, {
       success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/plain" })),
       error: ServiceUnavailable
     }).annotateMerge(

@@ -1,11 +1,37 @@
-/** The public paths, written once: records, cards and views link to each other through these. */
+/**
+ * The public paths, named once. `ROUTES` holds their templates: the API definition declares its
+ * endpoints with them (contract), the read cache recognises product reads by them (apps/api), and
+ * the builders below make the links records, cards, views and search results carry.
+ */
 import type { ProductId } from "./ids.ts"
 import type { Slug } from "./slug.ts"
 
-export const productPath = (id: ProductId): string => `/products/${id}`
-export const agentCardPath = (id: ProductId): string => `/products/${id}/agent-card`
-export const agentViewPath = (slug: Slug | ProductId): string => `/entities/${slug}?format=agent`
-export const problemsPath = (slug: Slug | ProductId): string => `/entities/${slug}/problems`
-export const VOTE_PATH = "/vote"
-export const PRODUCTS_PATH = "/products"
-export const AGENTS_PATH = "/agents"
+export const ROUTES = {
+  product: "/products/:id",
+  agentCard: "/products/:id/agent-card",
+  products: "/products",
+  entity: "/entities/:slug",
+  problems: "/entities/:slug/problems",
+  vote: "/vote",
+  agents: "/agents",
+  categories: "/categories",
+  index: "/",
+  directoryCard: "/.well-known/agent-card.json",
+  llms: "/llms.txt",
+  healthz: "/healthz",
+  readyz: "/readyz",
+  metrics: "/metrics"
+} as const
+
+/** A template with its parameters filled in (`/products/:id` → `/products/0b7f…`). */
+const fill = (template: string, params: Readonly<Record<string, string>>): string =>
+  template.replace(/:([a-z]+)/g, (_, name: string) => params[name] ?? `:${name}`)
+
+export const productPath = (id: ProductId): string => fill(ROUTES.product, { id })
+export const agentCardPath = (id: ProductId): string => fill(ROUTES.agentCard, { id })
+export const agentViewPath = (slug: Slug | ProductId): string => `${fill(ROUTES.entity, { slug })}?format=agent`
+export const problemsPath = (slug: Slug | ProductId): string => fill(ROUTES.problems, { slug })
+export const categoryListingPath = (category: string): string => `${ROUTES.products}?category=${encodeURIComponent(category)}`
+export const VOTE_PATH = ROUTES.vote
+export const PRODUCTS_PATH = ROUTES.products
+export const AGENTS_PATH = ROUTES.agents

@@ -12,6 +12,7 @@ import {
   countedAs,
   type Decision,
   CatalogStore,
+  categoryListingPath,
   type Limit,
   RateLimits,
   type CategoryList,
@@ -129,7 +130,7 @@ export const layer = (config: DirectorySettings) =>
           categories: categories.map(({ category, count }) => ({
             category,
             count,
-            products: `/products?category=${encodeURIComponent(category)}`
+            products: categoryListingPath(category)
           }))
         })),
         vote: Effect.fn("Directory.vote")(function* (ballot: Ballot, caster: Caster) {

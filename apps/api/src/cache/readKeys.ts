@@ -4,7 +4,7 @@
  * `/entities/{id or slug}`; only a first page of problems (no cursor, the
  * default size) is kept.
  */
-import { isProductId, type ProductId } from "@productdir/domain"
+import { isProductId, type ProductId, ROUTES } from "@productdir/domain"
 
 export type ReadKind = "record" | "card" | "view" | "problems"
 
@@ -25,8 +25,16 @@ export const productIdOf = (ref: string): ProductId | undefined => (isProductId(
 const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 const REF = "[a-z0-9][a-z0-9-]{0,127}"
 
-const PRODUCT = new RegExp(`^/products/(${UUID})(/agent-card)?$`)
-const ENTITY = new RegExp(`^/entities/(${UUID}|${REF})(/problems)?$`)
+/** A route's template (domain's ROUTES) as a pattern whose groups are its parameters. */
+const patternOf = (template: string, params: Readonly<Record<string, string>>): RegExp =>
+  new RegExp(`^${template.replace(/[.]/g, "\\.").replace(/:([a-z]+)/g, (_, name: string) => `(${params[name]})`)}$`)
+
+const READS: ReadonlyArray<readonly [RegExp, ReadKind]> = [
+  [patternOf(ROUTES.product, { id: UUID }), "record"],
+  [patternOf(ROUTES.agentCard, { id: UUID }), "card"],
+  [patternOf(ROUTES.problems, { slug: `${UUID}|${REF}` }), "problems"],
+  [patternOf(ROUTES.entity, { slug: `${UUID}|${REF}` }), "view"]
+]
 
 /**
  * The key of a request the cache can answer as it is: a canonical product read
@@ -37,11 +45,14 @@ export const keyOfRequest = (url: string): string | undefined => {
   const mark = url.indexOf("?")
   const path = mark === -1 ? url : url.slice(0, mark)
   const query = mark === -1 ? "" : url.slice(mark + 1)
-  const product = PRODUCT.exec(path)
-  if (product !== null) return query === "" ? readKey(product[2] === undefined ? "record" : "card", product[1]!) : undefined
-  const entity = ENTITY.exec(path)
-  if (entity === null) return undefined
-  if (entity[2] !== undefined) return query === "" ? readKey("problems", entity[1]!) : undefined
-  if (query === "" || query === "format=json") return readKey("record", entity[1]!)
-  return query === "format=agent" ? readKey("view", entity[1]!) : undefined
+  for (const [pattern, kind] of READS) {
+    const match = pattern.exec(path)
+    if (match === null) continue
+    const ref = match[1]!
+    // An entity is its detail record, or its view with format=agent; the others take no query at all.
+    if (kind !== "view") return query === "" ? readKey(kind, ref) : undefined
+    if (query === "" || query === "format=json") return readKey("record", ref)
+    return query === "format=agent" ? readKey("view", ref) : undefined
+  }
+  return undefined
 }
