@@ -3,17 +3,18 @@ import { HttpServer } from "effect/http"
 import { CatalogStore, type Stores } from "@productdir/domain"
 import * as MemoryStore from "@productdir/store-memory"
 import { layerPglite, layerPostgres } from "@productdir/store-postgres"
-import { freshDatabaseUrl } from "@productdir/store-postgres/testing"
+import { freshDatabaseUrl, testStores } from "@productdir/store-postgres/testing"
 import { sampleCatalog } from "@productdir/fixtures/sample"
 import { ProductdirClient } from "@productdir/client"
 import { ApiConfig, HttpLive, Lifecycle, NodeServerLive } from "../src/index.ts"
 
 export type StoreVariant = { readonly name: string; readonly stores: () => Layer.Layer<Stores, unknown> }
 
+/** The SQL stores of this test run (store-postgres's testStores): PGlite, and the server of DATABASE_URL. */
 export const storeVariants = (): ReadonlyArray<StoreVariant> => {
-  const url = process.env.DATABASE_URL
-  const variants: Array<StoreVariant> = [{ name: "pglite", stores: () => layerPglite() }]
-  if (url !== undefined && url !== "") {
+  const { pglite, server: url } = testStores()
+  const variants: Array<StoreVariant> = pglite ? [{ name: "pglite", stores: () => layerPglite() }] : []
+  if (url !== undefined) {
     variants.push({
       name: "postgres",
       stores: () => Layer.unwrap(Effect.map(freshDatabaseUrl(url), ({ url }) => layerPostgres(Redacted.make(url))))

@@ -69,10 +69,27 @@ const postgresTarget = async (server: string): Promise<TestTarget> => {
   }
 }
 
-/** PGlite always; the PostgreSQL server too when DATABASE_URL is set. */
+/**
+ * The stores a test run covers: embedded PGlite, and the PostgreSQL server of DATABASE_URL when it
+ * is set. PRODUCTDIR_TEST_STORES (a comma list of `pglite`, `postgres`) narrows that: CI's second
+ * pass, against the server, covers the server alone, the first (no server) having covered PGlite.
+ */
+export const testStores = (): { readonly pglite: boolean; readonly server: string | undefined } => {
+  const only = process.env.PRODUCTDIR_TEST_STORES?.split(",").map((s) => s.trim())
+  const url = process.env.DATABASE_URL
+  return {
+    pglite: only === undefined || only.includes("pglite"),
+    server: url !== undefined && url !== "" && (only === undefined || only.includes("postgres")) ? url : undefined
+  }
+}
+
+/** The stores of `testStores`, as targets for app processes. */
 export const testTargets = (): ReadonlyArray<{ readonly name: "pglite" | "postgres"; readonly make: () => Promise<TestTarget> }> => {
-  const server = process.env.DATABASE_URL
-  return [{ name: "pglite", make: pgliteTarget }, ...(server ? [{ name: "postgres" as const, make: () => postgresTarget(server) }] : [])]
+  const { pglite, server } = testStores()
+  return [
+    ...(pglite ? [{ name: "pglite" as const, make: pgliteTarget }] : []),
+    ...(server !== undefined ? [{ name: "postgres" as const, make: () => postgresTarget(server) }] : [])
+  ]
 }
 
 export interface AppRun {

@@ -1,14 +1,15 @@
 import { Effect, Layer, Redacted } from "effect"
 import { relevanceSuite, storeContract } from "@productdir/testkit"
 import { layerPglite, layerPostgres } from "../src/index.ts"
-import { freshDatabaseUrl } from "../src/testing.ts"
+import { freshDatabaseUrl, testStores } from "../src/testing.ts"
 import { layerSqlBackdoor } from "./backdoor.ts"
 
-storeContract("pglite", layerSqlBackdoor.pipe(Layer.provideMerge(layerPglite())))
-relevanceSuite("pglite", layerPglite())
-
-const serverUrl = process.env.DATABASE_URL
-if (serverUrl !== undefined && serverUrl !== "") {
+const { pglite, server: serverUrl } = testStores()
+if (pglite) {
+  storeContract("pglite", layerSqlBackdoor.pipe(Layer.provideMerge(layerPglite())))
+  relevanceSuite("pglite", layerPglite())
+}
+if (serverUrl !== undefined) {
   storeContract(
     "postgres",
     layerSqlBackdoor.pipe(

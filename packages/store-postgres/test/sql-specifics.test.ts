@@ -18,7 +18,7 @@ import { SqlClient } from "effect/sql"
 import { addressVoter, CatalogStore, fromImportRecord, type ProductId, VoteLedger } from "@productdir/domain"
 import { sampleRecords } from "@productdir/fixtures/sample"
 import { layerPglite, layerPostgres } from "../src/index.ts"
-import { freshDatabaseUrl } from "../src/testing.ts"
+import { freshDatabaseUrl, testStores } from "../src/testing.ts"
 
 const record = sampleRecords()[0]!
 const input = fromImportRecord(record, record.id as ProductId).input
@@ -103,9 +103,9 @@ const behaviours = (name: string, stores: Layer.Layer<CatalogStore | VoteLedger 
     })
   })
 
-behaviours("pglite", layerPglite())
-const server = process.env.DATABASE_URL
-if (server !== undefined && server !== "") {
+const { pglite, server } = testStores()
+if (pglite) behaviours("pglite", layerPglite())
+if (server !== undefined) {
   const onServer = Layer.unwrap(Effect.map(freshDatabaseUrl(server), ({ url }) => layerPostgres(Redacted.make(url))))
   behaviours("postgres", onServer)
   describe("the server store's connections", () => {
