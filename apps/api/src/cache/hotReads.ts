@@ -19,12 +19,12 @@ export const HotReadsLive = Layer.effectDiscard(
     const cache = yield* ReadCache
     const control = cacheControl((yield* ApiConfig).cacheMaxAge)
 
-    const serve = (request: IncomingMessage, response: ServerResponse): boolean => {
+    const serve = (request: IncomingMessage, response: ServerResponse, headers: Readonly<Record<string, string>>): boolean => {
       if (request.method !== "GET" || request.url === undefined) return false
       const key = keyOfRequest(request.url)
       const prepared = key === undefined ? undefined : cache.peek(key)
       if (prepared === undefined) return false
-      const answer = answerFor(prepared, request.headers, control, {})
+      const answer = answerFor(prepared, request.headers, control, headers)
       if (answer.body !== undefined) answer.headers["content-length"] = String(answer.body.byteLength)
       response.writeHead(answer.status, answer.headers)
       response.end(answer.body)

@@ -27,8 +27,12 @@ import { AccessLog } from "./accessLog.ts"
 import { Lifecycle } from "./lifecycle.ts"
 import { PROBLEM_JSON } from "./problemResponses.ts"
 
-/** Answers the request and returns true, or leaves it alone and returns false. */
-export type Handler = (request: IncomingMessage, response: ServerResponse) => boolean
+/**
+ * Answers the request and returns true, or leaves it alone and returns false. An answer is written
+ * whole, at once (writeHead and end), with `headers` among its own: the front door's (the request
+ * id, `Connection: close` while draining).
+ */
+export type Handler = (request: IncomingMessage, response: ServerResponse, headers: Readonly<Record<string, string>>) => boolean
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -81,31 +85,38 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
       /** Answers in the making: told to close their connection when the drain begins. */
       const inFlight = new Set<ServerResponse>()
 
+      const log = (request: IncomingMessage, status: number, started: number, requestId: string) =>
+        accessLog.recordNow({
+          method: request.method ?? "",
+          path: (request.url ?? "/").split("?")[0]!,
+          status,
+          durationMs: Math.round((performance.now() - started) * 10) / 10,
+          requestId
+        })
+
       const handle = (request: IncomingMessage, response: ServerResponse): void => {
         const started = performance.now()
         const incoming = request.headers["x-request-id"]
         const requestId = typeof incoming === "string" && isSaneRequestId(incoming) ? incoming : randomUUID()
         request.headers["x-request-id"] = requestId
-        response.setHeader("x-request-id", requestId)
+        const headers: Record<string, string> = lifecycle.isDraining()
+          ? { "x-request-id": requestId, connection: "close" }
+          : { "x-request-id": requestId }
+        if (request.httpVersion === "1.1" && request.headers.host === undefined) {
+          writeProblem(response, 400, "An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2).", { ...headers, connection: "close" })
+          return log(request, 400, started, requestId)
+        }
+        // A read the cache holds is written whole at once: logged at once, nothing to watch.
+        if (first?.(request, response, headers) === true) return log(request, response.statusCode, started, requestId)
+        for (const [name, value] of Object.entries(headers)) response.setHeader(name, value)
         inFlight.add(response)
         response.once("close", () => {
           inFlight.delete(response)
-          accessLog.recordNow({
-            method: request.method ?? "",
-            path: (request.url ?? "/").split("?")[0]!,
-            // A client that left before its answer: the status nginx logs for it.
-            status: response.writableFinished ? response.statusCode : 499,
-            durationMs: Math.round((performance.now() - started) * 10) / 10,
-            requestId
-          })
+          // A client that left before its answer: the status nginx logs for it.
+          log(request, response.writableFinished ? response.statusCode : 499, started, requestId)
         })
-        if (lifecycle.isDraining()) response.setHeader("connection", "close")
-        if (request.httpVersion === "1.1" && request.headers.host === undefined) {
-          writeProblem(response, 400, "An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2).", { connection: "close" })
-        } else if (first?.(request, response) !== true) {
-          if (application !== undefined) application(request, response)
-          else writeProblem(response, 503, "The server is starting; retry shortly.", { "retry-after": "1" })
-        }
+        if (application !== undefined) application(request, response)
+        else writeProblem(response, 503, "The server is starting; retry shortly.", { "retry-after": "1" })
       }
 
       server.on("request", handle)
