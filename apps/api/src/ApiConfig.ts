@@ -1,6 +1,7 @@
 /** The API's configuration (README, "Configuration"), read once at start with `Config`. */
 import { Config, Context, Duration, Effect, Layer, Option, type Redacted, Schema } from "effect"
-import { defaultUtm, type Utm } from "@productdir/domain"
+import { type BurstGuard, DEFAULT_BURST_GUARD, defaultUtm, type Utm } from "@productdir/domain"
+import { NETWORK_LEVELS, type NetworkLevel } from "@productdir/usecases"
 
 export interface ApiSettings {
   readonly port: number
@@ -14,8 +15,16 @@ export interface ApiSettings {
    * `X-Forwarded-For` entry from the right (the one the nearest trusted proxy wrote) is.
    */
   readonly trustProxy: number
-  /** Agent registrations per client network per day; 0 turns the limit off. */
-  readonly registrationsPerAddress: number
+  /**
+   * New agents (registrations, signed agents' first votes) per day at each level of a client's
+   * networks; AGENT_REGISTRATIONS_PER_ADDRESS sets the address's own level (an IPv4 address, an IPv6
+   * /64) and 0 there turns every level off.
+   */
+  readonly registrationsPerNetwork: Readonly<Partial<Record<NetworkLevel, number>>>
+  /** Votes without a proven identity per product per day at each level of a client's networks. */
+  readonly anonymousVotesPerNetwork: Readonly<Partial<Record<NetworkLevel, number>>>
+  /** The burst guard (CROWD_DEFENSE=on, BURST_FLOOR, BURST_FACTOR); undefined with CROWD_DEFENSE=off. */
+  readonly burstGuard: BurstGuard | undefined
   /** Hosts whose key directories may be fetched over plain HTTP (tests on loopback); every other one needs HTTPS. */
   readonly signedAgentsHttpHosts: ReadonlyArray<string>
   readonly cacheMaxAge: number
@@ -71,6 +80,37 @@ const TrustProxy = Config.schema(
 const NonNegativeInt = (name: string, fallback: number) =>
   Config.schema(Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0)), name).pipe(Config.withDefault(fallback))
 
+/** `v6/48=8,v4/24=8`: a budget per network level, each a whole number (0: none at that level). */
+const NetworkBudgets = (name: string, fallback: string) =>
+  Config.schema(
+    Schema.String.check(
+      Schema.isPattern(/^\s*((v6\/(64|56|48|32)|v4\/(32|24|16))\s*=\s*\d+\s*(,\s*|$))*$/u, {
+        message: `must be levels and budgets such as v6/48=8,v4/24=8 (levels: ${NETWORK_LEVELS.join(", ")})`
+      })
+    ),
+    name
+  ).pipe(
+    Config.withDefault(fallback),
+    Config.map(
+      (list): Readonly<Partial<Record<NetworkLevel, number>>> =>
+        Object.fromEntries(
+          list
+            .split(",")
+            .map((item) => item.trim())
+            .filter((item) => item.length > 0)
+            .map((item) => {
+              const [level, budget] = item.split("=").map((part) => part.trim())
+              return [level as NetworkLevel, Number(budget)]
+            })
+        )
+    )
+  )
+
+/** Per product per day: a client's own network may vote and change its mind once; a /48 is one site. */
+export const DEFAULT_ANONYMOUS_VOTES = "v6/64=2,v6/56=4,v6/48=8,v6/32=64,v4/32=2,v4/24=8,v4/16=64"
+/** Per day, beyond the address's own level (AGENT_REGISTRATIONS_PER_ADDRESS, 5). */
+export const DEFAULT_REGISTRATIONS = "v6/56=8,v6/48=10,v6/32=100,v4/24=20,v4/16=200"
+
 export const ApiConfigFromEnv = Config.all({
   // 0 asks the OS for a free port (tests, side-by-side runs); the announced URL has the real one.
   port: Config.schema(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 65535 })), "PORT").pipe(
@@ -83,6 +123,11 @@ export const ApiConfigFromEnv = Config.all({
   voterSecret: Config.option(Config.Redacted("VOTER_SECRET")),
   trustProxy: TrustProxy,
   registrationsPerAddress: NonNegativeInt("AGENT_REGISTRATIONS_PER_ADDRESS", 5),
+  registrationsPerNetwork: NetworkBudgets("AGENT_REGISTRATIONS_PER_NETWORK", DEFAULT_REGISTRATIONS),
+  anonymousVotesPerNetwork: NetworkBudgets("ANONYMOUS_VOTES_PER_NETWORK", DEFAULT_ANONYMOUS_VOTES),
+  crowdDefense: Config.Literals(["on", "off"], "CROWD_DEFENSE").pipe(Config.withDefault("on" as const)),
+  burstFloor: NonNegativeInt("BURST_FLOOR", DEFAULT_BURST_GUARD.floor),
+  burstFactor: NonNegativeInt("BURST_FACTOR", DEFAULT_BURST_GUARD.factor),
   signedAgentsHttpHosts: commaList("SIGNED_AGENTS_HTTP_HOSTS"),
   cacheMaxAge: NonNegativeInt("CACHE_MAX_AGE", 10),
   cacheBytes: NonNegativeInt("CACHE_BYTES", 64 * 1024 * 1024),
@@ -115,11 +160,23 @@ export const layerFromEnv = Layer.effect(
   ApiConfig,
   Effect.map(
     ApiConfigFromEnv,
-    ({ maxConnectionsPerAddress, ...settings }): ApiSettings => ({
+    ({
+      maxConnectionsPerAddress,
+      registrationsPerAddress,
+      registrationsPerNetwork,
+      crowdDefense,
+      burstFloor,
+      burstFactor,
+      ...settings
+    }): ApiSettings => ({
       ...settings,
       maxConnectionsPerAddress: Option.getOrElse(maxConnectionsPerAddress, () =>
         settings.trustProxy > 0 ? 0 : DEFAULT_CONNECTIONS_PER_ADDRESS
-      )
+      ),
+      // The address's own level comes from AGENT_REGISTRATIONS_PER_ADDRESS, and its 0 turns off every level.
+      registrationsPerNetwork:
+        registrationsPerAddress === 0 ? {} : { ...registrationsPerNetwork, "v6/64": registrationsPerAddress, "v4/32": registrationsPerAddress },
+      burstGuard: crowdDefense === "on" ? { floor: burstFloor, factor: burstFactor } : undefined
     })
   )
 )
@@ -134,7 +191,9 @@ export const layerWith = (overrides: Partial<ApiSettings> = {}) =>
     votesPerAddress: 60,
     voterSecret: Option.none(),
     trustProxy: 0,
-    registrationsPerAddress: 5,
+    registrationsPerNetwork: { "v6/64": 5, "v4/32": 5 },
+    anonymousVotesPerNetwork: {},
+    burstGuard: DEFAULT_BURST_GUARD,
     signedAgentsHttpHosts: [],
     cacheMaxAge: 10,
     cacheBytes: 64 * 1024 * 1024,

@@ -54,11 +54,17 @@ const UseCasesLive = Layer.unwrap(
   Effect.gen(function* () {
     const config = yield* ApiConfig
     const identity = VoterIdentity.layer(config.voterSecret)
-    const agents = Agents.layer({ registrationsPerAddress: config.registrationsPerAddress }).pipe(Layer.provide(identity))
+    const agents = Agents.layer({ registrationsPerNetwork: config.registrationsPerNetwork }).pipe(Layer.provide(identity))
     const signed = SignedAgents.layer({
       origin: (headers) => Option.getOrElse(config.publicUrl, () => (headers.host === undefined ? undefined : `http://${headers.host}`))
     }).pipe(Layer.provide(KeyDirectories.layer({ httpHosts: config.signedAgentsHttpHosts })))
-    const directory = Directory.layer({ votesPerVoter: config.votesPerVoter, votesPerClient: config.votesPerAddress, utm: config.utm })
+    const directory = Directory.layer({
+      votesPerVoter: config.votesPerVoter,
+      votesPerClient: config.votesPerAddress,
+      anonymousVotesPerNetwork: config.anonymousVotesPerNetwork,
+      burstGuard: config.burstGuard,
+      utm: config.utm
+    })
     return Layer.mergeAll(Callers.layer.pipe(Layer.provide([agents, signed, identity, directory])), directory, agents, identity)
   })
 )

@@ -35,7 +35,17 @@ export const serverLayer = <S extends Stores>(stores: Layer.Layer<S, unknown>, o
     Layer.provideMerge(Lifecycle.layer),
     Layer.provideMerge(SampleSeeded),
     Layer.provideMerge(stores),
-    Layer.provide(ApiConfig.layerWith({ votesPerAddress: 0, votesPerVoter: 0, registrationsPerAddress: 0, ...overrides }))
+    // Limits and the crowd defense off unless a test turns them on: most tests count votes exactly.
+    Layer.provide(
+      ApiConfig.layerWith({
+        votesPerAddress: 0,
+        votesPerVoter: 0,
+        registrationsPerNetwork: {},
+        anonymousVotesPerNetwork: {},
+        burstGuard: undefined,
+        ...overrides
+      })
+    )
   )
 
 export const baseUrl = HttpServer.HttpServer.useSync((server) => HttpServer.formatAddress(server.address))

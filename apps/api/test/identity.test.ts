@@ -43,7 +43,7 @@ for (const variant of variants) {
     const settings = {
       votesPerVoter: 0,
       votesPerAddress: 0,
-      registrationsPerAddress: 0,
+      registrationsPerNetwork: {},
       trustProxy: 1,
       signedAgentsHttpHosts: ["127.0.0.1"]
     }

@@ -21,7 +21,7 @@ describe("rate limits", () => {
     serverLayer(stores, {
       votesPerVoter: 3,
       votesPerAddress: 5,
-      registrationsPerAddress: 3,
+      registrationsPerNetwork: { "v6/64": 3, "v4/32": 3 },
       trustProxy: 1,
       signedAgentsHttpHosts: ["127.0.0.1"]
     }),

@@ -37,6 +37,11 @@ export interface Agent {
   readonly registeredFrom: string | null
   readonly createdAt: Date
   readonly revokedAt: Date | null
+  /**
+   * Since when the agent has standing (docs/api.md, "How votes count"): the integrity pass gives it to
+   * agents registered days ago whose votes counted; their votes count at once, even in a burst.
+   */
+  readonly standingSince: Date | null
 }
 
 /** An agent with what it has cast: for operators deciding whether to revoke it. */

@@ -3,6 +3,7 @@
  * view, the card plus everything an agent weighs before choosing.
  */
 import { Schema } from "effect"
+import { type LedgerFormation, toTrustFormation, TrustFormation } from "./counting.ts"
 import { Count } from "./trust.ts"
 import { AgentCard, linksOf, toAgentCard } from "./AgentCard.ts"
 import { agentViewPath } from "./paths.ts"
@@ -22,6 +23,7 @@ export const AgentView = Schema.Struct({
   key_features: Schema.Array(Schema.String),
   plans: Pricing.fields.plans,
   website: HttpUrl,
+  trust_formation: TrustFormation,
   problems: Schema.Struct({
     total: Count,
     top: Schema.Array(Problem).annotate({ description: `The ${AGENT_VIEW_TOP_PROBLEMS} most reported problems` })
@@ -31,7 +33,7 @@ export const AgentView = Schema.Struct({
 }).annotate({ identifier: "AgentView", description: "Decision view of a product for agents" })
 export type AgentView = typeof AgentView.Type
 
-export const toAgentView = (product: Product, problems: ReadonlyArray<Problem>, utm: Utm): AgentView => {
+export const toAgentView = (product: Product, problems: ReadonlyArray<Problem>, utm: Utm, formation: LedgerFormation): AgentView => {
   const c = product.content
   return {
     ...toAgentCard(product),
@@ -42,6 +44,7 @@ export const toAgentView = (product: Product, problems: ReadonlyArray<Problem>, 
     key_features: c.key_features,
     plans: c.pricing.plans,
     website: withTracking(c.website, utm),
+    trust_formation: toTrustFormation(product.seed, formation),
     problems: { total: problems.length, top: problems.slice(0, AGENT_VIEW_TOP_PROBLEMS) },
     version: product.version,
     updated_at: formatOffsetTimestamp(product.updatedAt)

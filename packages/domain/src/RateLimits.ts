@@ -26,7 +26,14 @@ export type Decision =
       /** Seconds until the tightest bucket is full again. */
       readonly resetSeconds: number
     }
-  | { readonly _tag: "Limited"; readonly limit: number; readonly windowSeconds: number; readonly retryAfterSeconds: number }
+  | {
+      readonly _tag: "Limited"
+      readonly limit: number
+      readonly windowSeconds: number
+      readonly retryAfterSeconds: number
+      /** The bucket that had no token (the one that frees up last): what was limited. */
+      readonly key: string
+    }
 
 export interface Bucket {
   readonly tokens: number
@@ -54,7 +61,8 @@ export const decide = (levels: ReadonlyArray<{ readonly limit: Limit; readonly t
       _tag: "Limited",
       limit: longest.limit.max,
       windowSeconds: longest.limit.windowSeconds,
-      retryAfterSeconds: Math.max(1, Math.ceil(longest.wait / 1000))
+      retryAfterSeconds: Math.max(1, Math.ceil(longest.wait / 1000)),
+      key: longest.limit.key
     }
   }
   // The tightest bucket is the one left fullest in proportion least.

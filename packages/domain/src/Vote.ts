@@ -5,6 +5,8 @@ import { agentViewPath, PRODUCTS_PATH, problemsPath, productPath, VOTE_PATH } fr
 import { ProductRef } from "./ProductRef.ts"
 import { type FieldRule, withFieldRules } from "./fieldRules.ts"
 import { boundedText } from "./text.ts"
+import { type BurstGuard, VoteCounting } from "./counting.ts"
+import type { Limit } from "./RateLimits.ts"
 import type { Tally } from "./trust.ts"
 import { Trust } from "./trust.ts"
 import { CountedAs, type Voter } from "./Voter.ts"
@@ -88,6 +90,7 @@ export const VoteOutcome = Schema.Struct({
   direction: VoteDirection,
   status: VoteStatus,
   counted_as: CountedAs,
+  counting: VoteCounting,
   trust: Trust,
   links: Schema.Struct({
     agent_view: Schema.String.annotate({ description: "The product's decision view, with the trust this vote moved" }),
@@ -113,6 +116,16 @@ export interface CastVote {
   readonly voter: Voter
   readonly direction: VoteDirection
   readonly reason?: string | undefined
+  /** The client's neighbourhood as a keyed hash (an IPv6 /48, an IPv4 /24): evidence for the integrity pass. */
+  readonly network?: string | undefined
+  /** Hold a new vote without standing when its product is in a burst (counting.ts); absent: every vote counts at once. */
+  readonly guard?: BurstGuard | undefined
+  /**
+   * Budgets the vote draws on only when it records or changes something (the per-product budgets of
+   * a client's networks): a vote sent again unchanged, a retry, costs none of them. Over one, the
+   * vote is refused as limited and records nothing.
+   */
+  readonly budgets?: ReadonlyArray<Limit> | undefined
 }
 
 export interface CastResult {
@@ -120,6 +133,8 @@ export interface CastResult {
   readonly productId: ProductId
   readonly direction: VoteDirection
   readonly status: VoteStatus
+  /** How the vote counts now (a changed vote keeps how its first one counted). */
+  readonly counting: VoteCounting
   /** Counters after the vote, read in the vote's own transaction. */
   readonly counters: Tally
 }

@@ -6,7 +6,8 @@
  *   count, and a vote counts while the identity that cast it is in good standing.
  *
  * A revoked agent's votes stay in the ledger, marked with the revocation, and
- * count for nothing until the agent is restored. Anything else stored is drift,
+ * count for nothing until the agent is restored; so do held and discounted votes
+ * (counting.ts) until the integrity pass or an operator counts them. Anything else stored is drift,
  * which the reconciliation job finds and repairs. The SQL store applies the
  * same rule through one view (`counted_votes`, docs/database.md).
  */
@@ -15,16 +16,21 @@ import type { AgentRevoked, ProductNotFound, ProductRemoved, StoreError } from "
 import type { ProductId } from "./ids.ts"
 import type { Decision, Limit, RateLimits } from "./RateLimits.ts"
 import { addTally, type Tally, tallyEquals } from "./trust.ts"
+import type { LedgerFormation, VoteCounting } from "./counting.ts"
 import type { CastResult, CastVote, VoteDirection } from "./Vote.ts"
 
-/** A vote as the ledger keeps it: `revokedAt` marks the vote of an agent that was revoked. */
+/**
+ * A vote as the ledger keeps it: `revokedAt` marks the vote of an agent that was revoked; `counting`
+ * says whether it counts, waits (held) or was found part of a coordinated group (counting.ts).
+ */
 export interface LedgerEntry {
   readonly direction: VoteDirection
   readonly revokedAt: Date | null
+  readonly counting: VoteCounting
 }
 
-/** Whether a ledger entry counts toward its product's trust. */
-export const counts = (entry: LedgerEntry): boolean => entry.revokedAt === null
+/** Whether a ledger entry counts toward its product's trust: counted, and cast by an identity in good standing. */
+export const counts = (entry: LedgerEntry): boolean => entry.revokedAt === null && entry.counting === "counted"
 
 /** The tally of the entries that count. */
 export const countedTally = (entries: Iterable<LedgerEntry>): Tally => {
@@ -68,12 +74,13 @@ export class VoteLedger extends Context.Service<
      * Records one voter's vote and moves the counters in one atomic step: N
      * concurrent votes are N counted. One live vote per (product, voter). An
      * agent's standing is checked in the same step: a revoked agent's vote is
-     * refused, even one racing the revocation.
+     * refused, even one racing the revocation. The vote's budgets are not drawn on.
      */
     readonly cast: (vote: CastVote) => Effect.Effect<CastResult, CastFailure>
     /**
      * Takes a token from every bucket of `limits` (the buckets of the store's
-     * RateLimits) and, if each had one, casts the vote. A limited vote records
+     * RateLimits) and, if each had one, casts the vote, which draws on its budgets
+     * if it records or changes something (CastVote.budgets). A limited vote records
      * nothing. On a server this is one statement: the limits cost no round trip
      * of their own.
      */
@@ -87,17 +94,23 @@ export class VoteLedger extends Context.Service<
      * is never overwritten by a stale count. One call is one transaction.
      */
     readonly repair: (drifted: ReadonlyArray<CounterSnapshot>) => Effect.Effect<ReadonlyArray<Repair>, StoreError>
+    /** What the product's ledger holds, by kind of voter and by how the votes count (its trust's formation). */
+    readonly formation: (id: ProductId) => Effect.Effect<LedgerFormation, StoreError>
   }
 >()("@productdir/domain/VoteLedger") {}
 
-/** castWithin as two steps, for stores in one process: the limits are taken, then the vote is cast. */
+/**
+ * castWithin as two steps, for stores whose rate limits live in one process: the limits are taken,
+ * then the vote is cast by `castBudgeted`, which draws on the vote's budgets itself (limited, or cast).
+ * The answer's decision is the rate limits' (what the RateLimit-* headers tell a client).
+ */
 export const castAfterTaking =
-  (limits: RateLimits["Service"], cast: (vote: CastVote) => Effect.Effect<CastResult, CastFailure>) =>
+  (limits: RateLimits["Service"], castBudgeted: (vote: CastVote) => Effect.Effect<LimitedCast, CastFailure>) =>
   (limitSet: ReadonlyArray<Limit>, vote: CastVote): Effect.Effect<LimitedCast, CastFailure> =>
     Effect.flatMap(
       limits.take(limitSet),
       (decision): Effect.Effect<LimitedCast, CastFailure> =>
         decision._tag === "Limited"
           ? Effect.succeed({ _tag: "Limited", decision })
-          : Effect.map(cast(vote), (result) => ({ _tag: "Cast", decision, result }))
+          : Effect.map(castBudgeted(vote), (cast) => (cast._tag === "Limited" ? cast : { ...cast, decision }))
     )

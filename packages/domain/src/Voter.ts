@@ -30,12 +30,22 @@ export type CountedAs = typeof CountedAs.Type
 
 export const countedAs = (voter: Voter): CountedAs => (voter._tag === "Agent" ? "agent" : "address")
 
+/** One of the networks a client belongs to, as a keyed hash: `level` names it (`v6/48`, `v4/24`, …). */
+export interface NetworkKey {
+  readonly level: string
+  readonly key: string
+}
+
 /** Who casts a vote, as the transport resolved it. */
 export interface Caster {
   /** One live vote per product and voter. */
   readonly voter: Voter
   /** The client's network as a keyed hash: the per-address rate limit, whoever votes. */
   readonly address: string
+  /** Every network the client belongs to, nested (its own first): the budgets that apply at each level. */
+  readonly networks: ReadonlyArray<NetworkKey>
+  /** The client's neighbourhood (an IPv6 /48, an IPv4 /24) as a keyed hash: the integrity pass's evidence. */
+  readonly neighbourhood: string
   /**
    * The client network's vote budget was drawn for this request already, before the work of
    * proving who sent it (a signed request's key directory and nonce): the vote does not draw again.

@@ -74,7 +74,8 @@ const make = (state: State) =>
           keyId: null,
           registeredFrom: input.registeredFrom,
           createdAt: new Date(millis),
-          revokedAt: null
+          revokedAt: null,
+          standingSince: null
         }
         state.agents.set(agent.id, { agent, keyHash: input.keyHash })
         state.agentKeys.set(input.keyHash, agent.id)
@@ -106,7 +107,8 @@ const make = (state: State) =>
           keyId: input.keyId,
           registeredFrom: input.registeredFrom,
           createdAt: new Date(millis),
-          revokedAt: null
+          revokedAt: null,
+          standingSince: null
         }
         state.agents.set(agent.id, { agent, keyHash: null })
         state.signedAgents.set(key, agent.id)

@@ -6,6 +6,13 @@ import {
   canonicalProductId,
   castAfterTaking,
   type CastResult,
+  decayedRates,
+  decide,
+  isBurst,
+  type LedgerFormation,
+  noRates,
+  ratesAfterVote,
+  type VoteCounting,
   type CastVote,
   type CounterSnapshot,
   expectedCounters,
@@ -16,17 +23,23 @@ import {
   type ProductNotFound,
   type ProductRemoved,
   RateLimits,
+  type StoreError,
+  type LimitedCast,
   type Repair,
   tidyReason,
   VoteLedger,
   voteTransition
 } from "@productdir/domain"
-import { announce, findLive, type LedgerVote, ledgerTally, MemoryState, type Report, type State } from "./State.ts"
+import { announce, findLive, type LedgerVote, ledgerTally, MemoryState, type Report, resolve, type State } from "./State.ts"
+
+type CastFailure = ProductNotFound | ProductRemoved | AgentRevoked | StoreError
 
 const castOne = (state: State, vote: CastVote, now: Date): Result.Result<CastResult, ProductNotFound | ProductRemoved | AgentRevoked> => {
+  let standing = false
   if (vote.voter._tag === "Agent") {
     const agent = state.agents.get(vote.voter.agentId)
     if (agent === undefined || agent.agent.revokedAt !== null) return Result.fail(new AgentRevoked({ id: vote.voter.agentId }))
+    standing = agent.agent.standingSince !== null
   }
   const found = findLive(state, vote.entity)
   if (Result.isFailure(found)) return Result.fail(found.failure)
@@ -36,14 +49,28 @@ const castOne = (state: State, vote: CastVote, now: Date): Result.Result<CastRes
   const voter = ledgerKey(vote.voter)
   const previous = ballots.get(voter)
   const { delta, status } = voteTransition(previous?.direction, vote.direction)
-  if (previous === undefined) ballots.set(voter, { direction: vote.direction, createdAt: now, updatedAt: now, revokedAt: null })
-  else if (status === "changed") Object.assign(previous, { direction: vote.direction, updatedAt: now })
-  const counters = addTally(product.counters, delta)
+  // How it counts (counting.ts): a changed vote as its first one did; a new one held in a burst, without standing.
+  let counting: VoteCounting = previous?.counting ?? "counted"
+  if (previous === undefined) {
+    const rates = decayedRates(state.rates.get(product.id) ?? noRates, now.getTime())
+    counting = vote.guard !== undefined && !standing && isBurst(rates, vote.guard) ? "held" : "counted"
+    state.rates.set(product.id, ratesAfterVote(rates, counting === "held"))
+    ballots.set(voter, {
+      direction: vote.direction,
+      createdAt: now,
+      updatedAt: now,
+      revokedAt: null,
+      counting,
+      network: vote.network ?? null,
+      groupId: null
+    })
+  } else if (status === "changed") Object.assign(previous, { direction: vote.direction, updatedAt: now })
+  const counters = counting === "counted" ? addTally(product.counters, delta) : product.counters
   const updated = { ...product, counters }
   state.products.set(product.id, updated)
   const reported = recordReport(state, product.id, vote, now)
   if (status !== "unchanged" || reported) announce(state, [product.id])
-  return Result.succeed({ productId: updated.id, direction: vote.direction, status, counters })
+  return Result.succeed({ productId: updated.id, direction: vote.direction, status, counting, counters })
 }
 
 /**
@@ -68,12 +95,26 @@ const recordReport = (state: State, id: ProductId, vote: CastVote, now: Date): b
   return true
 }
 
+/** Whether the vote would record or change something: what makes it draw on its budgets. */
+const wouldChange = (state: State, vote: CastVote): boolean => {
+  const product = resolve(state, vote.entity)
+  const previous = product === undefined ? undefined : state.votes.get(product.id)?.get(ledgerKey(vote.voter))
+  return previous?.direction !== vote.direction
+}
+
 const make = (state: State, limits: RateLimits["Service"]) => {
   const cast = (vote: CastVote) =>
     Effect.flatMap(Clock.currentTimeMillis, (millis) => Effect.fromResult(castOne(state, vote, new Date(millis))))
+  const castBudgeted = (vote: CastVote): Effect.Effect<LimitedCast, CastFailure> =>
+    Effect.gen(function* () {
+      const budgets = vote.budgets ?? []
+      const drawn = budgets.length > 0 && wouldChange(state, vote) ? yield* limits.take(budgets) : decide([])
+      if (drawn._tag === "Limited") return { _tag: "Limited", decision: drawn } as const
+      return { _tag: "Cast", decision: drawn, result: yield* cast(vote) } as const
+    })
   return VoteLedger.of({
     cast,
-    castWithin: castAfterTaking(limits, cast),
+    castWithin: castAfterTaking(limits, castBudgeted),
     snapshots: (batchSize) =>
       Stream.paginate(undefined as string | undefined, (after) =>
         Effect.sync(() => {
@@ -86,6 +127,17 @@ const make = (state: State, limits: RateLimits["Service"]) => {
           return [[page], page.length === batchSize && last ? Option.some(last.id) : Option.none()] as const
         })
       ).pipe(Stream.filter((page) => page.length > 0)),
+    formation: (id) =>
+      Effect.sync((): LedgerFormation => {
+        const formation = { agents: { up: 0, down: 0 }, addresses: { up: 0, down: 0 }, held: 0, discounted: 0 }
+        for (const [voter, entry] of state.votes.get(canonicalProductId(id)) ?? []) {
+          if (entry.revokedAt !== null) continue
+          if (entry.counting === "held") formation.held++
+          else if (entry.counting === "discounted") formation.discounted++
+          else formation[voter.startsWith("agent:") ? "agents" : "addresses"][entry.direction]++
+        }
+        return formation
+      }),
     repair: (drifted) =>
       Effect.sync(() => {
         // One synchronous step: nothing can move between the check and the write.

@@ -16,7 +16,9 @@ import {
   ProductNotFound,
   ProductRemoved,
   type Tally,
-  type VoteDirection
+  type VoteCounting,
+  type VoteDirection,
+  type VoteRates
 } from "@productdir/domain"
 
 export interface LedgerVote {
@@ -25,6 +27,12 @@ export interface LedgerVote {
   updatedAt: Date
   /** Set while the agent that cast it is revoked: the vote stays and does not count. */
   revokedAt: Date | null
+  /** Whether it counts, waits for the integrity pass, or was found part of a coordinated group. */
+  counting: VoteCounting
+  /** The client's neighbourhood as a keyed hash, when the transport gave it. */
+  readonly network: string | null
+  /** The group that discounted it. */
+  groupId: string | null
 }
 
 export interface Report {
@@ -52,6 +60,8 @@ export interface State {
   /** key hash -> agent; "directory keyid" -> agent */
   readonly agentKeys: Map<string, AgentId>
   readonly signedAgents: Map<string, AgentId>
+  /** product id -> its decayed vote counts (the burst guard's) */
+  readonly rates: Map<string, VoteRates>
   /** Who hears of changes (ProductChanges): called synchronously as each change is made. */
   readonly listeners: Set<(change: ProductChange) => void>
 }
@@ -66,6 +76,7 @@ export const emptyState = (): State => ({
   agents: new Map(),
   agentKeys: new Map(),
   signedAgents: new Map(),
+  rates: new Map(),
   listeners: new Set()
 })
 

@@ -20,7 +20,15 @@ export const layerMemoryBackdoor = Layer.effect(
         Effect.sync(() => {
           const ballots = state.votes.get(id) ?? new Map()
           state.votes.set(id, ballots)
-          ballots.set(voter, { direction, createdAt: new Date(0), updatedAt: new Date(0), revokedAt: null })
+          ballots.set(voter, {
+            direction,
+            createdAt: new Date(0),
+            updatedAt: new Date(0),
+            revokedAt: null,
+            counting: "counted",
+            network: null,
+            groupId: null
+          })
         }),
       deleteVote: (id, voter) => Effect.sync(() => void state.votes.get(id)?.delete(voter))
     })

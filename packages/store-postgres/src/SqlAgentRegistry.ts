@@ -32,9 +32,10 @@ interface AgentRow {
   readonly registered_from: string | null
   readonly created_at: Date
   readonly revoked_at: Date | null
+  readonly standing_since: Date | null
 }
 
-const COLUMNS = "id, kind, name, contact, key_hint, key_directory, key_id, registered_from, created_at, revoked_at"
+const COLUMNS = "id, kind, name, contact, key_hint, key_directory, key_id, registered_from, created_at, revoked_at, standing_since"
 
 const toAgent = (row: AgentRow): Agent => ({
   id: row.id as AgentId,
@@ -46,7 +47,8 @@ const toAgent = (row: AgentRow): Agent => ({
   keyId: row.key_id,
   registeredFrom: row.registered_from,
   createdAt: row.created_at,
-  revokedAt: row.revoked_at
+  revokedAt: row.revoked_at,
+  standingSince: row.standing_since
 })
 
 export const make = Effect.gen(function* () {

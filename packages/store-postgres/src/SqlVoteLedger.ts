@@ -23,6 +23,9 @@ import {
   type Repair,
   type StoreError,
   tidyReason,
+  type LedgerFormation,
+  type VoteCounting,
+  type VoteDirection,
   VoteLedger,
   type VoteStatus
 } from "@productdir/domain"
@@ -43,9 +46,13 @@ interface CastRow {
   readonly product_id: string | null
   readonly removed_at: Date | null
   readonly status: VoteStatus | null
+  readonly counting: VoteCounting | null
   readonly trust_up: Count | null
   readonly trust_down: Count | null
   readonly xid: string | null
+  /** The tokens the vote's budgets held before it drew on them (none when it drew on none). */
+  readonly budget_keys: ReadonlyArray<string> | null
+  readonly budget_tokens: ReadonlyArray<number> | null
 }
 
 type SnapshotRow = { id: string; seed_up: Count; seed_down: Count; trust_up: Count; trust_down: Count; up: Count; down: Count }
@@ -79,18 +86,30 @@ export const make = (options: Options) =>
 
     const rateLimits = yield* RateLimits
 
+    /** The buckets of `limits` as the routines take them. */
+    const bucketsOf = (limits: ReadonlyArray<Limit>) =>
+      limits.map((limit) => ({ key: limit.key, max: limit.max, window_ms: limit.windowSeconds * 1000 }))
+
     /** The vote as productdir_cast_vote's ballot: one jsonb object. */
     const ballot = (vote: CastVote, now: Date) => {
       const reason = vote.direction === "down" && vote.reason !== undefined ? vote.reason : undefined
+      const budgets = activeLimits(vote.budgets ?? [])
       return pg.json({
         ...(isProductId(vote.entity) ? { product_id: canonicalProductId(vote.entity) } : { slug: vote.entity }),
         voter: ledgerKey(vote.voter),
         ...(vote.voter._tag === "Agent" ? { agent_id: vote.voter.agentId } : {}),
         direction: vote.direction,
         at: now.toISOString(),
-        ...(reason === undefined ? {} : { reason_key: normalizeReason(reason), reason_summary: tidyReason(reason) })
+        ...(reason === undefined ? {} : { reason_key: normalizeReason(reason), reason_summary: tidyReason(reason) }),
+        ...(vote.network === undefined ? {} : { network: vote.network }),
+        ...(vote.guard === undefined ? {} : { guard: { floor: vote.guard.floor, factor: vote.guard.factor } }),
+        ...(budgets.length === 0 ? {} : { budgets: bucketsOf(budgets) })
       })
     }
+
+    /** The budgets' decision from the cast's row (tokens before the draw; a budget not drawn on was full). */
+    const budgetDecision = (vote: CastVote, row: CastRow | undefined) =>
+      decisionOf(activeLimits(vote.budgets ?? []), row?.budget_keys ?? [], row?.budget_tokens ?? [])
 
     /** What the cast's row says: the vote counted, or why not. */
     const castResult = Effect.fnUntraced(function* (row: CastRow | undefined, vote: CastVote) {
@@ -113,6 +132,7 @@ export const make = (options: Options) =>
         productId,
         direction: vote.direction,
         status,
+        counting: row.counting!,
         counters: { up: Number(row.trust_up), down: Number(row.trust_down) }
       }
     })
@@ -121,27 +141,37 @@ export const make = (options: Options) =>
     // the counters and the report in one round trip. The row lock on the product serialises votes
     // per product; the recount of the reconciliation job takes the same lock, so neither
     // overwrites the other.
-    const cast = Effect.fn("VoteLedger.cast")(function* (vote: CastVote) {
+    /** The vote, drawing on its budgets: limited by one of them, or cast. */
+    const castBudgeted = Effect.fn("VoteLedger.cast")(function* (vote: CastVote) {
       const [row] = yield* sql<CastRow>`SELECT * FROM productdir_cast_vote(${ballot(vote, yield* stamp)})`.pipe(
         retryDeadlocks,
         storeError("cast")
       )
-      return yield* castResult(row, vote)
+      const decision = budgetDecision(vote, row)
+      if (decision._tag === "Limited") return { _tag: "Limited", decision } as const
+      return { _tag: "Cast", decision, result: yield* castResult(row, vote) } as const
     })
+
+    const cast = (vote: CastVote) =>
+      Effect.map(castBudgeted({ ...vote, budgets: undefined }), (cast) => (cast as Extract<typeof cast, { _tag: "Cast" }>).result)
 
     // With the buckets in this database (SqlRateLimits), the limits and the cast are one call
     // (productdir_cast_vote_within): a vote costs one round trip, not two.
     const castWithin = options.limitsInDatabase
       ? Effect.fn("VoteLedger.castWithin")(function* (limits: ReadonlyArray<Limit>, vote: CastVote) {
           const active = activeLimits(limits)
-          const buckets = pg.json(active.map((limit) => ({ key: limit.key, max: limit.max, window_ms: limit.windowSeconds * 1000 })))
           const [row] = yield* sql<CastRow & { readonly limit_keys: Array<string>; readonly limit_tokens: Array<number> }>`
-            SELECT * FROM productdir_cast_vote_within(${buckets}, ${ballot(vote, yield* stamp)})`.pipe(retryDeadlocks, storeError("cast"))
+            SELECT * FROM productdir_cast_vote_within(${pg.json(bucketsOf(active))}, ${ballot(vote, yield* stamp)})`.pipe(
+            retryDeadlocks,
+            storeError("cast")
+          )
           const decision = decisionOf(active, row?.limit_keys ?? [], row?.limit_tokens ?? [])
           if (decision._tag === "Limited") return { _tag: "Limited", decision } as const
+          const budgets = budgetDecision(vote, row)
+          if (budgets._tag === "Limited") return { _tag: "Limited", decision: budgets } as const
           return { _tag: "Cast", decision, result: yield* castResult(row, vote) } as const
         })
-      : castAfterTaking(rateLimits, cast)
+      : castAfterTaking(rateLimits, castBudgeted)
 
     const streamed = (batchSize: number): Stream.Stream<ReadonlyArray<CounterSnapshot>, StoreError> =>
       sql<SnapshotRow>`
@@ -233,7 +263,20 @@ export const make = (options: Options) =>
       )
     })
 
-    return VoteLedger.of({ cast, castWithin, snapshots, repair })
+    const formation = Effect.fn("VoteLedger.formation")(function* (id: ProductId) {
+      const rows = yield* sql<{ agent: boolean; counting: VoteCounting; direction: VoteDirection; n: number }>`
+        SELECT voter LIKE 'agent:%' AS agent, counting, direction, count(*)::int AS n
+        FROM votes WHERE product_id = ${canonicalProductId(id)} AND revoked_at IS NULL
+        GROUP BY 1, 2, 3`.pipe(storeError("formation"))
+      const tally = (agent: boolean) => ({
+        up: rows.find((r) => r.agent === agent && r.counting === "counted" && r.direction === "up")?.n ?? 0,
+        down: rows.find((r) => r.agent === agent && r.counting === "counted" && r.direction === "down")?.n ?? 0
+      })
+      const sum = (counting: VoteCounting) => rows.filter((r) => r.counting === counting).reduce((n, r) => n + r.n, 0)
+      return { agents: tally(true), addresses: tally(false), held: sum("held"), discounted: sum("discounted") } satisfies LedgerFormation
+    })
+
+    return VoteLedger.of({ cast, castWithin, snapshots, repair, formation })
   })
 
 export const layer = (options: Options) => Layer.effect(VoteLedger, make(options))

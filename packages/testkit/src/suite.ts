@@ -9,6 +9,7 @@ import type { Stores } from "@productdir/domain"
 import { agentsBehaviours } from "./agents.contract.ts"
 import type { Backdoor } from "./Backdoor.ts"
 import { changesBehaviours } from "./changes.contract.ts"
+import { countingBehaviours } from "./counting.contract.ts"
 import { catalogBehaviours } from "./catalog.contract.ts"
 import { CONTRACT_SEED } from "./inputs.ts"
 import { jobsBehaviours } from "./jobs.contract.ts"
@@ -28,6 +29,7 @@ const CONCERNS: ReadonlyArray<readonly [string, (it: ContractIt) => void]> = [
   ["listing", listingBehaviours],
   ["search", searchBehaviours],
   ["votes", votesBehaviours],
+  ["how votes count", countingBehaviours],
   ["problems", problemsBehaviours],
   ["reconciliation", reconciliationBehaviours],
   ["agents and standing", agentsBehaviours],

@@ -22,6 +22,7 @@ import {
 } from "@productdir/domain"
 import { randomUUID } from "node:crypto"
 import * as AgentKeys from "./AgentKeys.ts"
+import type { NetworkLevel } from "./network.ts"
 import { VoterIdentity } from "./VoterIdentity.ts"
 
 const INVALID_CREDENTIALS = {
@@ -47,8 +48,12 @@ export class InvalidCredentials extends Schema.TaggedError<InvalidCredentials>()
 }
 
 export interface AgentsSettings {
-  /** Registrations per client network per day; 0 turns the limit off. */
-  readonly registrationsPerAddress: number
+  /**
+   * New identities (registrations, and signed agents' first votes) per day at each level of a client's
+   * networks (`v6/64` … `v6/32`, `v4/32` … `v4/16`): a /48 is one site however many /64s it holds. A
+   * level absent or 0 has no budget.
+   */
+  readonly registrationsPerNetwork: Readonly<Partial<Record<NetworkLevel, number>>>
 }
 
 export type Registration =
@@ -104,14 +109,20 @@ export const layer = (settings: AgentsSettings) =>
         { capacity: 10_000, timeToLive: (exit) => (Exit.isSuccess(exit) ? KEY_PROOF_TTL : Duration.zero) }
       )
 
-      /** One new identity from `network` (a keyed hash): the daily budget both ways of becoming an agent draw on. */
-      const newIdentity = (network: string) =>
-        limits.take([{ key: `register:${network}`, max: settings.registrationsPerAddress, windowSeconds: DAY_SECONDS }])
+      /** One new identity from `address`: the daily budgets, at every level of its networks, both ways of becoming an agent draw on. */
+      const newIdentity = (address: string) =>
+        limits.take(
+          identity.networkKeys(address).map((network) => ({
+            key: `register:${network.level}:${network.key}`,
+            max: settings.registrationsPerNetwork[network.level as NetworkLevel] ?? 0,
+            windowSeconds: DAY_SECONDS
+          }))
+        )
 
       return Agents.of({
         register: Effect.fn("Agents.register")(function* (request, address) {
           const network = identity.addressKey(address)
-          const decision = yield* newIdentity(network)
+          const decision = yield* newIdentity(address)
           if (decision._tag === "Limited") return { _tag: "Limited", decision } as const
           const apiKey = AgentKeys.newApiKey()
           const agent = yield* registry.register({
@@ -132,7 +143,7 @@ export const layer = (settings: AgentsSettings) =>
           const known = yield* registry.findSigned(signedIdentity)
           if (Option.isSome(known)) return yield* inGoodStanding(known.value)
           const network = identity.addressKey(address)
-          const decision = yield* newIdentity(network)
+          const decision = yield* newIdentity(address)
           if (decision._tag === "Limited") {
             const { limit, windowSeconds, retryAfterSeconds } = decision
             return yield* new EnrolmentLimited({ limit, windowSeconds, retryAfterSeconds })

@@ -8,6 +8,9 @@ import { Context, Effect, Layer } from "effect"
 import {
   type AgentRevoked,
   type AgentView,
+  type BurstGuard,
+  canonicalProductId,
+  isProductId,
   type Caster,
   countedAs,
   type Decision,
@@ -40,6 +43,7 @@ import {
   ledgerKey,
   type VoteOutcome
 } from "@productdir/domain"
+import type { NetworkLevel } from "./network.ts"
 
 export type ReadError = ProductNotFound | ProductRemoved | StoreError
 
@@ -53,9 +57,18 @@ export interface DirectorySettings {
   /** Votes per minute per voter and per client; 0 turns a limit off. */
   readonly votesPerVoter: number
   readonly votesPerClient: number
+  /**
+   * Votes a client network may cast on one product in a day without proving who it is (an address's
+   * vote), at each level of its networks (`v6/48`, `v4/24`, …); a level absent or 0 has no budget.
+   */
+  readonly anonymousVotesPerNetwork: Readonly<Partial<Record<NetworkLevel, number>>>
+  /** The burst guard (counting.ts), when the crowd defense is on; undefined: every vote counts at once. */
+  readonly burstGuard: BurstGuard | undefined
   /** Tracking parameters on the website links of the reads. */
   readonly utm: Utm
 }
+
+const DAY_SECONDS = 86_400
 
 export type VoteResult =
   | { readonly _tag: "Limited"; readonly decision: Extract<Decision, { _tag: "Limited" }> }
@@ -107,7 +120,7 @@ export const layer = (config: DirectorySettings) =>
         product: catalog.find,
         agentView: Effect.fn("Directory.agentView")(function* (ref: string) {
           const product = yield* catalog.find(ref)
-          return toAgentView(product, yield* problemsFor(product), config.utm)
+          return toAgentView(product, yield* problemsFor(product), config.utm, yield* ledger.formation(product.id))
         }),
         problems: Effect.fn("Directory.problems")(function* (ref, page) {
           const product = yield* catalog.find(ref)
@@ -135,11 +148,29 @@ export const layer = (config: DirectorySettings) =>
         })),
         vote: Effect.fn("Directory.vote")(function* (ballot: Ballot, caster: Caster) {
           const voterBudget: Limit = { key: `voter:${ledgerKey(caster.voter)}`, max: config.votesPerVoter, windowSeconds: 60 }
+          // A vote that proves no identity draws on its networks' budgets for this product, nested: a /48
+          // is one neighbourhood however many /64s it holds. The budgets are the product's own: named by
+          // its id, whichever ref the ballot used.
+          const anonymous = caster.voter._tag === "Address"
+          const productId = !anonymous
+            ? undefined
+            : isProductId(ballot.entity_id)
+              ? canonicalProductId(ballot.entity_id)
+              : (yield* catalog.find(ballot.entity_id)).id
+          const budgets = caster.networks.flatMap((network): ReadonlyArray<Limit> => {
+            const max = config.anonymousVotesPerNetwork[network.level as NetworkLevel] ?? 0
+            return productId === undefined || max <= 0
+              ? []
+              : [{ key: `anon:${productId}:${network.level}:${network.key}`, max, windowSeconds: DAY_SECONDS }]
+          })
           const cast = yield* ledger.castWithin(caster.budgetDrawn === true ? [voterBudget] : [voterBudget, clientBudget(caster.address)], {
-            entity: ballot.entity_id,
+            entity: productId ?? ballot.entity_id,
             voter: caster.voter,
             direction: ballot.direction ?? "up",
-            reason: ballot.reason
+            reason: ballot.reason,
+            network: caster.neighbourhood,
+            guard: config.burstGuard,
+            budgets
           })
           if (cast._tag === "Limited") return cast
           const { decision, result } = cast
@@ -148,6 +179,7 @@ export const layer = (config: DirectorySettings) =>
             direction: result.direction,
             status: result.status,
             counted_as: countedAs(caster.voter),
+            counting: result.counting,
             trust: toTrust(result.counters),
             links: voteLinksOf(result.productId)
           }

@@ -6,9 +6,9 @@
  * same one.
  */
 import { Context, Effect, Layer, Option, Redacted } from "effect"
-import { type AgentId, addressVoter, agentVoter, type Caster, Settings } from "@productdir/domain"
+import { type AgentId, addressVoter, agentVoter, type Caster, type NetworkKey, Settings } from "@productdir/domain"
 import { createHmac, randomBytes } from "node:crypto"
-import { networkOf } from "./network.ts"
+import { NEIGHBOURHOOD, networkOf, networksOf } from "./network.ts"
 
 export class VoterIdentity extends Context.Service<
   VoterIdentity,
@@ -17,6 +17,8 @@ export class VoterIdentity extends Context.Service<
     readonly addressKey: (address: string) => string
     /** The caster of a request from `address`, by `agent` when one was proven. */
     readonly caster: (request: { readonly address: string; readonly agent?: AgentId | undefined }) => Caster
+    /** Every network `address` belongs to, nested, each as a keyed hash. */
+    readonly networkKeys: (address: string) => ReadonlyArray<NetworkKey>
   }
 >()("@productdir/usecases/VoterIdentity") {}
 
@@ -28,12 +30,19 @@ export const layer = (secret: Option.Option<Redacted.Redacted>) =>
       const key = Option.isSome(secret)
         ? Redacted.value(secret.value)
         : yield* settings.getOrInit("voter_secret", randomBytes(32).toString("hex"))
-      const addressKey = (address: string) => createHmac("sha256", key).update(networkOf(address)).digest("hex").slice(0, 32)
+      const keyed = (text: string) => createHmac("sha256", key).update(text).digest("hex").slice(0, 32)
+      const addressKey = (address: string) => keyed(networkOf(address))
+      const networkKeys = (address: string): ReadonlyArray<NetworkKey> =>
+        networksOf(address).map(({ level, prefix }) => ({ level, key: keyed(prefix) }))
       return VoterIdentity.of({
         addressKey,
+        networkKeys,
         caster: ({ address, agent }) => {
           const client = addressKey(address)
-          return { voter: agent !== undefined ? agentVoter(agent) : addressVoter(client), address: client }
+          const networks = networkKeys(address)
+          // The neighbourhood: an IPv6 /48, an IPv4 /24 (the third level, or the second of IPv4's three).
+          const neighbourhood = networks.find((n) => n.level === NEIGHBOURHOOD.v6 || n.level === NEIGHBOURHOOD.v4)?.key ?? client
+          return { voter: agent !== undefined ? agentVoter(agent) : addressVoter(client), address: client, networks, neighbourhood }
         }
       })
     })

@@ -3,6 +3,11 @@
  * client. An IPv6 address is not: a single subscriber routinely holds a /64 (and
  * picks a new address in it for every connection), so counting addresses would
  * give one machine 2^64 votes. One live vote per product is per /64 instead.
+ *
+ * Networks nest (docs/threat-model.md, "An attacker with many addresses"): a /48
+ * is one site, free from a tunnel broker with 65,536 /64s in it, and a /24 of
+ * IPv4 is a neighbourhood of a provider or a proxy farm. So budgets apply at each
+ * level an address belongs to: IPv6 /64, /56, /48 and /32; IPv4 /32, /24 and /16.
  */
 import { isIPv4, isIPv6 } from "node:net"
 
@@ -37,4 +42,45 @@ export const networkOf = (address: string): string => {
     .slice(0, 4)
     .map((g) => g.toString(16))
     .join(":")}::/64`
+}
+
+/** A level of an address's networks: its family and prefix length. */
+export type NetworkLevel = "v6/64" | "v6/56" | "v6/48" | "v6/32" | "v4/32" | "v4/24" | "v4/16"
+
+export const NETWORK_LEVELS: ReadonlyArray<NetworkLevel> = ["v6/64", "v6/56", "v6/48", "v6/32", "v4/32", "v4/24", "v4/16"]
+
+/** The neighbourhood an address votes from, for the integrity pass's evidence: an IPv6 /48 (a site), an IPv4 /24. */
+export const NEIGHBOURHOOD: Readonly<Record<"v4" | "v6", NetworkLevel>> = { v6: "v6/48", v4: "v4/24" }
+
+const prefixOfGroups = (groups: ReadonlyArray<number>, bits: number): string => {
+  const kept = groups.map((group, i) => {
+    const from = i * 16
+    if (from >= bits) return 0
+    const keep = Math.min(16, bits - from)
+    return keep === 16 ? group : group & (0xffff << (16 - keep)) & 0xffff
+  })
+  return `${kept.map((g) => g.toString(16)).join(":")}/${bits}`
+}
+
+/**
+ * Every network `address` belongs to, largest prefix first (its own /64 or /32 first): each level's
+ * canonical prefix. An IPv4 address mapped into IPv6 is IPv4. Anything that is not an address has
+ * one level of its own, as given.
+ */
+export const networksOf = (address: string): ReadonlyArray<{ readonly level: NetworkLevel; readonly prefix: string }> => {
+  const own = networkOf(address)
+  if (isIPv4(own)) {
+    const [a, b, c] = own.split(".")
+    return [
+      { level: "v4/32", prefix: own },
+      { level: "v4/24", prefix: `${a}.${b}.${c}.0/24` },
+      { level: "v4/16", prefix: `${a}.${b}.0.0/16` }
+    ]
+  }
+  const groups = groupsOf(address)
+  if (groups === undefined) return [{ level: "v4/32", prefix: own }]
+  return (["v6/64", "v6/56", "v6/48", "v6/32"] as const).map((level) => ({
+    level,
+    prefix: prefixOfGroups(groups, Number(level.slice(3)))
+  }))
 }

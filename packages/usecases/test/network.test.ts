@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { AgentKeys, networkOf } from "../src/index.ts"
+import { AgentKeys, networkOf, networksOf } from "../src/index.ts"
 
 describe("networkOf: the network an address votes as", () => {
   it("an IPv4 address is itself", () => {
@@ -20,6 +20,33 @@ describe("networkOf: the network an address votes as", () => {
 
   it("anything else is kept as given", () => {
     expect(networkOf("unknown")).toBe("unknown")
+  })
+})
+
+describe("networksOf: the networks an address belongs to, nested", () => {
+  it("an IPv6 address is in its /64, /56, /48 and /32", () => {
+    expect(networksOf("2001:db8:abcd:12ff:1:2:3:4")).toEqual([
+      { level: "v6/64", prefix: "2001:db8:abcd:12ff:0:0:0:0/64" },
+      { level: "v6/56", prefix: "2001:db8:abcd:1200:0:0:0:0/56" },
+      { level: "v6/48", prefix: "2001:db8:abcd:0:0:0:0:0/48" },
+      { level: "v6/32", prefix: "2001:db8:0:0:0:0:0:0/32" }
+    ])
+  })
+
+  it("the /64s of one /48 share the /48's prefix, whatever their own", () => {
+    const of48 = (address: string) => networksOf(address).find((n) => n.level === "v6/48")!.prefix
+    expect(new Set(["2001:db8:7:1::1", "2001:db8:7:ffff::9", "2001:DB8:7:42:a::b"].map(of48)).size).toBe(1)
+    expect(of48("2001:db8:8:1::1")).not.toBe(of48("2001:db8:7:1::1"))
+  })
+
+  it("an IPv4 address is in its /32, /24 and /16, mapped or not", () => {
+    const expected = [
+      { level: "v4/32", prefix: "198.51.100.4" },
+      { level: "v4/24", prefix: "198.51.100.0/24" },
+      { level: "v4/16", prefix: "198.51.0.0/16" }
+    ]
+    expect(networksOf("198.51.100.4")).toEqual(expected)
+    expect(networksOf("::ffff:198.51.100.4")).toEqual(expected)
   })
 })
 

@@ -129,14 +129,16 @@ export const refusalResponse = (error: IdentifyError): HttpServerResponse.HttpSe
         _tag: "Limited",
         limit: error.limit,
         windowSeconds: error.windowSeconds,
-        retryAfterSeconds: error.retryAfterSeconds
+        retryAfterSeconds: error.retryAfterSeconds,
+        key: "address"
       })
     case "EnrolmentLimited":
       return tooManyRequests(refusals.NEW_SIGNED_AGENT, {
         _tag: "Limited",
         limit: error.limit,
         windowSeconds: error.windowSeconds,
-        retryAfterSeconds: error.retryAfterSeconds
+        retryAfterSeconds: error.retryAfterSeconds,
+        key: "register"
       })
     case "StoreError":
       return proofUnavailable()

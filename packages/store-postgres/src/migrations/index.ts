@@ -17,6 +17,7 @@ import { migration as m0007 } from "./0007_search_apart.ts"
 import { migration as m0008 } from "./0008_search_before_product.ts"
 import { migration as m0009 } from "./0009_signature_nonces.ts"
 import { migration as m0010 } from "./0010_routines.ts"
+import { migration as m0011 } from "./0011_crowd_defense.ts"
 
 export const MIGRATIONS_TABLE = "productdir_migrations"
 
@@ -31,7 +32,8 @@ const ALL = {
   "0007_search_apart": m0007,
   "0008_search_before_product": m0008,
   "0009_signature_nonces": m0009,
-  "0010_routines": m0010
+  "0010_routines": m0010,
+  "0011_crowd_defense": m0011
 }
 
 export const migrations = Migrator.fromRecord(ALL)

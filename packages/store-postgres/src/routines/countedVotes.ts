@@ -1,6 +1,7 @@
 /**
  * The rule of trust (packages/domain/src/VoteLedger.ts), once: every count of the ledger reads this
- * view, the reconciliation's and the revocation's recounts alike.
+ * view, the reconciliation's and the revocation's recounts alike. A vote counts when it is counted
+ * (not held, not discounted: packages/domain/src/counting.ts) and its agent is in good standing.
  */
 import type { Routine } from "./Routine.ts"
 
@@ -8,6 +9,6 @@ export const countedVotes: Routine = {
   name: "counted_votes",
   statements: [
     "DROP VIEW IF EXISTS counted_votes",
-    "CREATE VIEW counted_votes AS SELECT product_id, voter, direction, created_at, updated_at FROM votes WHERE revoked_at IS NULL"
+    "CREATE VIEW counted_votes AS SELECT product_id, voter, direction, created_at, updated_at FROM votes WHERE revoked_at IS NULL AND counting = 'counted'"
   ]
 }
