@@ -80,12 +80,12 @@ const TrustProxy = Config.schema(
 const NonNegativeInt = (name: string, fallback: number) =>
   Config.schema(Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0)), name).pipe(Config.withDefault(fallback))
 
-/** `v6/48=8,v4/24=8`: a budget per network level, each a whole number (0: none at that level). */
+/** `v6/48=8,v4/24=8`: a budget per network level, each a whole number (0: none at that level); `off`: none at all. */
 const NetworkBudgets = (name: string, fallback: string) =>
   Config.schema(
     Schema.String.check(
-      Schema.isPattern(/^\s*((v6\/(64|56|48|32)|v4\/(32|24|16))\s*=\s*\d+\s*(,\s*|$))*$/u, {
-        message: `must be levels and budgets such as v6/48=8,v4/24=8 (levels: ${NETWORK_LEVELS.join(", ")})`
+      Schema.isPattern(/^\s*(off|((v6\/(64|56|48|32)|v4\/(32|24|16))\s*=\s*\d+\s*(,\s*|$))*)\s*$/u, {
+        message: `must be levels and budgets such as v6/48=8,v4/24=8 (levels: ${NETWORK_LEVELS.join(", ")}), or off`
       })
     ),
     name
@@ -97,7 +97,7 @@ const NetworkBudgets = (name: string, fallback: string) =>
           list
             .split(",")
             .map((item) => item.trim())
-            .filter((item) => item.length > 0)
+            .filter((item) => item.length > 0 && item !== "off")
             .map((item) => {
               const [level, budget] = item.split("=").map((part) => part.trim())
               return [level as NetworkLevel, Number(budget)]
@@ -175,7 +175,9 @@ export const layerFromEnv = Layer.effect(
       ),
       // The address's own level comes from AGENT_REGISTRATIONS_PER_ADDRESS, and its 0 turns off every level.
       registrationsPerNetwork:
-        registrationsPerAddress === 0 ? {} : { ...registrationsPerNetwork, "v6/64": registrationsPerAddress, "v4/32": registrationsPerAddress },
+        registrationsPerAddress === 0
+          ? {}
+          : { ...registrationsPerNetwork, "v6/64": registrationsPerAddress, "v4/32": registrationsPerAddress },
       burstGuard: crowdDefense === "on" ? { floor: burstFloor, factor: burstFactor } : undefined
     })
   )

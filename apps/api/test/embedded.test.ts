@@ -53,7 +53,14 @@ describe("one owner per embedded data directory", { timeout: 180_000 }, () => {
 
   it("an import and a reconcile beside a running API go through the API's database: changes show at once, no vote is lost", async () => {
     const dir = dataDir()
-    const server = api({ DATA_DIR: dir, VOTE_RATE_PER_VOTER: "0", VOTE_RATE_PER_ADDRESS: "0", TRUST_PROXY: "1" })
+    const server = api({
+      DATA_DIR: dir,
+      VOTE_RATE_PER_VOTER: "0",
+      VOTE_RATE_PER_ADDRESS: "0",
+      ANONYMOUS_VOTES_PER_NETWORK: "off",
+      CROWD_DEFENSE: "off",
+      TRUST_PROXY: "1"
+    })
     const base = await server.url
     const target = sample[0]!
     const changed = sample.map((r, i) => (i === 0 ? { ...r, ai_summary: `Rewritten by the import. ${r.ai_summary}` } : r))

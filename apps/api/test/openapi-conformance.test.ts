@@ -192,7 +192,9 @@ describe(`the OpenAPI document and the server agree (${variant.name})`, () => {
   // The removal runs after the server seeded the sample catalog (a seed would restore the product).
   layer(
     Removed.pipe(
-      Layer.provideMerge(serverLayer(stores, { votesPerVoter: 2, votesPerAddress: 1000, registrationsPerNetwork: { "v6/64": 2, "v4/32": 2 } })),
+      Layer.provideMerge(
+        serverLayer(stores, { votesPerVoter: 2, votesPerAddress: 1000, registrationsPerNetwork: { "v6/64": 2, "v4/32": 2 } })
+      ),
       Layer.provideMerge(stores)
     ),
     {

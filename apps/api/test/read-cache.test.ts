@@ -86,7 +86,15 @@ describe(`the read cache across processes (${server ? "two APIs on one PostgreSQ
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "productdir-cache-"))
-    const settings = { SEED: "sample", VOTE_RATE_PER_VOTER: "0", VOTE_RATE_PER_ADDRESS: "0", TRUST_PROXY: "1" }
+    // Limits and the crowd defense off: these tests count every vote they cast.
+    const settings = {
+      SEED: "sample",
+      VOTE_RATE_PER_VOTER: "0",
+      VOTE_RATE_PER_ADDRESS: "0",
+      ANONYMOUS_VOTES_PER_NETWORK: "off",
+      CROWD_DEFENSE: "off",
+      TRUST_PROXY: "1"
+    }
     if (server) {
       const { url } = await Effect.runPromise(Scope.provide(freshDatabaseUrl(server), scope))
       env = { ...settings, DATABASE_URL: url }

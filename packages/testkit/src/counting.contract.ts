@@ -21,7 +21,11 @@ import type { ContractIt } from "./suite.ts"
 
 const GUARD: BurstGuard = { floor: 10, factor: 8 }
 
-const countersOf = (id: string) => Effect.map(CatalogStore.use((s) => s.find(id)), (p) => p.counters)
+const countersOf = (id: string) =>
+  Effect.map(
+    CatalogStore.use((s) => s.find(id)),
+    (p) => p.counters
+  )
 
 export const countingBehaviours = (it: ContractIt) => {
   it.effect("without a guard, N concurrent votes by N voters are N counted at once", () =>

@@ -103,7 +103,10 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
           ? { "x-request-id": requestId, connection: "close" }
           : { "x-request-id": requestId }
         if (request.httpVersion === "1.1" && request.headers.host === undefined) {
-          writeProblem(response, 400, "An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2).", { ...headers, connection: "close" })
+          writeProblem(response, 400, "An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2).", {
+            ...headers,
+            connection: "close"
+          })
           return log(request, 400, started, requestId)
         }
         // A read the cache holds is written whole at once: logged at once, nothing to watch.
