@@ -82,7 +82,7 @@ export const TrustFormation = Schema.Struct({
 }).annotate({
   identifier: "TrustFormation",
   description:
-    "How the trust counters were formed: seed + counted votes of agents + counted votes of addresses. Votes of agents weigh more than votes of addresses (an address is cheap to change); held votes may count after the integrity pass."
+    "How the trust counters were formed: seed + counted votes of agents + counted votes of addresses. Weigh them yourself: a vote of an agent is harder to fake than a vote of an address (an address is cheap to change). Held votes may count after the integrity pass; discounted ones count again only if an operator clears their group."
 })
 export type TrustFormation = typeof TrustFormation.Type
 

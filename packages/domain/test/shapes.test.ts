@@ -27,11 +27,13 @@ describe("agent card and view", () => {
 
   it("the view adds the decision fields and the top 3 problems", () => {
     const problems = problemsOf(product, [])
-    const view = toAgentView(product, problems, defaultUtm)
+    const formation = { agents: { up: 3, down: 1 }, addresses: { up: 2, down: 0 }, held: 4, discounted: 7 }
+    const view = toAgentView(product, problems, defaultUtm, formation)
     expect(Schema.decodeUnknownSync(AgentView)(JSON.parse(JSON.stringify(view)))).toEqual(view)
     expect(view.problems.total).toBe(1)
     expect(view.target_audience).toBe("Agencies with 2-50 staff")
     expect(view.links.self.href).toBe("/entities/ledgerly-books?format=agent")
+    expect(view.trust_formation).toEqual({ seed: product.seed, ...formation })
   })
 
   it("reads prices", () => {

@@ -18,6 +18,7 @@ import {
   type Tally,
   type VoteCounting,
   type VoteDirection,
+  type VoteGroup,
   type VoteRates
 } from "@productdir/domain"
 
@@ -62,6 +63,8 @@ export interface State {
   readonly signedAgents: Map<string, AgentId>
   /** product id -> its decayed vote counts (the burst guard's) */
   readonly rates: Map<string, VoteRates>
+  /** The voter groups the integrity pass found, by id. */
+  readonly groups: Map<string, VoteGroup>
   /** Who hears of changes (ProductChanges): called synchronously as each change is made. */
   readonly listeners: Set<(change: ProductChange) => void>
 }
@@ -77,6 +80,7 @@ export const emptyState = (): State => ({
   agentKeys: new Map(),
   signedAgents: new Map(),
   rates: new Map(),
+  groups: new Map(),
   listeners: new Set()
 })
 

@@ -7,6 +7,7 @@ import { Layer } from "effect"
 import type { Stores } from "@productdir/domain"
 import * as MemoryAgentRegistry from "./MemoryAgentRegistry.ts"
 import * as MemoryCatalogStore from "./MemoryCatalogStore.ts"
+import * as MemoryIntegrityLedger from "./MemoryIntegrityLedger.ts"
 import * as MemoryJobLock from "./MemoryJobLock.ts"
 import * as MemoryNonces from "./MemoryNonces.ts"
 import * as MemoryProblemStore from "./MemoryProblemStore.ts"
@@ -19,6 +20,7 @@ import { emptyState, MemoryState } from "./State.ts"
 export {
   MemoryAgentRegistry,
   MemoryCatalogStore,
+  MemoryIntegrityLedger,
   MemoryJobLock,
   MemoryNonces,
   MemoryProblemStore,
@@ -40,7 +42,8 @@ export const layerServices: Layer.Layer<Stores, never, MemoryState> = Layer.merg
   MemoryProductChanges.layer,
   MemorySettings.layer,
   MemoryJobLock.layer,
-  MemoryNonces.layer
+  MemoryNonces.layer,
+  MemoryIntegrityLedger.layer
 ).pipe(Layer.provideMerge(MemoryRateLimits.layer))
 
 /** Every store service over one fresh state. Each use of this layer value is one store. */

@@ -17,6 +17,7 @@ import * as FileJobLock from "./embedded/FileJobLock.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 import * as SqlAgentRegistry from "./SqlAgentRegistry.ts"
 import * as SqlCatalogStore from "./SqlCatalogStore.ts"
+import * as SqlIntegrityLedger from "./SqlIntegrityLedger.ts"
 import * as SqlJobLock from "./SqlJobLock.ts"
 import * as SqlNonces from "./SqlNonces.ts"
 import * as SqlProblemStore from "./SqlProblemStore.ts"
@@ -46,7 +47,8 @@ const sqlServices = <E, R>(ledger: SqlVoteLedger.Options, limits: Layer.Layer<Ra
     SqlProblemStore.layer,
     SqlAgentRegistry.layer,
     SqlSettings.layer,
-    SqlNonces.layer
+    SqlNonces.layer,
+    SqlIntegrityLedger.layer
   ).pipe(Layer.provideMerge(ChangeFeed.layer), Layer.provideMerge(limits))
 
 /**

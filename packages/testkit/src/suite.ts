@@ -12,6 +12,7 @@ import { changesBehaviours } from "./changes.contract.ts"
 import { countingBehaviours } from "./counting.contract.ts"
 import { catalogBehaviours } from "./catalog.contract.ts"
 import { CONTRACT_SEED } from "./inputs.ts"
+import { integrityBehaviours } from "./integrity.contract.ts"
 import { jobsBehaviours } from "./jobs.contract.ts"
 import { limitsBehaviours } from "./limits.contract.ts"
 import { listingBehaviours } from "./listing.contract.ts"
@@ -35,7 +36,9 @@ const CONCERNS: ReadonlyArray<readonly [string, (it: ContractIt) => void]> = [
   ["agents and standing", agentsBehaviours],
   ["rate limits", limitsBehaviours],
   ["change feed", changesBehaviours],
-  ["settings and job lock", jobsBehaviours]
+  ["settings and job lock", jobsBehaviours],
+  // Last: it moves time far ahead and gives standing to every agent that earned it.
+  ["integrity ledger", integrityBehaviours]
 ]
 
 export const storeContract = (name: string, stores: Layer.Layer<ContractStores, unknown>) =>

@@ -107,10 +107,14 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
             ...headers,
             connection: "close"
           })
-          return log(request, 400, started, requestId)
+          log(request, 400, started, requestId)
+          return
         }
         // A read the cache holds is written whole at once: logged at once, nothing to watch.
-        if (first?.(request, response, headers) === true) return log(request, response.statusCode, started, requestId)
+        if (first?.(request, response, headers) === true) {
+          log(request, response.statusCode, started, requestId)
+          return
+        }
         for (const [name, value] of Object.entries(headers)) response.setHeader(name, value)
         inFlight.add(response)
         response.once("close", () => {

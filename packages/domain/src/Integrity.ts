@@ -1,0 +1,135 @@
+/**
+ * What the integrity pass reads from a store and writes back (docs/threat-model.md, "Rings"; the
+ * pass itself is packages/usecases/src/integrity/). It reads the recent ledger as columns of small
+ * numbers (a million votes are a few arrays, not a million objects), finds voter groups that vote
+ * the same products in the same windows, and then, in one transaction: discounts the votes of the
+ * groups it found, counts the held votes that pass, and recounts the products they touched. The
+ * store keeps the groups with their evidence, for operators to confirm or clear.
+ */
+import { Context, type Effect, Schema } from "effect"
+import type { StoreError } from "./errors.ts"
+import type { ProductId } from "./ids.ts"
+import type { Recount } from "./Agent.ts"
+
+/** How a vote counts, as a number in the window's columns. */
+export const COUNTED = 0
+export const HELD = 1
+export const DISCOUNTED = 2
+
+/**
+ * The recent ledger, as columns: vote `i` is `product[i]` (an index into `products`), `voter[i]`
+ * (into `voters`), `network[i]` (into `networks`; -1 when unknown), cast `seconds[i]` after `since`,
+ * counting as `counting[i]` (COUNTED, HELD, DISCOUNTED), up (0) or down (1) as `direction[i]`.
+ * A vote an operator cleared a group of is `cleared[i]` = 1: no pass discounts it again.
+ * `standing[v]` is 1 for a voter that is an agent with standing.
+ */
+export interface LedgerWindow {
+  readonly since: Date
+  readonly products: ReadonlyArray<ProductId>
+  readonly voters: ReadonlyArray<string>
+  readonly networks: ReadonlyArray<string>
+  readonly product: Int32Array
+  readonly voter: Int32Array
+  readonly network: Int32Array
+  readonly seconds: Int32Array
+  readonly counting: Uint8Array
+  readonly direction: Uint8Array
+  readonly cleared: Uint8Array
+  readonly standing: Uint8Array
+}
+
+export const GroupStatus = Schema.Literals(["suspected", "confirmed", "cleared"])
+export type GroupStatus = typeof GroupStatus.Type
+
+/** What made a group suspect: for an operator to judge. */
+export interface GroupEvidence {
+  /** How it was found: `lockstep` (the same products within an hour of each other), `overlap` (over days). */
+  readonly method: "lockstep" | "overlap"
+  /** Voters (ledger keys: `agent:<id>`, `ip:<hash>`), sorted. */
+  readonly members: ReadonlyArray<string>
+  readonly products: ReadonlyArray<ProductId>
+  /** When its votes were cast: the earliest and latest, per product. */
+  readonly windows: ReadonlyArray<{ readonly product: ProductId; readonly from: string; readonly to: string }>
+  /** Its members' neighbourhoods (keyed hashes of IPv6 /48s, IPv4 /24s) and how many votes came from each. */
+  readonly networks: ReadonlyArray<{ readonly network: string; readonly votes: number }>
+  /** Its votes the pass discounted. */
+  readonly votes: number
+}
+
+export interface VoteGroup {
+  readonly id: string
+  readonly status: GroupStatus
+  readonly foundAt: Date
+  readonly decidedAt: Date | null
+  readonly evidence: GroupEvidence
+}
+
+/** A vote by its product and voter (the ledger's key). */
+export interface VoteKey {
+  readonly productId: ProductId
+  readonly voter: string
+}
+
+/** What a pass decided. */
+export interface Verdict {
+  /** Groups found (new, or grown), with the votes of theirs to discount. */
+  readonly groups: ReadonlyArray<{ readonly id: string; readonly evidence: GroupEvidence; readonly votes: ReadonlyArray<VoteKey> }>
+  /** Held votes that pass: counted from now on. */
+  readonly release: ReadonlyArray<VoteKey>
+}
+
+export interface Applied {
+  /** Votes discounted, and held votes counted, by this pass (those that were already so are not counted again). */
+  readonly discounted: number
+  readonly released: number
+  readonly recounted: ReadonlyArray<Recount>
+}
+
+/** Who gets standing (counting.ts): agents old enough, whose votes counted, and that no group holds. */
+export interface StandingRule {
+  /** Registered (or first seen) at least this long before. */
+  readonly minAgeSeconds: number
+  /** With at least this many counted votes cast at least `settledSeconds` before. */
+  readonly minVotes: number
+  readonly settledSeconds: number
+}
+
+export const DEFAULT_STANDING: StandingRule = { minAgeSeconds: 3 * 86_400, minVotes: 3, settledSeconds: 86_400 }
+
+export class GroupNotFound extends Schema.TaggedError<GroupNotFound>()("GroupNotFound", { id: Schema.String }) {
+  override get message() {
+    return `No group has the id ${this.id}`
+  }
+}
+
+/** An operator's decision on a group, and the products it recounted. */
+export interface GroupDecision {
+  readonly group: VoteGroup
+  /** False when the group already stood so: nothing changed. */
+  readonly changed: boolean
+  readonly votes: number
+  readonly recounted: ReadonlyArray<Recount>
+}
+
+export class IntegrityLedger extends Context.Service<
+  IntegrityLedger,
+  {
+    /** Votes cast since `since`, and every held vote whenever it was cast. */
+    readonly window: (since: Date) => Effect.Effect<LedgerWindow, StoreError>
+    /** Every group found so far, newest first. */
+    readonly groups: Effect.Effect<ReadonlyArray<VoteGroup>, StoreError>
+    /**
+     * Writes a verdict in one transaction: groups upserted (a cleared group keeps its decision), their
+     * votes discounted (unless cleared), held votes counted, and the products they touched recounted
+     * under their row locks.
+     */
+    readonly apply: (verdict: Verdict, at: Date) => Effect.Effect<Applied, StoreError>
+    /** Gives standing to the agents the rule names, and takes it from members of groups not cleared; how many gained it. */
+    readonly settleStanding: (rule: StandingRule, at: Date) => Effect.Effect<number, StoreError>
+    /**
+     * An operator confirms a group (its votes stay discounted, its members lose standing) or clears it
+     * (its votes count again, and no later pass discounts them); the products are recounted at once.
+     */
+    readonly decide: (id: string, status: "confirmed" | "cleared", at: Date) => Effect.Effect<GroupDecision, GroupNotFound | StoreError>
+  }
+>()("@productdir/domain/IntegrityLedger") {}

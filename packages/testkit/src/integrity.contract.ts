@@ -1,0 +1,282 @@
+/**
+ * What the integrity pass reads from a store and writes back (packages/domain/src/Integrity.ts): the
+ * window as columns, a verdict applied (discounts, releases, recounts), an operator's decision, and
+ * standing. The pass itself is tested in packages/usecases; these hold every store to the same
+ * reads and writes. The store is shared with every other behaviour, so each looks only at its own
+ * products and agents, and works far in the future (time 400 days on), after everything else.
+ */
+import { assert } from "@effect/vitest"
+import { Clock, Effect } from "effect"
+import {
+  type AgentId,
+  agentLedgerKey,
+  AgentRegistry,
+  addressVoter,
+  agentVoter,
+  type BurstGuard,
+  CatalogStore,
+  COUNTED,
+  DEFAULT_STANDING,
+  HELD,
+  IntegrityLedger,
+  type LedgerWindow,
+  type ProductId,
+  type Voter,
+  type VoteKey,
+  VoteLedger
+} from "@productdir/domain"
+import { freshInput, rng, upsertOne } from "./inputs.ts"
+import type { ContractIt } from "./suite.ts"
+
+const DAY = 86_400_000
+const GUARD: BurstGuard = { floor: 10, factor: 8 }
+
+const newAgent = (name: string) =>
+  AgentRegistry.use((r) =>
+    r.register({ id: rng.uuid() as AgentId, name, contact: null, keyHash: `hash-${rng.uuid()}`, keyHint: "pdk_ring", registeredFrom: null })
+  )
+
+/**
+ * Runs `effect` with the time the stores stamp fixed at `millis`. Sleeps still pass as the test's
+ * clock says: moving a TestClock days ahead would wake a store's polling loop once per poll between.
+ */
+const at =
+  (millis: number) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Clock.clockWith((base) =>
+      Effect.provideService(effect, Clock.Clock, {
+        currentTimeMillisUnsafe: () => millis,
+        currentTimeMillis: Effect.succeed(millis),
+        currentTimeNanosUnsafe: () => BigInt(millis) * 1_000_000n,
+        currentTimeNanos: Effect.succeed(BigInt(millis) * 1_000_000n),
+        monotonicTimeNanosUnsafe: () => base.monotonicTimeNanosUnsafe(),
+        monotonicTimeNanos: base.monotonicTimeNanos,
+        sleep: (duration) => base.sleep(duration)
+      })
+    )
+
+const countersOf = (id: string) =>
+  Effect.map(
+    CatalogStore.use((s) => s.find(id)),
+    (p) => p.counters
+  )
+
+/** The window's votes on `products`, as plain rows sorted by product and voter. */
+const rowsOn = (window: LedgerWindow, products: ReadonlyArray<ProductId>) => {
+  const rows = []
+  for (let i = 0; i < window.product.length; i++) {
+    const product = window.products[window.product[i]!]!
+    if (!products.includes(product)) continue
+    rows.push({
+      product,
+      voter: window.voters[window.voter[i]!]!,
+      network: window.network[i]! < 0 ? null : window.networks[window.network[i]!]!,
+      at: window.since.getTime() + window.seconds[i]! * 1000,
+      counting: window.counting[i]!,
+      direction: window.direction[i]!,
+      cleared: window.cleared[i]!,
+      standing: window.standing[window.voter[i]!]!
+    })
+  }
+  return rows.sort((a, b) => (a.product < b.product ? -1 : a.product > b.product ? 1 : a.voter < b.voter ? -1 : a.voter > b.voter ? 1 : 0))
+}
+
+const evidenceFor = (members: ReadonlyArray<string>, products: ReadonlyArray<ProductId>) => ({
+  method: "lockstep" as const,
+  members: [...members].sort(),
+  products: [...products],
+  windows: products.map((product) => ({ product, from: "2020-01-01T00:00:00.000Z", to: "2020-01-01T00:01:00.000Z" })),
+  networks: [{ network: "net-ring", votes: members.length * products.length }],
+  votes: members.length * products.length
+})
+
+/** Five agents registered at `registered` voting up three fresh products (seeded 10/2), from one network, at `voting`. */
+const smallRing = (registered: number, voting: number) =>
+  Effect.gen(function* () {
+    const ledger = yield* VoteLedger
+    const products = yield* Effect.forEach([1, 2, 3], () => Effect.map(upsertOne(freshInput({ seed: { up: 10, down: 2 } })), (o) => o.id))
+    const agents = yield* Effect.forEach([1, 2, 3, 4, 5], (n) => newAgent(`ring ${n}`).pipe(at(registered)))
+    for (const product of products) {
+      for (const agent of agents) {
+        yield* ledger.cast({ entity: product, voter: agentVoter(agent.id), direction: "up", network: "net-ring" }).pipe(at(voting))
+      }
+    }
+    const members = agents.map((a) => agentLedgerKey(a.id))
+    const votes: Array<VoteKey> = products.flatMap((productId) => members.map((voter) => ({ productId, voter })))
+    return { products, agents, members, votes }
+  })
+
+export const integrityBehaviours = (it: ContractIt) => {
+  it.effect("the window holds the votes cast since its start and every held vote, as columns", () =>
+    Effect.gen(function* () {
+      const ledger = yield* VoteLedger
+      const integrity = yield* IntegrityLedger
+      const quiet = yield* upsertOne(freshInput())
+      const bursting = yield* upsertOne(freshInput())
+      const agent = yield* newAgent("windowed").pipe(at(400 * DAY))
+      // Day 400: one old vote on the quiet product, then 11 votes on the other at once (the last one held).
+      yield* ledger.cast({ entity: quiet.id, voter: addressVoter("window-old"), direction: "down", network: "net-a" }).pipe(at(400 * DAY))
+      for (let i = 0; i < 10; i++) {
+        yield* ledger
+          .cast({ entity: bursting.id, voter: addressVoter(`window-${i}`), direction: "up", network: "net-b", guard: GUARD })
+          .pipe(at(400 * DAY))
+      }
+      yield* ledger.cast({ entity: bursting.id, voter: agentVoter(agent.id), direction: "down", guard: GUARD }).pipe(at(400 * DAY))
+      // Day 420: a vote on the quiet product; the window starts at day 419.
+      yield* ledger.cast({ entity: quiet.id, voter: addressVoter("window-new"), direction: "up", network: "net-a" }).pipe(at(420 * DAY))
+      const window = yield* integrity.window(new Date(419 * DAY))
+
+      // It reaches back to the oldest held vote, and holds that burst's held votes but not its counted ones.
+      assert.isAtMost(window.since.getTime(), 400 * DAY)
+      const rows = rowsOn(window, [quiet.id, bursting.id])
+      assert.deepStrictEqual(
+        rows.map((r) => [
+          r.product === quiet.id ? "quiet" : "bursting",
+          r.voter,
+          r.network,
+          r.at,
+          r.counting,
+          r.direction,
+          r.cleared,
+          r.standing
+        ]),
+        [
+          ...(quiet.id < bursting.id ? [] : [["bursting", agentLedgerKey(agent.id), null, 400 * DAY, HELD, 1, 0, 0]]),
+          ["quiet", "ip:window-new", "net-a", 420 * DAY, COUNTED, 0, 0, 0],
+          ...(quiet.id < bursting.id ? [["bursting", agentLedgerKey(agent.id), null, 400 * DAY, HELD, 1, 0, 0]] : [])
+        ]
+      )
+      // Products, voters and networks are numbered in sorted order.
+      assert.deepStrictEqual([...window.products], [...window.products].sort())
+      assert.deepStrictEqual([...window.voters], [...window.voters].sort())
+      assert.deepStrictEqual([...window.networks], [...window.networks].sort())
+    })
+  )
+
+  it.effect(
+    "a verdict discounts its groups' votes and counts the held votes it releases, recounting once; applied again it changes nothing",
+    () =>
+      Effect.gen(function* () {
+        const integrity = yield* IntegrityLedger
+        const ledger = yield* VoteLedger
+        const { products, members, votes } = yield* smallRing(430 * DAY, 430 * DAY)
+        // One more product, in a burst: 10 counted votes, then 3 held ones of addresses.
+        const burst = yield* upsertOne(freshInput())
+        for (let i = 0; i < 13; i++) {
+          yield* ledger.cast({ entity: burst.id, voter: addressVoter(`verdict-${i}`), direction: "down", guard: GUARD }).pipe(at(430 * DAY))
+        }
+        assert.strictEqual((yield* ledger.formation(burst.id)).held, 3)
+        const release = [10, 11, 12].map((i) => ({ productId: burst.id, voter: `ip:verdict-${i}` }))
+        const groupId = rng.uuid()
+        const evidence = evidenceFor(members, products)
+        const verdict = { groups: [{ id: groupId, evidence, votes }], release }
+
+        const applied = yield* integrity.apply(verdict, new Date(431 * DAY))
+        assert.deepStrictEqual([applied.discounted, applied.released], [15, 3])
+        assert.deepStrictEqual(
+          [...applied.recounted].sort((a, b) => (a.id < b.id ? -1 : 1)),
+          [
+            ...products.map((id) => ({ id, before: { up: 15, down: 2 }, after: { up: 10, down: 2 } })),
+            { id: burst.id, before: { up: 0, down: 10 }, after: { up: 0, down: 13 } }
+          ].sort((a, b) => (a.id < b.id ? -1 : 1))
+        )
+        assert.deepStrictEqual(yield* ledger.formation(products[0]!), {
+          agents: { up: 0, down: 0 },
+          addresses: { up: 0, down: 0 },
+          held: 0,
+          discounted: 5
+        })
+        const group = (yield* integrity.groups).find((g) => g.id === groupId)
+        assert.deepStrictEqual(group, { id: groupId, status: "suspected", foundAt: new Date(431 * DAY), decidedAt: null, evidence })
+
+        const again = yield* integrity.apply(verdict, new Date(432 * DAY))
+        assert.deepStrictEqual(again, { discounted: 0, released: 0, recounted: [] })
+        // The group keeps when it was first found.
+        assert.deepStrictEqual((yield* integrity.groups).find((g) => g.id === groupId)?.foundAt, new Date(431 * DAY))
+      })
+  )
+
+  it.effect("an operator clears a group (its votes count, no verdict discounts them again) or confirms it; both recount at once", () =>
+    Effect.gen(function* () {
+      const integrity = yield* IntegrityLedger
+      const { products, members, votes } = yield* smallRing(440 * DAY, 440 * DAY)
+      const groupId = rng.uuid()
+      const verdict = { groups: [{ id: groupId, evidence: evidenceFor(members, products), votes }], release: [] }
+      yield* integrity.apply(verdict, new Date(441 * DAY))
+      assert.deepStrictEqual(yield* countersOf(products[0]!), { up: 10, down: 2 })
+
+      const cleared = yield* integrity.decide(groupId, "cleared", new Date(442 * DAY))
+      assert.deepStrictEqual(
+        [cleared.changed, cleared.votes, cleared.group.status, cleared.group.decidedAt],
+        [true, 15, "cleared", new Date(442 * DAY)]
+      )
+      assert.deepStrictEqual(cleared.recounted.length, 3)
+      assert.deepStrictEqual(yield* countersOf(products[0]!), { up: 15, down: 2 })
+      // The window marks the cleared votes, and a verdict naming them again (or a new group of them) changes nothing.
+      const window = yield* integrity.window(new Date(440 * DAY))
+      assert.deepStrictEqual(
+        rowsOn(window, products).map((r) => r.cleared),
+        Array(15).fill(1)
+      )
+      assert.deepStrictEqual(yield* integrity.apply(verdict, new Date(443 * DAY)), { discounted: 0, released: 0, recounted: [] })
+      const other = { groups: [{ id: rng.uuid(), evidence: evidenceFor(members, products), votes }], release: [] }
+      assert.deepStrictEqual((yield* integrity.apply(other, new Date(443 * DAY))).discounted, 0)
+      assert.deepStrictEqual(yield* countersOf(products[0]!), { up: 15, down: 2 })
+      assert.isFalse((yield* integrity.decide(groupId, "cleared", new Date(443 * DAY))).changed)
+
+      const confirmed = yield* integrity.decide(groupId, "confirmed", new Date(444 * DAY))
+      assert.deepStrictEqual([confirmed.changed, confirmed.votes, confirmed.group.status], [true, 15, "confirmed"])
+      assert.deepStrictEqual(yield* countersOf(products[0]!), { up: 10, down: 2 })
+
+      const missing = yield* Effect.flip(integrity.decide("not-a-group", "confirmed", new Date(444 * DAY)))
+      assert.strictEqual(missing._tag, "GroupNotFound")
+      const missingUuid = yield* Effect.flip(integrity.decide(rng.uuid(), "cleared", new Date(444 * DAY)))
+      assert.strictEqual(missingUuid._tag, "GroupNotFound")
+    })
+  )
+
+  it.effect(
+    "standing goes to agents old enough with settled counted votes, not to a group's members; with it a burst counts their votes",
+    () =>
+      Effect.gen(function* () {
+        const integrity = yield* IntegrityLedger
+        const ledger = yield* VoteLedger
+        const registry = yield* AgentRegistry
+        const steady = yield* newAgent("steady").pipe(at(450 * DAY))
+        const young = yield* newAgent("young").pipe(at(450 * DAY))
+        const products = yield* Effect.forEach([1, 2, 3, 4], () => Effect.map(upsertOne(freshInput()), (o) => o.id))
+        for (const product of products.slice(0, 3)) {
+          yield* ledger.cast({ entity: product, voter: agentVoter(steady.id), direction: "up" }).pipe(at(450 * DAY))
+        }
+        const ring = yield* smallRing(450 * DAY, 451 * DAY)
+        // The ring's members vote like steady too, the day before their ring: only the group keeps them from standing.
+        for (const agent of ring.agents) {
+          for (const product of products.slice(0, 3)) {
+            yield* ledger.cast({ entity: product, voter: agentVoter(agent.id), direction: "down" }).pipe(at(450 * DAY))
+          }
+        }
+        yield* integrity.apply(
+          { groups: [{ id: rng.uuid(), evidence: evidenceFor(ring.members, ring.products), votes: ring.votes }], release: [] },
+          new Date(451 * DAY)
+        )
+        for (const product of products.slice(0, 3)) {
+          yield* ledger.cast({ entity: product, voter: agentVoter(young.id), direction: "up" }).pipe(at(451 * DAY))
+        }
+        // Day 455: steady is 5 days old, its 3 votes 5 days settled; young is 5 days old too, its votes 4 days settled.
+        const gained = yield* integrity.settleStanding(DEFAULT_STANDING, new Date(455 * DAY))
+        assert.isAtLeast(gained, 2)
+        assert.deepStrictEqual((yield* registry.find(steady.id)).standingSince, new Date(455 * DAY))
+        assert.deepStrictEqual((yield* registry.find(young.id)).standingSince, new Date(455 * DAY))
+        // The ring's members are 5 days old with 3 settled counted votes each, but in a group: no standing.
+        for (const agent of ring.agents) assert.isNull((yield* registry.find(agent.id)).standingSince)
+
+        // In a burst on product 4, steady's vote counts at once; an address's waits.
+        const burst = (voter: Voter) => ledger.cast({ entity: products[3]!, voter, direction: "up", guard: GUARD }).pipe(at(455 * DAY))
+        for (let i = 0; i < 12; i++) yield* burst(addressVoter(`standing-${i}`))
+        const withStanding = yield* burst(agentVoter(steady.id))
+        assert.strictEqual(withStanding.counting, "counted")
+        const without = yield* burst(addressVoter("standing-late"))
+        assert.strictEqual(without.counting, "held")
+      })
+  )
+}

@@ -1,0 +1,177 @@
+/**
+ * The integrity pass (docs/threat-model.md; run by productdir-reconcile before its recount): reads the
+ * recent ledger (the last `windowSeconds`, and every held vote), finds the voter groups that vote in
+ * lockstep (lockstep.ts), discounts their votes, counts the held votes that pass (release.ts), and
+ * gives standing to agents that earned it. Deterministic (the same ledger gives the same verdict,
+ * groups in the same order with the same ids) and idempotent (a second pass over an unchanged ledger
+ * changes nothing). With `apply: false` it says what it would do and writes nothing.
+ */
+import { Clock, Effect } from "effect"
+import {
+  DEFAULT_STANDING,
+  DISCOUNTED,
+  type GroupEvidence,
+  IntegrityLedger,
+  type LedgerWindow,
+  type StandingRule,
+  type Verdict,
+  type VoteGroup,
+  type VoteKey
+} from "@productdir/domain"
+import { derivedId } from "../ImportChecks.ts"
+import { DEFAULT_LOCKSTEP, expand, type FoundGroup, findLockstep, findOverlap, type LockstepSettings } from "./lockstep.ts"
+import { DEFAULT_RELEASE, type ReleaseSettings, releases } from "./release.ts"
+
+export interface PassSettings {
+  /** How far back the pass looks for groups: a slow ring spreads its votes over a week. */
+  readonly windowSeconds: number
+  readonly lockstep: LockstepSettings
+  readonly release: ReleaseSettings
+  readonly standing: StandingRule
+}
+
+export const DEFAULT_PASS: PassSettings = {
+  windowSeconds: 8 * 86_400,
+  lockstep: DEFAULT_LOCKSTEP,
+  release: DEFAULT_RELEASE,
+  standing: DEFAULT_STANDING
+}
+
+export interface PassReport {
+  /** The groups the pass found: new ones, and known ones seen again (their votes since discounted too). */
+  readonly groups: ReadonlyArray<{
+    readonly id: string
+    readonly method: GroupEvidence["method"]
+    readonly members: number
+    readonly products: number
+    readonly votes: number
+    readonly known: boolean
+  }>
+  /** Votes discounted (or, checking, that would be), held votes counted, agents given standing (0 when checking). */
+  readonly discounted: number
+  readonly released: number
+  readonly standing: number
+  /** Products recounted. */
+  readonly recounted: number
+  /** Votes the pass read. */
+  readonly votesRead: number
+  readonly applied: boolean
+}
+
+/** Groups of the two methods that share most of their members are one group. */
+const merged = (found: ReadonlyArray<FoundGroup>): Array<FoundGroup> => {
+  const groups: Array<FoundGroup> = []
+  for (const group of found) {
+    const members = new Set(group.members)
+    const same = groups.findIndex((g) => {
+      const common = g.members.filter((m) => members.has(m)).length
+      return common >= 0.5 * Math.min(g.members.length, members.size)
+    })
+    if (same === -1) {
+      groups.push(group)
+      continue
+    }
+    const into = groups[same]!
+    groups[same] = {
+      method: into.method,
+      votes: [...new Set([...into.votes, ...group.votes])].sort((a, b) => a - b),
+      members: [...new Set([...into.members, ...group.members])].sort((a, b) => a - b),
+      products: [...new Set([...into.products, ...group.products])].sort((a, b) => a - b)
+    }
+  }
+  return groups
+}
+
+const evidenceOf = (window: LedgerWindow, group: FoundGroup): GroupEvidence => {
+  const windows = new Map<number, { from: number; to: number }>()
+  const networks = new Map<string, number>()
+  for (const i of group.votes) {
+    const p = window.product[i]!
+    const seen = windows.get(p)
+    const at = window.seconds[i]!
+    windows.set(p, seen === undefined ? { from: at, to: at } : { from: Math.min(seen.from, at), to: Math.max(seen.to, at) })
+    const network = window.network[i]! >= 0 ? window.networks[window.network[i]!]! : "unknown"
+    networks.set(network, (networks.get(network) ?? 0) + 1)
+  }
+  const iso = (seconds: number) => new Date(window.since.getTime() + seconds * 1000).toISOString()
+  return {
+    method: group.method,
+    members: group.members.map((v) => window.voters[v]!).sort(),
+    products: group.products.map((p) => window.products[p]!),
+    windows: [...windows].sort((a, b) => a[0] - b[0]).map(([p, w]) => ({ product: window.products[p]!, from: iso(w.from), to: iso(w.to) })),
+    networks: [...networks].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([network, votes]) => ({ network, votes })),
+    votes: group.votes.length
+  }
+}
+
+/** The id a found group goes by: a known group it mostly is (not a cleared one), else one derived from its members. */
+const idFor = (evidence: GroupEvidence, known: ReadonlyArray<VoteGroup>): { readonly id: string; readonly known: boolean } => {
+  const members = new Set(evidence.members)
+  const match = known.find(
+    (g) =>
+      g.status !== "cleared" &&
+      g.evidence.members.filter((m) => members.has(m)).length >= 0.5 * Math.min(g.evidence.members.length, members.size)
+  )
+  return match !== undefined ? { id: match.id, known: true } : { id: derivedId(`group:${evidence.members.join(",")}`), known: false }
+}
+
+export const runPass = (options: { readonly settings?: PassSettings; readonly apply: boolean }) =>
+  Effect.gen(function* () {
+    const settings = options.settings ?? DEFAULT_PASS
+    const ledger = yield* IntegrityLedger
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const window = yield* ledger.window(new Date(now.getTime() - settings.windowSeconds * 1000))
+    const known = yield* ledger.groups
+    const found = expand(
+      window,
+      merged([...findLockstep(window, settings.lockstep), ...findOverlap(window, settings.lockstep)]),
+      settings.lockstep
+    )
+    const grouped = new Set(found.flatMap((g) => g.votes))
+    const keyOf = (i: number): VoteKey => ({ productId: window.products[window.product[i]!]!, voter: window.voters[window.voter[i]!]! })
+    const groups = found.map((group) => {
+      const evidence = evidenceOf(window, group)
+      return {
+        ...idFor(evidence, known),
+        evidence,
+        votes: group.votes.map(keyOf),
+        fresh: group.votes.filter((i) => window.counting[i] !== DISCOUNTED).length
+      }
+    })
+    const released = releases(window, grouped, settings.release)
+    const verdict: Verdict = {
+      groups: groups.map(({ id, evidence, votes }) => ({ id, evidence, votes })),
+      release: released.map(keyOf)
+    }
+    const summary = {
+      groups: groups.map((g) => ({
+        id: g.id,
+        method: g.evidence.method,
+        members: g.evidence.members.length,
+        products: g.evidence.products.length,
+        votes: g.evidence.votes,
+        known: g.known
+      })),
+      votesRead: window.product.length
+    }
+    if (!options.apply) {
+      return {
+        ...summary,
+        discounted: groups.reduce((n, g) => n + g.fresh, 0),
+        released: released.length,
+        standing: 0,
+        recounted: 0,
+        applied: false
+      } satisfies PassReport
+    }
+    const applied = yield* ledger.apply(verdict, now)
+    const standing = yield* ledger.settleStanding(settings.standing, now)
+    return {
+      ...summary,
+      discounted: applied.discounted,
+      released: applied.released,
+      standing,
+      recounted: applied.recounted.length,
+      applied: true
+    } satisfies PassReport
+  }).pipe(Effect.withSpan("IntegrityPass.run"))

@@ -1,0 +1,93 @@
+/**
+ * Which held votes the integrity pass counts (packages/domain/src/counting.ts). A burst waits for the
+ * pass, which judges each product's votes after the groups are found (their votes never count here):
+ *
+ * 1. The burst guard is replayed over the product's votes as if the groups' votes had never been
+ *    cast: a held vote that would then have counted is counted (a bystander caught in a ring's burst).
+ * 2. The votes still held are judged by episode: a run of votes during which the product was in a
+ *    burst. When at least `standingShare` of an episode's votes came from agents with standing, the
+ *    burst is what its established voters say it is (a product gone viral): its held votes count.
+ *    Episodes are judged alone, so a standing voter hours later releases no one.
+ * 3. Otherwise the held votes of proven agents count when they came from many neighbourhoods (at
+ *    least `minNetworks`, and at least `diversity` of them distinct): fans of a viral product come
+ *    from everywhere; a farm of agents from the few networks that registered them.
+ * 4. Held votes of bare addresses stay held: a flood of addresses looks like nothing else.
+ */
+import {
+  type BurstGuard,
+  DEFAULT_BURST_GUARD,
+  DISCOUNTED,
+  decayedRates,
+  HELD,
+  isBurst,
+  type LedgerWindow,
+  noRates,
+  ratesAfterVote
+} from "@productdir/domain"
+
+export interface ReleaseSettings {
+  readonly guard: BurstGuard
+  readonly standingShare: number
+  readonly minNetworks: number
+  readonly diversity: number
+}
+
+export const DEFAULT_RELEASE: ReleaseSettings = { guard: DEFAULT_BURST_GUARD, standingShare: 0.3, minNetworks: 3, diversity: 0.5 }
+
+const isAgent = (voter: string) => voter.startsWith("agent:")
+
+/** The indices of the held votes to count; `grouped` are votes the pass found in groups (never counted). */
+export const releases = (
+  window: LedgerWindow,
+  grouped: ReadonlySet<number>,
+  settings: ReleaseSettings = DEFAULT_RELEASE
+): Array<number> => {
+  const withHeld = new Set<number>()
+  for (let i = 0; i < window.product.length; i++) if (window.counting[i] === HELD && !grouped.has(i)) withHeld.add(window.product[i]!)
+  if (withHeld.size === 0) return []
+  // The votes that may count of each product with held votes, in the order they were cast.
+  const votesOf = new Map<number, Array<number>>()
+  for (let i = 0; i < window.product.length; i++) {
+    const p = window.product[i]!
+    if (!withHeld.has(p) || window.counting[i] === DISCOUNTED || grouped.has(i)) continue
+    const list = votesOf.get(p)
+    if (list === undefined) votesOf.set(p, [i])
+    else list.push(i)
+  }
+  const released: Array<number> = []
+  for (const p of [...withHeld].sort((a, b) => a - b)) {
+    const votes = votesOf.get(p)!.sort((a, b) => window.seconds[a]! - window.seconds[b]! || a - b)
+    let rates = noRates
+    let episode: Array<number> = []
+    const judge = () => {
+      if (episode.length > 0) released.push(...judgeEpisode(window, episode, settings))
+      episode = []
+    }
+    for (const i of votes) {
+      const decayed = decayedRates(rates, window.seconds[i]! * 1000)
+      const burst = isBurst(decayed, settings.guard)
+      const standing = window.standing[window.voter[i]!] === 1
+      const held = burst && !standing
+      rates = ratesAfterVote(decayed, held)
+      if (!burst) {
+        judge()
+        if (window.counting[i] === HELD) released.push(i)
+        continue
+      }
+      episode.push(i)
+    }
+    judge()
+  }
+  return released.sort((a, b) => a - b)
+}
+
+/** The held votes of one episode (votes cast while the product was in a burst, in order) that count. */
+const judgeEpisode = (window: LedgerWindow, episode: ReadonlyArray<number>, settings: ReleaseSettings): Array<number> => {
+  const held = episode.filter((i) => window.counting[i] === HELD)
+  if (held.length === 0) return []
+  const standing = episode.filter((i) => window.standing[window.voter[i]!] === 1).length
+  if (standing >= settings.standingShare * episode.length) return held
+  const agents = held.filter((i) => isAgent(window.voters[window.voter[i]!]!))
+  const networks = new Set(agents.map((i) => window.network[i]!).filter((n) => n >= 0))
+  return networks.size >= settings.minNetworks && networks.size >= settings.diversity * agents.length ? agents : []
+}

@@ -1,0 +1,352 @@
+/**
+ * The integrity pass (src/integrity/) on small ledgers built vote by vote, in synthetic time: what it
+ * discounts, what it counts, what it leaves, and that it is deterministic and idempotent. The store
+ * is the in-memory one; the store contract (packages/testkit, "integrity ledger") holds every store
+ * to the same reads and writes, and apps/reconcile runs the pass on PostgreSQL.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import {
+  type AgentId,
+  agentLedgerKey,
+  AgentRegistry,
+  addressVoter,
+  agentVoter,
+  type BurstGuard,
+  CatalogStore,
+  fromImportRecord,
+  IntegrityLedger,
+  type ProductId,
+  VoteLedger
+} from "@productdir/domain"
+import { generateRecord, seeded } from "@productdir/fixtures"
+import { layerWithState } from "@productdir/store-memory/testing"
+import { IntegrityPass } from "../src/index.ts"
+
+const HOUR = 3_600_000
+const DAY = 24 * HOUR
+const GUARD: BurstGuard = { floor: 10, factor: 8 }
+
+const content = fromImportRecord(generateRecord(1, 1), "00000000-0000-4000-8000-000000000001" as ProductId).input.content
+const productId = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}` as ProductId
+const agentId = (n: number) => `00000000-0000-4000-9000-${String(n).padStart(12, "0")}` as AgentId
+
+/** One vote of a scenario: who, on which product, when (ms after the start), from which neighbourhood. */
+interface Ballot {
+  readonly at: number
+  readonly product: number
+  readonly voter: { readonly agent: number } | { readonly address: string }
+  readonly network: string
+  readonly direction?: "up" | "down"
+}
+
+/** Products 1..n, seeded 50/10 (a product with history, as an import brings). */
+const catalog = (n: number) =>
+  CatalogStore.use((s) =>
+    s.upsert(
+      Array.from({ length: n }, (_, i) => ({
+        id: productId(i + 1),
+        content: { ...content, name: `P${i + 1}` },
+        seed: { up: 50, down: 10 }
+      }))
+    )
+  )
+
+const register = (agents: ReadonlyArray<number>) =>
+  Effect.forEach(agents, (n) =>
+    AgentRegistry.use((r) =>
+      r.register({ id: agentId(n), name: `agent ${n}`, contact: null, keyHash: `hash-${n}`, keyHint: `pd_…${n}`, registeredFrom: null })
+    )
+  )
+
+/** Casts the ballots in time order, moving the clock to each; with the burst guard on. */
+const cast = (ballots: ReadonlyArray<Ballot>) =>
+  Effect.gen(function* () {
+    const ledger = yield* VoteLedger
+    for (const b of [...ballots].sort((x, y) => x.at - y.at)) {
+      yield* TestClock.setTime(b.at)
+      yield* ledger.cast({
+        entity: productId(b.product),
+        voter: "agent" in b.voter ? agentVoter(agentId(b.voter.agent)) : addressVoter(b.voter.address),
+        direction: b.direction ?? "up",
+        network: b.network,
+        guard: GUARD
+      })
+    }
+  })
+
+const countersOf = (n: number) =>
+  Effect.map(
+    CatalogStore.use((s) => s.find(productId(n))),
+    (p) => p.counters
+  )
+
+/** Benign agents `from..to`: each votes `perAgent` products of its own choice among `products`, at its own times over `days`. */
+const benign = (seed: number, from: number, to: number, products: ReadonlyArray<number>, perAgent: number, days: number): Array<Ballot> => {
+  const random = seeded(seed)
+  const ballots: Array<Ballot> = []
+  for (let agent = from; agent <= to; agent++) {
+    const chosen = new Set<number>()
+    while (chosen.size < perAgent) chosen.add(random.pick(products))
+    for (const product of chosen) {
+      ballots.push({ at: random.int(0, days * DAY), product, voter: { agent }, network: `net-${agent}` })
+    }
+  }
+  return ballots
+}
+
+/** A ring: agents `from..to` vote up each of `products` within `spreadMs` of that product's moment. */
+const ring = (seed: number, from: number, to: number, products: ReadonlyArray<number>, start: number, spreadMs: number): Array<Ballot> => {
+  const random = seeded(seed)
+  return products.flatMap((product, k) =>
+    Array.from({ length: to - from + 1 }, (_, i) => ({
+      at: start + k * 5 * 60_000 + random.int(0, spreadMs),
+      product,
+      voter: { agent: from + i },
+      network: `ring-net-${from + i}`
+    }))
+  )
+}
+
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i)
+
+const pass = (apply: boolean) => IntegrityPass.runPass({ apply })
+
+describe("the integrity pass", () => {
+  it.effect("finds a fast ring, discounts exactly its votes and recounts its products; benign voters keep every vote", () =>
+    Effect.gen(function* () {
+      yield* catalog(40)
+      yield* register(range(1, 113))
+      // 100 benign agents over 5 days on products 1..40; a ring of 12 votes up products 31..36 within two minutes
+      // each; a bystander votes on product 31 just after the ring, in its burst, and waits.
+      const fair = benign(1, 1, 100, range(1, 40), 3, 5)
+      const rigged = ring(2, 101, 112, range(31, 36), 2 * DAY, 120_000)
+      const bystander: Ballot = { at: 2 * DAY + 150_000, product: 31, voter: { agent: 113 }, network: "bystander" }
+      yield* cast([...fair, ...rigged, bystander])
+      assert.strictEqual((yield* VoteLedger.use((l) => l.formation(productId(31)))).held, 3)
+      yield* TestClock.setTime(6 * DAY)
+
+      const report = yield* pass(true)
+      assert.strictEqual(report.groups.length, 1)
+      const [group] = yield* IntegrityLedger.use((l) => l.groups)
+      assert.deepStrictEqual(
+        group!.evidence.members,
+        range(101, 112)
+          .map((n) => agentLedgerKey(agentId(n)))
+          .sort()
+      )
+      assert.deepStrictEqual([...group!.evidence.products], range(31, 36).map(productId))
+      assert.strictEqual(group!.status, "suspected")
+      assert.strictEqual(report.discounted, rigged.length)
+      // Without the ring's votes there was no burst: the bystander's vote counts.
+      assert.strictEqual(report.released, 1)
+      // The ring's 12 up votes no longer count (the first 10 had, the last 2 waited); the benign ones still do.
+      const fairOn31 = fair.filter((b) => b.product === 31).length + 1
+      assert.deepStrictEqual(yield* countersOf(31), { up: 50 + fairOn31, down: 10 })
+      const formation = yield* VoteLedger.use((l) => l.formation(productId(31)))
+      assert.deepStrictEqual(formation, { agents: { up: fairOn31, down: 0 }, addresses: { up: 0, down: 0 }, held: 0, discounted: 12 })
+      // Its evidence says when, and from where.
+      assert.strictEqual(group!.evidence.windows.length, 6)
+      assert.strictEqual(group!.evidence.networks.length, 12)
+
+      // A second pass over the same ledger changes nothing, and knows the group by the same id.
+      const again = yield* pass(true)
+      assert.deepStrictEqual([again.discounted, again.released, again.recounted], [0, 0, 0])
+      assert.deepStrictEqual(
+        again.groups.map((g) => [g.id, g.known]),
+        [[group!.id, true]]
+      )
+    }).pipe(Effect.provide(layerWithState))
+  )
+
+  it.effect("checking reports what the pass would do and writes nothing", () =>
+    Effect.gen(function* () {
+      yield* catalog(40)
+      yield* register(range(1, 112))
+      yield* cast([...benign(3, 1, 100, range(1, 40), 3, 5), ...ring(4, 101, 112, range(31, 36), 2 * DAY, 120_000)])
+      yield* TestClock.setTime(6 * DAY)
+      const before = yield* Effect.forEach(range(1, 40), countersOf)
+
+      const checked = yield* pass(false)
+      assert.deepStrictEqual([checked.applied, checked.groups.length, checked.discounted], [false, 1, 72])
+      assert.deepStrictEqual(yield* Effect.forEach(range(1, 40), countersOf), before)
+      assert.deepStrictEqual(yield* IntegrityLedger.use((l) => l.groups), [])
+      // Applied, it does what it said.
+      const applied = yield* pass(true)
+      assert.deepStrictEqual([applied.groups[0]!.id, applied.discounted], [checked.groups[0]!.id, 72])
+    }).pipe(Effect.provide(layerWithState))
+  )
+
+  it.effect("finds a slow ring that spreads its votes over a week, by the voters its products share", () =>
+    Effect.gen(function* () {
+      yield* catalog(60)
+      yield* register(range(1, 215))
+      const random = seeded(5)
+      // 15 agents vote products 51..56, each vote at its own random time in 7 days, plus 3 random camouflage votes each.
+      const slow: Array<Ballot> = range(201, 215).flatMap((agent) => [
+        ...range(51, 56).map((product) => ({ at: random.int(0, 7 * DAY), product, voter: { agent }, network: `slow-${agent}` })),
+        ...range(1, 3).map((k) => ({
+          at: random.int(0, 7 * DAY),
+          product: k * 10 + (agent % 7),
+          voter: { agent },
+          network: `slow-${agent}`
+        }))
+      ])
+      const fair = benign(6, 1, 150, range(1, 60), 3, 7)
+      yield* cast([...fair, ...slow])
+      yield* TestClock.setTime(7 * DAY + HOUR)
+
+      const report = yield* pass(true)
+      assert.strictEqual(report.groups.length, 1)
+      assert.strictEqual(report.groups[0]!.method, "overlap")
+      assert.strictEqual(report.groups[0]!.members, 15)
+      // Every ring vote on its targets is discounted; its camouflage is not what it is caught by, and counts.
+      const formation = yield* Effect.forEach(range(51, 56), (n) => VoteLedger.use((l) => l.formation(productId(n))))
+      assert.deepStrictEqual(
+        formation.map((f) => f.discounted),
+        range(51, 56).map(() => 15)
+      )
+      assert.strictEqual(report.discounted, 90)
+    }).pipe(Effect.provide(layerWithState))
+  )
+
+  it.effect(
+    "a viral product's fans are counted after the pass; a flood of addresses and a farm of agents from two networks stay held",
+    () =>
+      Effect.gen(function* () {
+        yield* catalog(3)
+        yield* register(range(1, 200))
+        const random = seeded(7)
+        // Product 1 goes viral: 150 agents from 150 networks in two hours. Product 2: 120 addresses of one /48
+        // in an hour. Product 3: 50 agents registered from two networks, in an hour.
+        const fans = range(1, 150).map((agent) => ({
+          at: DAY + random.int(0, 2 * HOUR),
+          product: 1,
+          voter: { agent },
+          network: `home-${agent}`
+        }))
+        const flood = range(1, 120).map((n) => ({
+          at: DAY + random.int(0, HOUR),
+          product: 2,
+          voter: { address: `flood-${n}` },
+          network: "one-48",
+          direction: "down" as const
+        }))
+        const farm = range(151, 200).map((agent) => ({
+          at: DAY + random.int(0, HOUR),
+          product: 3,
+          voter: { agent },
+          network: `farm-${agent % 2}`,
+          direction: "down" as const
+        }))
+        yield* cast([...fans, ...flood, ...farm])
+        const held = yield* Effect.forEach([1, 2, 3], (n) => VoteLedger.use((l) => l.formation(productId(n))))
+        // Past the floor, each burst waits: no counter moved beyond the first handful.
+        assert.deepStrictEqual(
+          held.map((f) => f.agents.up + f.agents.down + f.addresses.up + f.addresses.down),
+          [11, 10, 11]
+        )
+        yield* TestClock.setTime(DAY + 3 * HOUR)
+
+        const report = yield* pass(true)
+        assert.deepStrictEqual(report.groups, [])
+        const after = yield* Effect.forEach([1, 2, 3], (n) => VoteLedger.use((l) => l.formation(productId(n))))
+        assert.deepStrictEqual(after[0], { agents: { up: 150, down: 0 }, addresses: { up: 0, down: 0 }, held: 0, discounted: 0 })
+        assert.deepStrictEqual(after[1]!.held, held[1]!.held)
+        assert.deepStrictEqual(after[2]!.held, held[2]!.held)
+        assert.deepStrictEqual(yield* countersOf(1), { up: 200, down: 10 })
+        assert.deepStrictEqual(yield* countersOf(2), { up: 50, down: 10 + 120 - held[1]!.held })
+        assert.strictEqual(report.released, held[0]!.held)
+      }).pipe(Effect.provide(layerWithState))
+  )
+
+  it.effect("a burst its established voters take part in counts: standing is earned by age and settled votes, and lost in a group", () =>
+    Effect.gen(function* () {
+      yield* catalog(40)
+      yield* register(range(1, 112))
+      // Days 0..3: 100 agents vote 3 products each; at day 5 the pass gives standing to those with 3 settled counted votes.
+      yield* cast([...benign(8, 1, 100, range(1, 30), 3, 3), ...ring(9, 101, 112, range(31, 36), 2 * DAY, 120_000)])
+      yield* TestClock.setTime(5 * DAY)
+      const first = yield* pass(true)
+      assert.strictEqual(first.standing, 100)
+      const registry = yield* AgentRegistry
+      assert.isNotNull((yield* registry.find(agentId(1))).standingSince)
+      assert.isNull((yield* registry.find(agentId(101))).standingSince)
+
+      // A burst on product 40: 60 votes in an hour, half of them from agents with standing. They count at once
+      // (standing), the rest wait, and the pass counts them: the burst is what established voters say it is.
+      const random = seeded(10)
+      yield* cast(
+        range(1, 60).map((n) => ({
+          at: 5 * DAY + random.int(0, HOUR),
+          product: 40,
+          voter: n <= 30 ? { agent: n } : { address: `walk-in-${n}` },
+          network: `walk-in-net-${n}`
+        }))
+      )
+      const during = yield* VoteLedger.use((l) => l.formation(productId(40)))
+      assert.strictEqual(during.agents.up, 30)
+      assert.isAbove(during.held, 0)
+      yield* TestClock.setTime(5 * DAY + 2 * HOUR)
+      yield* pass(true)
+      assert.deepStrictEqual(yield* VoteLedger.use((l) => l.formation(productId(40))), {
+        agents: { up: 30, down: 0 },
+        addresses: { up: 30, down: 0 },
+        held: 0,
+        discounted: 0
+      })
+    }).pipe(Effect.provide(layerWithState))
+  )
+
+  it.effect("an operator clears a group: its votes count again and no later pass discounts them; confirming discounts them again", () =>
+    Effect.gen(function* () {
+      yield* catalog(40)
+      yield* register(range(1, 112))
+      yield* cast([...benign(11, 1, 100, range(1, 40), 3, 5), ...ring(12, 101, 112, range(31, 36), 2 * DAY, 120_000)])
+      yield* TestClock.setTime(6 * DAY)
+      yield* pass(true)
+      const integrity = yield* IntegrityLedger
+      const [group] = yield* integrity.groups
+      const discountedOn31 = yield* countersOf(31)
+
+      const cleared = yield* integrity.decide(group!.id, "cleared", new Date(6 * DAY))
+      assert.deepStrictEqual([cleared.changed, cleared.votes, cleared.recounted.length, cleared.group.status], [true, 72, 6, "cleared"])
+      assert.deepStrictEqual(yield* countersOf(31), { up: discountedOn31.up + 12, down: discountedOn31.down })
+      const next = yield* pass(true)
+      assert.deepStrictEqual([next.discounted, next.recounted], [0, 0])
+      assert.deepStrictEqual(yield* countersOf(31), { up: discountedOn31.up + 12, down: discountedOn31.down })
+      // Deciding again what is already so changes nothing.
+      assert.isFalse((yield* integrity.decide(group!.id, "cleared", new Date(6 * DAY))).changed)
+
+      const confirmed = yield* integrity.decide(group!.id, "confirmed", new Date(6 * DAY))
+      assert.deepStrictEqual([confirmed.votes, confirmed.group.status], [72, "confirmed"])
+      assert.deepStrictEqual(yield* countersOf(31), discountedOn31)
+      const unknown = yield* Effect.flip(integrity.decide("no-such-group", "cleared", new Date(6 * DAY)))
+      assert.strictEqual(unknown._tag, "GroupNotFound")
+    }).pipe(Effect.provide(layerWithState))
+  )
+
+  it.effect("is deterministic: the same ledger, built in another store, gives the same groups with the same ids", () =>
+    Effect.gen(function* () {
+      const run = Effect.gen(function* () {
+        yield* TestClock.setTime(0)
+        yield* catalog(40)
+        yield* register(range(1, 124))
+        yield* cast([
+          ...benign(13, 1, 100, range(1, 40), 3, 5),
+          ...ring(14, 101, 112, range(31, 36), 2 * DAY, 120_000),
+          ...ring(15, 113, 124, range(21, 25), 3 * DAY, 300_000)
+        ])
+        yield* TestClock.setTime(6 * DAY)
+        const report = yield* pass(true)
+        return { report, groups: yield* IntegrityLedger.use((l) => l.groups) }
+      })
+      const one = yield* run.pipe(Effect.provide(Layer.fresh(layerWithState)))
+      const two = yield* run.pipe(Effect.provide(Layer.fresh(layerWithState)))
+      assert.strictEqual(one.report.groups.length, 2)
+      assert.deepStrictEqual(two.report, one.report)
+      assert.deepStrictEqual(two.groups, one.groups)
+    })
+  )
+})
