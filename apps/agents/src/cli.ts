@@ -1,5 +1,6 @@
 /**
- * The command line: `list`, `show <id>`, `revoke <id>`, `restore <id>`, on the
+ * The command line: `list`, `show <id>`, `revoke <id>`, `restore <id>`, and for voter groups
+ * `groups`, `group <id>`, `confirm <id>`, `clear <id>`, on the
  * store the environment names (the same settings as the other tools). Each
  * subcommand provides the store itself, so `--help` and usage errors never
  * touch a database.
@@ -8,9 +9,9 @@ import { Console, Effect, Layer, Schema, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import type { AgentId } from "@productdir/domain"
 import { layerFromConfig } from "@productdir/runtime"
-import { AgentAdministration } from "@productdir/usecases"
+import { AgentAdministration, GroupReview } from "@productdir/usecases"
 import { UsageError } from "./errors.ts"
-import { agentJson, changeLine, details, recountLines, tableOf } from "./output.ts"
+import { agentJson, changeLine, decisionLine, details, groupDetails, groupJson, groupTable, recountLines, tableOf } from "./output.ts"
 import { ROLE } from "./role.ts"
 
 const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
@@ -23,8 +24,11 @@ const agentIdOf = (raw: string): Effect.Effect<AgentId, UsageError> =>
 const id = Argument.String("agent-id").pipe(Argument.withDescription("The agent's id (a UUID, as `list` shows it)"))
 const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON instead of text"))
 
-/** The operators' use case over the store the environment names. */
+/** The operators' use cases over the store the environment names. */
 const Administration = AgentAdministration.layer.pipe(Layer.provide(layerFromConfig(ROLE)))
+const Review = GroupReview.layer.pipe(Layer.provide(layerFromConfig(ROLE)))
+
+const groupId = Argument.String("group-id").pipe(Argument.withDescription("The group's id (as `groups` shows it)"))
 
 const list = Command.make(
   "list",
@@ -81,14 +85,82 @@ const standingCommand = (operation: "revoke" | "restore", description: string) =
     }).pipe(Effect.provide(Administration))
   ).pipe(Command.withDescription(description))
 
+const groups = Command.make(
+  "groups",
+  {
+    json,
+    all: Flag.Boolean("all").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription("Confirmed and cleared groups too, not only suspected ones")
+    )
+  },
+  (options) =>
+    Effect.gen(function* () {
+      const review = yield* GroupReview.GroupReview
+      const found = yield* review.list(options.all ? undefined : ["suspected"])
+      if (options.json) return yield* Console.log(JSON.stringify(found.map(groupJson), null, 2))
+      yield* Console.log(
+        found.length > 0
+          ? groupTable(found)
+          : options.all
+            ? "no voter groups found yet: productdir-reconcile's integrity pass finds them"
+            : "no suspected voter groups (--all shows confirmed and cleared ones too)"
+      )
+    }).pipe(Effect.provide(Review))
+).pipe(Command.withDescription("Voter groups the integrity pass found voting in lockstep, newest first; suspected ones unless --all"))
+
+const group = Command.make("group", { id: groupId, json }, (options) =>
+  Effect.gen(function* () {
+    const review = yield* GroupReview.GroupReview
+    const found = yield* review.find(options.id)
+    yield* Console.log(options.json ? JSON.stringify(groupJson(found), null, 2) : groupDetails(found))
+  }).pipe(Effect.provide(Review))
+).pipe(Command.withDescription("One voter group and its evidence: members, shared products and when they were voted, networks"))
+
+const decision = (status: "confirmed" | "cleared", name: "confirm" | "clear", description: string) =>
+  Command.make(name, { id: groupId, json }, (options) =>
+    Effect.gen(function* () {
+      const review = yield* GroupReview.GroupReview
+      const decided = yield* review.decide(options.id, status)
+      if (options.json) {
+        return yield* Console.log(
+          JSON.stringify(
+            {
+              ...groupJson(decided.group),
+              changed: decided.changed,
+              votes_moved: decided.votes,
+              recounted: decided.recounted.map((r) => ({
+                id: r.id,
+                before: { trust_up: r.before.up, trust_down: r.before.down },
+                after: { trust_up: r.after.up, trust_down: r.after.down }
+              }))
+            },
+            null,
+            2
+          )
+        )
+      }
+      yield* Console.log(decisionLine(decided))
+      for (const line of recountLines(decided)) yield* Console.log(line)
+    }).pipe(Effect.provide(Review))
+  ).pipe(Command.withDescription(description))
+
 export const agentsCommand = Command.make("productdir-agents").pipe(
   Command.withDescription(
-    "The agents whose votes the directory counts. Revoking an agent keeps its votes in the ledger, marked, and stops counting them: its products are recounted at once. Restoring undoes it. Exit 0: done; 1: no agent has that id; 2: usage or connection error."
+    "The agents whose votes the directory counts, and the voter groups the integrity pass found. Revoking an agent keeps its votes in the ledger, marked, and stops counting them: its products are recounted at once. Restoring undoes it. Confirming a group keeps its votes discounted; clearing it counts them again. Exit 0: done; 1: no agent or group has that id; 2: usage or connection error."
   ),
   Command.withSubcommands([
     list,
     show,
     standingCommand("revoke", "Stop counting an agent's votes and problem reports, refuse its key, and recount its products"),
-    standingCommand("restore", "Count a revoked agent's votes again, accept its key, and recount its products")
+    standingCommand("restore", "Count a revoked agent's votes again, accept its key, and recount its products"),
+    groups,
+    group,
+    decision(
+      "confirmed",
+      "confirm",
+      "Confirm a voter group: its votes stay discounted and its members lose standing; its products are recounted"
+    ),
+    decision("cleared", "clear", "Clear a voter group: its votes count again and no later pass discounts them; its products are recounted")
   ])
 )

@@ -1,7 +1,24 @@
 /** How agents are printed: one aligned line each for people, JSON for programs. */
-import type { Agent, AgentRecord, StandingChange } from "@productdir/domain"
+import type { Agent, AgentRecord, GroupDecision, Recount, StandingChange, VoteGroup } from "@productdir/domain"
+
+/** Rows as columns, each as wide as its widest cell. */
+const aligned = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join("  ")
+        .trimEnd()
+    )
+    .join("\n")
+}
 
 const standing = (agent: Agent) => (agent.revokedAt === null ? "active" : `revoked ${agent.revokedAt.toISOString()}`)
+
+/** Whether its votes count at once in a burst (counting.ts): an agent old enough whose votes counted, in no group. */
+const established = (agent: Agent) =>
+  agent.standingSince === null ? "no: its votes wait in a burst" : `since ${agent.standingSince.toISOString()}: its votes count at once`
 
 /** What identifies the agent to an operator: its key's first characters, or its key directory and key id. */
 const credential = (agent: Agent) =>
@@ -18,6 +35,7 @@ export const agentJson = (agent: AgentRecord) => ({
   registered_from: agent.registeredFrom,
   created_at: agent.createdAt.toISOString(),
   revoked_at: agent.revokedAt?.toISOString() ?? null,
+  standing_since: agent.standingSince?.toISOString() ?? null,
   votes: agent.votes
 })
 
@@ -26,15 +44,7 @@ export const tableOf = (agents: ReadonlyArray<AgentRecord>): string => {
     ["AGENT", "KIND", "NAME", "VOTES", "STANDING", "CREATED"],
     ...agents.map((a) => [a.id, a.kind, a.name, String(a.votes), standing(a), a.createdAt.toISOString()])
   ]
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths[column]!))
-        .join("  ")
-        .trimEnd()
-    )
-    .join("\n")
+  return aligned(rows)
 }
 
 export const details = (agent: AgentRecord): string =>
@@ -47,6 +57,7 @@ export const details = (agent: AgentRecord): string =>
     `from      ${agent.registeredFrom === null ? "-" : `network ${agent.registeredFrom} (a keyed hash; agents from one network share it)`}`,
     `created   ${agent.createdAt.toISOString()}`,
     `standing  ${standing(agent)}`,
+    `trusted   ${established(agent)}`,
     `votes     ${agent.votes}${agent.revokedAt === null ? "" : " (kept in the ledger, not counted)"}`
   ].join("\n")
 
@@ -61,5 +72,61 @@ export const changeLine = (operation: "revoke" | "restore", change: StandingChan
     : `restored ${who}: ${votes} count again; ${products(change.recounted.length)} recounted`
 }
 
-export const recountLines = (change: StandingChange): ReadonlyArray<string> =>
+export const recountLines = (change: { readonly recounted: ReadonlyArray<Recount> }): ReadonlyArray<string> =>
   change.recounted.map((r) => `  ${r.id}  up ${r.before.up} -> ${r.after.up}, down ${r.before.down} -> ${r.after.down}`)
+
+export const groupJson = (group: VoteGroup) => ({
+  group_id: group.id,
+  status: group.status,
+  found_at: group.foundAt.toISOString(),
+  decided_at: group.decidedAt?.toISOString() ?? null,
+  method: group.evidence.method,
+  members: group.evidence.members,
+  products: group.evidence.products,
+  windows: group.evidence.windows,
+  networks: group.evidence.networks,
+  votes: group.evidence.votes
+})
+
+export const groupTable = (groups: ReadonlyArray<VoteGroup>): string =>
+  aligned([
+    ["GROUP", "STATUS", "METHOD", "MEMBERS", "PRODUCTS", "VOTES", "FOUND"],
+    ...groups.map((g) => [
+      g.id,
+      g.status,
+      g.evidence.method,
+      String(g.evidence.members.length),
+      String(g.evidence.products.length),
+      String(g.evidence.votes),
+      g.foundAt.toISOString()
+    ])
+  ])
+
+const METHOD = {
+  lockstep: "lockstep: its members voted the same products within the same hours",
+  overlap: "overlap: its members' votes share the same products far beyond chance, at any time"
+} as const
+
+export const groupDetails = (group: VoteGroup): string =>
+  [
+    `group     ${group.id}`,
+    `status    ${group.status}${group.decidedAt === null ? "" : ` (decided ${group.decidedAt.toISOString()})`}`,
+    `found     ${group.foundAt.toISOString()}`,
+    `method    ${METHOD[group.evidence.method]}`,
+    `votes     ${group.evidence.votes} ${group.status === "cleared" ? "(counted: the group was cleared)" : "(discounted)"}`,
+    `members   ${group.evidence.members.length}`,
+    ...group.evidence.members.map((m) => `  ${m}`),
+    `products  ${group.evidence.products.length}, with when the group's votes on each were cast`,
+    ...group.evidence.windows.map((w) => `  ${w.product}  ${w.from} .. ${w.to}`),
+    `networks  ${group.evidence.networks.length} (keyed hashes of IPv6 /48s and IPv4 /24s; "unknown" where a vote came with none)`,
+    ...group.evidence.networks.map((w) => `  ${w.network}  ${w.votes} vote${w.votes === 1 ? "" : "s"}`)
+  ].join("\n")
+
+export const decisionLine = (decision: GroupDecision): string => {
+  const group = `group ${decision.group.id}`
+  if (!decision.changed) return `${group} is already ${decision.group.status}: nothing changed`
+  const votes = `${decision.votes} vote${decision.votes === 1 ? "" : "s"}`
+  return decision.group.status === "cleared"
+    ? `cleared ${group}: ${votes} count again, and no later pass discounts them; ${products(decision.recounted.length)} recounted`
+    : `confirmed ${group}: its votes stay discounted (${votes} discounted now), its members lose standing; ${products(decision.recounted.length)} recounted`
+}

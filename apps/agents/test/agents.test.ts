@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { resolve } from "node:path"
-import { type AgentId, AgentRegistry, addressVoter, agentVoter, CatalogStore, VoteLedger } from "@productdir/domain"
+import { type AgentId, AgentRegistry, addressVoter, agentVoter, CatalogStore, IntegrityLedger, VoteLedger } from "@productdir/domain"
 import { spawnApp, type TestTarget, testTargets } from "@productdir/store-postgres/testing"
 import { sampleCatalog } from "@productdir/fixtures/sample"
 
@@ -115,6 +115,69 @@ for (const variant of testTargets()) {
       // Neither refusal changed anything.
       expect(await target.run(counters)).toEqual(before)
       expect((await cli(["show", AGENT])).stdout).toMatch(/standing\s+active/)
+    })
+
+    it("lists voter groups with their evidence, shows one, and confirms or clears it, recounting its products", async () => {
+      const none = await cli(["groups"])
+      expect([none.code, none.stdout.trim()]).toEqual([0, "no suspected voter groups (--all shows confirmed and cleared ones too)"])
+      const GROUP = "7e57a9b0-1c2d-4e3f-8a9b-0c1d2e3f4a5b"
+      const members = [`agent:${OTHER}`, `agent:${AGENT}`].sort()
+      await target.run(
+        IntegrityLedger.use((integrity) =>
+          integrity.apply(
+            {
+              groups: [
+                {
+                  id: GROUP,
+                  evidence: {
+                    method: "lockstep",
+                    members,
+                    products: [first!.id],
+                    windows: [{ product: first!.id, from: "2026-11-20T10:00:00.000Z", to: "2026-11-20T10:01:00.000Z" }],
+                    networks: [{ network: "0123abcd", votes: 1 }],
+                    votes: 1
+                  },
+                  votes: [{ productId: first!.id, voter: `agent:${AGENT}` }]
+                }
+              ],
+              release: []
+            },
+            new Date()
+          )
+        )
+      )
+      const discounted = await target.run(counters)
+      const listed = await cli(["groups"])
+      expect(listed.code, listed.stderr).toBe(0)
+      expect(listed.stdout.split("\n")[0]).toMatch(/^GROUP\s+STATUS\s+METHOD\s+MEMBERS\s+PRODUCTS\s+VOTES\s+FOUND$/)
+      expect(listed.stdout).toMatch(new RegExp(`${GROUP}\\s+suspected\\s+lockstep\\s+2\\s+1\\s+1`))
+      const shown = await cli(["group", GROUP.toUpperCase()])
+      expect(shown.code, shown.stderr).toBe(0)
+      expect(shown.stdout).toMatch(/method\s+lockstep: its members voted the same products within the same hours/)
+      expect(shown.stdout).toContain(`  ${first!.id}  2026-11-20T10:00:00.000Z .. 2026-11-20T10:01:00.000Z`)
+      expect(shown.stdout).toContain(`  agent:${AGENT}`)
+      expect(shown.stdout).toContain("  0123abcd  1 vote")
+
+      const cleared = await cli(["clear", GROUP])
+      expect(cleared.code, cleared.stderr).toBe(0)
+      expect(cleared.stdout).toMatch(
+        new RegExp(`^cleared group ${GROUP}: 1 vote count again, and no later pass discounts them; 1 product recounted`)
+      )
+      expect((await target.run(counters))[0]).toEqual({ up: discounted[0]!.up + 1, down: discounted[0]!.down })
+      expect((await cli(["clear", GROUP])).stdout).toMatch(/is already cleared: nothing changed/)
+      expect((await cli(["groups"])).stdout.trim()).toMatch(/^no suspected voter groups/)
+      expect((await cli(["groups", "--all", "--json"])).stdout).toContain('"status": "cleared"')
+
+      const confirmed = await cli(["confirm", GROUP, "--json"])
+      expect(confirmed.code, confirmed.stderr).toBe(0)
+      expect(JSON.parse(confirmed.stdout)).toMatchObject({ group_id: GROUP, status: "confirmed", changed: true, votes_moved: 1 })
+      expect(await target.run(counters)).toEqual(discounted)
+
+      const unknown = await cli(["confirm", "no-such-group"])
+      expect(unknown.code).toBe(1)
+      expect(unknown.stderr.trim()).toBe(
+        "productdir-agents: No group has the id no-such-group. productdir-agents groups --all shows every group."
+      )
     })
   })
 }

@@ -1,6 +1,7 @@
 /** The API's configuration (README, "Configuration"), read once at start with `Config`. */
 import { Config, Context, Duration, Effect, Layer, Option, type Redacted, Schema } from "effect"
 import { type BurstGuard, DEFAULT_BURST_GUARD, defaultUtm, type Utm } from "@productdir/domain"
+import { burstGuardConfig } from "@productdir/runtime"
 import { NETWORK_LEVELS, type NetworkLevel } from "@productdir/usecases"
 
 export interface ApiSettings {
@@ -125,9 +126,7 @@ export const ApiConfigFromEnv = Config.all({
   registrationsPerAddress: NonNegativeInt("AGENT_REGISTRATIONS_PER_ADDRESS", 5),
   registrationsPerNetwork: NetworkBudgets("AGENT_REGISTRATIONS_PER_NETWORK", DEFAULT_REGISTRATIONS),
   anonymousVotesPerNetwork: NetworkBudgets("ANONYMOUS_VOTES_PER_NETWORK", DEFAULT_ANONYMOUS_VOTES),
-  crowdDefense: Config.Literals(["on", "off"], "CROWD_DEFENSE").pipe(Config.withDefault("on" as const)),
-  burstFloor: NonNegativeInt("BURST_FLOOR", DEFAULT_BURST_GUARD.floor),
-  burstFactor: NonNegativeInt("BURST_FACTOR", DEFAULT_BURST_GUARD.factor),
+  burstGuard: burstGuardConfig,
   signedAgentsHttpHosts: commaList("SIGNED_AGENTS_HTTP_HOSTS"),
   cacheMaxAge: NonNegativeInt("CACHE_MAX_AGE", 10),
   cacheBytes: NonNegativeInt("CACHE_BYTES", 64 * 1024 * 1024),
@@ -160,15 +159,7 @@ export const layerFromEnv = Layer.effect(
   ApiConfig,
   Effect.map(
     ApiConfigFromEnv,
-    ({
-      maxConnectionsPerAddress,
-      registrationsPerAddress,
-      registrationsPerNetwork,
-      crowdDefense,
-      burstFloor,
-      burstFactor,
-      ...settings
-    }): ApiSettings => ({
+    ({ maxConnectionsPerAddress, registrationsPerAddress, registrationsPerNetwork, ...settings }): ApiSettings => ({
       ...settings,
       maxConnectionsPerAddress: Option.getOrElse(maxConnectionsPerAddress, () =>
         settings.trustProxy > 0 ? 0 : DEFAULT_CONNECTIONS_PER_ADDRESS
@@ -177,8 +168,7 @@ export const layerFromEnv = Layer.effect(
       registrationsPerNetwork:
         registrationsPerAddress === 0
           ? {}
-          : { ...registrationsPerNetwork, "v6/64": registrationsPerAddress, "v4/32": registrationsPerAddress },
-      burstGuard: crowdDefense === "on" ? { floor: burstFloor, factor: burstFactor } : undefined
+          : { ...registrationsPerNetwork, "v6/64": registrationsPerAddress, "v4/32": registrationsPerAddress }
     })
   )
 )

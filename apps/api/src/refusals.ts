@@ -17,16 +17,40 @@ import {
 export interface Door {
   /** How to find products. */
   readonly search: string
+  /** How to register an agent and vote with its key. */
+  readonly register: string
 }
 
-export const HTTP_DOOR: Door = { search: "GET /products?q=<words>" }
-export const MCP_DOOR: Door = { search: "search_products" }
+export const HTTP_DOOR: Door = { search: "GET /products?q=<words>", register: "POST /agents, then send Authorization: Bearer <api_key>" }
+export const MCP_DOOR: Door = {
+  search: "search_products",
+  register: "POST /agents over HTTP, then send Authorization: Bearer <api_key> with your /mcp requests"
+}
 
 /** A rate limit that refused: what was limited, and the bucket's figures. */
 export interface Limited {
   readonly limit: number
   readonly windowSeconds: number
   readonly retryAfterSeconds: number
+  /** The bucket that was empty: a network's budget names its level (Directory.ts, Agents.ts). */
+  readonly key?: string | undefined
+}
+
+const LEVEL_NAMES: Record<string, string> = {
+  "v6/64": "IPv6 /64",
+  "v6/56": "IPv6 /56",
+  "v6/48": "IPv6 /48",
+  "v6/32": "IPv6 /32",
+  "v4/32": "IPv4 address",
+  "v4/24": "IPv4 /24",
+  "v4/16": "IPv4 /16"
+}
+
+/** A network budget's kind and level, from its bucket's key (`anon:<product>:<level>:<network>`, `register:<level>:<network>`). */
+const budgetOf = (key: string | undefined) => {
+  const match = key === undefined ? null : /^(anon:[^:]+|register):(v[46]\/\d+):/u.exec(key)
+  const level = match === null ? undefined : LEVEL_NAMES[match[2]!]
+  return match === null || level === undefined ? undefined : { kind: match[1]!.startsWith("anon:") ? "votes" : "registrations", level }
 }
 
 export const refusals = {
@@ -36,9 +60,19 @@ export const refusals = {
   InvalidCursor: (error: InvalidCursor) => `${error.message}. Start again without a cursor.`,
   StoreError: (_: StoreError) => "The directory's store is unavailable right now. Retry shortly.",
   AgentRevoked: (_: AgentRevoked) => "This agent is revoked: its votes do not count.",
-  /** `what`: "Vote", "Agent registration", "New agent (…)". */
-  RateLimited: (what: string, limited: Limited) =>
-    `${what} rate limit reached (${describeLimit(limited.limit, limited.windowSeconds)}). Retry after ${limited.retryAfterSeconds} s.`,
+  /** `what`: "Vote", "Agent registration", "New agent (…)". A network's budget says which network, and what to do instead. */
+  RateLimited: (what: string, limited: Limited, door: Door) => {
+    const budget = budgetOf(limited.key)
+    const figures = describeLimit(limited.limit, limited.windowSeconds)
+    const retry = `Retry after ${limited.retryAfterSeconds} s.`
+    if (budget?.kind === "votes") {
+      return `Votes without an agent key on this product from your network (${budget.level}) reached their budget (${figures}): a network counts as one neighbourhood, however many addresses it holds. Register an agent once (${door.register}): an agent's votes are not drawn from its network's budget. ${retry}`
+    }
+    if (budget?.kind === "registrations") {
+      return `${what} rate limit reached for your network (${budget.level}: ${figures}). Register once and keep the key. ${retry}`
+    }
+    return `${what} rate limit reached (${figures}). ${retry}`
+  },
   /** A signed agent's first vote is a new identity: it draws on the network's registrations. */
   NEW_SIGNED_AGENT: "New agent (a signed agent's first vote counts as a registration)"
 } as const

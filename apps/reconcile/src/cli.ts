@@ -6,12 +6,12 @@
 import { Console, Effect, Option, Result, Schedule } from "effect"
 import { Command, Flag } from "effect/cli"
 import { JobLock } from "@productdir/domain"
-import { layerFromConfig } from "@productdir/runtime"
-import { reconcile } from "@productdir/usecases"
+import { burstGuardConfig, layerFromConfig } from "@productdir/runtime"
+import { DEFAULT_RELEASE, IntegrityPass, type PassReport, reconcile } from "@productdir/usecases"
 import { ROLE } from "./role.ts"
 import { writeFileSync } from "node:fs"
-import { DriftFound, UsageError } from "./errors.ts"
-import { makeProgress, reportJson, summaryLine } from "./output.ts"
+import { UsageError, WouldChange } from "./errors.ts"
+import { groupLines, integrityLine, makeProgress, reportJson, summaryLine } from "./output.ts"
 import { parseCron, parseEvery, type Plan } from "./schedule.ts"
 
 export const LOCK_NAME = "reconcile"
@@ -38,7 +38,12 @@ const planOf = (every: Option.Option<string>, cron: Option.Option<string>): Effe
 export const reconcileCommand = Command.make(
   "productdir-reconcile",
   {
-    check: Flag.Boolean("check").pipe(Flag.withDefault(false), Flag.withDescription("Report drift only; exit 1 if any product drifted")),
+    check: Flag.Boolean("check").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription(
+        "Report what the integrity pass and the recount would change, and change nothing; exit 1 if they would change anything"
+      )
+    ),
     every: Flag.String("every").pipe(Flag.optional, Flag.withDescription("Run a pass every DURATION (30s, 5m, 1h) until SIGTERM/SIGINT")),
     cron: Flag.String("cron").pipe(
       Flag.optional,
@@ -66,8 +71,21 @@ export const reconcileCommand = Command.make(
       const plan = yield* planOf(options.every, options.cron)
       const lock = yield* JobLock
 
+      // The integrity pass judges held votes by the same guard the API holds them with; off, there is nothing to judge.
+      const guard = yield* burstGuardConfig
+
       const work = Effect.gen(function* () {
         const startedAt = new Date()
+        let integrity: { readonly report: PassReport; readonly ms: number } | undefined
+        if (guard !== undefined) {
+          const report = yield* IntegrityPass.runPass({
+            apply: !options.check,
+            settings: { ...IntegrityPass.DEFAULT_PASS, release: { ...DEFAULT_RELEASE, guard } }
+          })
+          integrity = { report, ms: Date.now() - startedAt.getTime() }
+          yield* Console.log(integrityLine(report, integrity.ms))
+          for (const line of groupLines(report)) yield* Console.log(line)
+        }
         const progress = makeProgress()
         const summary = yield* reconcile({ repair: !options.check, batchSize: options.batchSize, onBatch: progress.update }).pipe(
           Effect.ensuring(Effect.sync(progress.stop))
@@ -75,9 +93,9 @@ export const reconcileCommand = Command.make(
         const ms = Date.now() - startedAt.getTime()
         yield* Console.log(summaryLine(summary, options.check, ms))
         if (Option.isSome(options.report)) {
-          writeFileSync(options.report.value, `${JSON.stringify(reportJson(summary, options.check, startedAt, ms), null, 2)}\n`)
+          writeFileSync(options.report.value, `${JSON.stringify(reportJson(summary, integrity, options.check, startedAt, ms), null, 2)}\n`)
         }
-        return summary
+        return { summary, integrity: integrity?.report }
       })
 
       const pass = Effect.gen(function* () {
@@ -93,8 +111,13 @@ export const reconcileCommand = Command.make(
       })
 
       if (plan._tag === "Once") {
-        const summary = yield* pass
-        if (options.check && summary !== undefined && summary.drifted > 0) return yield* new DriftFound({ count: summary.drifted })
+        const outcome = yield* pass
+        if (options.check && outcome !== undefined) {
+          const drifted = outcome.summary.drifted
+          const discounted = outcome.integrity?.discounted ?? 0
+          const released = outcome.integrity?.released ?? 0
+          if (drifted + discounted + released > 0) return yield* new WouldChange({ drifted, discounted, released })
+        }
         return
       }
       yield* Console.log(
@@ -107,6 +130,6 @@ export const reconcileCommand = Command.make(
     }).pipe(Effect.provide(layerFromConfig(ROLE, { parallelQueries: true })))
 ).pipe(
   Command.withDescription(
-    "Recount every product's trust counters from its seed counts and the vote ledger, report drift, and repair it. Exit 0: done (or nothing drifted with --check); 1: --check found drift; 2: usage or connection error."
+    "Run the integrity pass (voter groups that vote in lockstep have their votes discounted; held votes that pass are counted; skipped with CROWD_DEFENSE=off), then recount every product's trust counters from its seed counts and the counted votes, report drift, and repair it. Exit 0: done (or nothing to change with --check); 1: --check found something to change; 2: usage or connection error."
   )
 )

@@ -2,8 +2,8 @@
 /**
  * productdir-reconcile: the entry point and its wiring.
  *
- *   argv ─► cli (once | --every | --cron) ─► job lock ─► reconcile (domain) over the store from the environment
- *   outcome ─► exit code: 0 done (SIGTERM/SIGINT included), 1 drift under --check, 2 usage or connection error
+ *   argv ─► cli (once | --every | --cron) ─► job lock ─► integrity pass, then reconcile, over the store from the environment
+ *   outcome ─► exit code: 0 done (SIGTERM/SIGINT included), 1 something to change under --check, 2 usage or connection error
  */
 import { Console, Effect } from "effect"
 import { Command } from "effect/cli"
@@ -18,7 +18,7 @@ runCli({
   known: (error) => {
     switch (error._tag) {
       // The summary is already printed.
-      case "DriftFound":
+      case "WouldChange":
         return Effect.succeed(1)
       case "UsageError":
         return Console.error(`productdir-reconcile: ${error.message}`).pipe(Effect.as(2))

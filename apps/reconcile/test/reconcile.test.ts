@@ -1,7 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Stream } from "effect"
 import { SqlClient } from "effect/sql"
-import { addressVoter, CatalogStore, JobLock, type ProductId, type ProductInput, VoteLedger } from "@productdir/domain"
+import {
+  type AgentId,
+  AgentRegistry,
+  addressVoter,
+  agentVoter,
+  CatalogStore,
+  JobLock,
+  type ProductId,
+  type ProductInput,
+  VoteLedger
+} from "@productdir/domain"
+import { randomUUID } from "node:crypto"
 import { spawnApp, type TestTarget, testTargets, waitForOutput } from "@productdir/store-postgres/testing"
 import { freshInput } from "@productdir/testkit"
 import { mkdtempSync, readFileSync } from "node:fs"
@@ -93,6 +104,63 @@ for (const variant of testTargets()) {
       expect(stopped.code).toBe(0)
       expect(stopped.stdout).toContain("until SIGTERM or SIGINT")
       expect(consistent(await target.run(snapshots))).toBe(true)
+    })
+
+    it("the integrity pass runs before the recount: --check reports the ring it would discount, a run discounts it, CROWD_DEFENSE=off skips it", async () => {
+      const inputs = Array.from({ length: 5 }, () => freshInput({ seed: { up: 10, down: 2 } }))
+      await target.run(
+        Effect.gen(function* () {
+          yield* CatalogStore.use((c) => c.upsert(inputs))
+          const registry = yield* AgentRegistry
+          const ledger = yield* VoteLedger
+          // 12 agents vote up the same 5 products within seconds: a ring.
+          for (let i = 0; i < 12; i++) {
+            const agent = yield* registry.register({
+              id: randomUUID() as AgentId,
+              name: `ring-${i}`,
+              contact: null,
+              keyHash: `ring-hash-${i}`,
+              keyHint: "pdk_ring",
+              registeredFrom: null
+            })
+            for (const input of inputs)
+              yield* ledger.cast({ entity: input.id, voter: agentVoter(agent.id), direction: "up", network: `net-${i}` })
+          }
+        })
+      )
+      const off = await spawnApp(BIN, ["--check", "--report", join(dir, "off.json")], { ...target.env, CROWD_DEFENSE: "off" }).done
+      expect(off.code, off.stderr).toBe(0)
+      expect(off.stdout).not.toMatch(/integrity pass/)
+      expect(JSON.parse(readFileSync(join(dir, "off.json"), "utf8")).integrity).toBeNull()
+
+      const report = join(dir, "check.json")
+      const check = await cli(["--check", "--report", report])
+      expect(check.code, check.stderr).toBe(1)
+      expect(check.stdout).toMatch(
+        /^integrity pass \(--check: report only\): read 60 votes, 1 voter group \(1 new\), would discount 60 votes and count 0 held votes/m
+      )
+      expect(check.stdout).toMatch(/^ {2}new group [0-9a-f-]{36} \(lockstep\): 12 members, 5 products, 60 votes; productdir-agents group /m)
+      const checked = JSON.parse(readFileSync(report, "utf8")) as {
+        integrity: { applied: boolean; discounted: number; groups: Array<{ members: number }> }
+      }
+      expect(checked.integrity).toMatchObject({ applied: false, discounted: 60, groups: [{ members: 12 }] })
+      expect((await target.run(snapshots)).filter((s) => inputs.some((i) => i.id === s.id)).map((s) => s.stored)).toEqual(
+        Array(5).fill({ up: 22, down: 2 })
+      )
+
+      const applied = await cli([])
+      expect(applied.code, applied.stderr).toBe(0)
+      expect(applied.stdout).toMatch(
+        /1 voter group \(1 new\), 60 votes discounted, 0 held votes counted, 0 agents gained standing, 5 products recounted/
+      )
+      expect(applied.stdout).toMatch(/drifted 0, repaired 0/)
+      expect((await target.run(snapshots)).filter((s) => inputs.some((i) => i.id === s.id)).map((s) => s.stored)).toEqual(
+        Array(5).fill({ up: 10, down: 2 })
+      )
+      // Idempotent: the next pass knows the group and changes nothing.
+      const again = await cli(["--check"])
+      expect(again.code, again.stdout).toBe(0)
+      expect(again.stdout).toMatch(/1 voter group \(0 new\), would discount 0 votes/)
     })
 
     it("bad flags are usage errors (exit 2) and touch nothing", async () => {

@@ -35,7 +35,9 @@ const INVALID_CREDENTIALS = {
 export class EnrolmentLimited extends Schema.TaggedError<EnrolmentLimited>()("EnrolmentLimited", {
   limit: Schema.Number,
   windowSeconds: Schema.Number,
-  retryAfterSeconds: Schema.Number
+  retryAfterSeconds: Schema.Number,
+  /** The network budget that was spent (`register:<level>:<network>`). */
+  key: Schema.String
 }) {}
 
 /** A proof of identity that proves nothing: a key no agent has, or an agent an operator revoked. */
@@ -145,8 +147,8 @@ export const layer = (settings: AgentsSettings) =>
           const network = identity.addressKey(address)
           const decision = yield* newIdentity(address)
           if (decision._tag === "Limited") {
-            const { limit, windowSeconds, retryAfterSeconds } = decision
-            return yield* new EnrolmentLimited({ limit, windowSeconds, retryAfterSeconds })
+            const { limit, windowSeconds, retryAfterSeconds, key } = decision
+            return yield* new EnrolmentLimited({ limit, windowSeconds, retryAfterSeconds, key })
           }
           return yield* Effect.flatMap(
             registry.enrolSigned({ ...signedIdentity, id: randomUUID() as AgentId, registeredFrom: network }),

@@ -138,7 +138,7 @@ export const refusalResponse = (error: IdentifyError): HttpServerResponse.HttpSe
         limit: error.limit,
         windowSeconds: error.windowSeconds,
         retryAfterSeconds: error.retryAfterSeconds,
-        key: "register"
+        key: error.key
       })
     case "StoreError":
       return proofUnavailable()

@@ -5,7 +5,7 @@
  */
 import { HttpServerResponse } from "effect/http"
 import type { Decision } from "@productdir/domain"
-import { refusals } from "../refusals.ts"
+import { HTTP_DOOR, refusals } from "../refusals.ts"
 import { PROBLEM_JSON } from "./problemResponses.ts"
 
 /** RateLimit-* of an allowed request: none when no limit is on. */
@@ -26,7 +26,7 @@ export const tooManyRequests = (what: string, decision: Extract<Decision, { _tag
       type: "about:blank",
       title: "Too Many Requests",
       status: 429,
-      detail: refusals.RateLimited(what, decision),
+      detail: refusals.RateLimited(what, decision, HTTP_DOOR),
       retry_after: retryAfterSeconds
     },
     {

@@ -62,8 +62,8 @@ export const DirectoryToolsLive = DirectoryTools.toLayer(
           const caster = yield* callers.identify(request.value).pipe(
             Effect.catchTags({
               CallerRefused: (refused) => fail(refused.detail),
-              ClientLimited: (limited) => fail(refusals.RateLimited("Vote", limited)),
-              EnrolmentLimited: (limited) => fail(refusals.RateLimited(refusals.NEW_SIGNED_AGENT, limited)),
+              ClientLimited: (limited) => fail(refusals.RateLimited("Vote", limited, MCP_DOOR)),
+              EnrolmentLimited: (limited) => fail(refusals.RateLimited(refusals.NEW_SIGNED_AGENT, limited, MCP_DOOR)),
               StoreError: unavailable
             })
           )
@@ -73,7 +73,7 @@ export const DirectoryToolsLive = DirectoryTools.toLayer(
               AgentRevoked: (revoked) => fail(refusals.AgentRevoked(revoked))
             })
           )
-          if (result._tag === "Limited") return yield* fail(refusals.RateLimited("Vote", result.decision))
+          if (result._tag === "Limited") return yield* fail(refusals.RateLimited("Vote", result.decision, MCP_DOOR))
           return absoluteLinks(result.outcome, baseUrlOf(config.publicUrl, request))
         })
     })
