@@ -2,7 +2,14 @@
 import { Config, Context, Duration, Effect, Layer, Option, type Redacted, Schema } from "effect"
 import { type BurstGuard, DEFAULT_BURST_GUARD, defaultUtm, type Utm } from "@productdir/domain"
 import { burstGuardConfig } from "@productdir/runtime"
-import { NETWORK_LEVELS, type NetworkLevel } from "@productdir/usecases"
+import {
+  DEFAULT_ANONYMOUS_VOTES,
+  DEFAULT_REGISTRATIONS,
+  DEFAULT_REGISTRATIONS_PER_ADDRESS,
+  formatBudgets,
+  NETWORK_LEVELS,
+  type NetworkLevel
+} from "@productdir/usecases"
 
 export interface ApiSettings {
   readonly port: number
@@ -107,11 +114,6 @@ const NetworkBudgets = (name: string, fallback: string) =>
     )
   )
 
-/** Per product per day: a client's own network may vote and change its mind once; a /48 is one site. */
-export const DEFAULT_ANONYMOUS_VOTES = "v6/64=2,v6/56=4,v6/48=8,v6/32=64,v4/32=2,v4/24=8,v4/16=64"
-/** Per day, beyond the address's own level (AGENT_REGISTRATIONS_PER_ADDRESS, 5). */
-export const DEFAULT_REGISTRATIONS = "v6/56=8,v6/48=10,v6/32=100,v4/24=20,v4/16=200"
-
 export const ApiConfigFromEnv = Config.all({
   // 0 asks the OS for a free port (tests, side-by-side runs); the announced URL has the real one.
   port: Config.schema(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 65535 })), "PORT").pipe(
@@ -123,9 +125,9 @@ export const ApiConfigFromEnv = Config.all({
   votesPerAddress: NonNegativeInt("VOTE_RATE_PER_ADDRESS", 60),
   voterSecret: Config.option(Config.Redacted("VOTER_SECRET")),
   trustProxy: TrustProxy,
-  registrationsPerAddress: NonNegativeInt("AGENT_REGISTRATIONS_PER_ADDRESS", 5),
-  registrationsPerNetwork: NetworkBudgets("AGENT_REGISTRATIONS_PER_NETWORK", DEFAULT_REGISTRATIONS),
-  anonymousVotesPerNetwork: NetworkBudgets("ANONYMOUS_VOTES_PER_NETWORK", DEFAULT_ANONYMOUS_VOTES),
+  registrationsPerAddress: NonNegativeInt("AGENT_REGISTRATIONS_PER_ADDRESS", DEFAULT_REGISTRATIONS_PER_ADDRESS),
+  registrationsPerNetwork: NetworkBudgets("AGENT_REGISTRATIONS_PER_NETWORK", formatBudgets(DEFAULT_REGISTRATIONS)),
+  anonymousVotesPerNetwork: NetworkBudgets("ANONYMOUS_VOTES_PER_NETWORK", formatBudgets(DEFAULT_ANONYMOUS_VOTES)),
   burstGuard: burstGuardConfig,
   signedAgentsHttpHosts: commaList("SIGNED_AGENTS_HTTP_HOSTS"),
   cacheMaxAge: NonNegativeInt("CACHE_MAX_AGE", 10),

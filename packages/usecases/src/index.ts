@@ -10,7 +10,18 @@ export * as Directory from "./Directory.ts"
 export type { Ballot, DirectorySettings, ReadError, VoteResult } from "./Directory.ts"
 export * from "./IdTable.ts"
 export * from "./ImportChecks.ts"
-export { NEIGHBOURHOOD, NETWORK_LEVELS, type NetworkLevel, networkOf, networksOf } from "./network.ts"
+export {
+  DEFAULT_ANONYMOUS_VOTES,
+  DEFAULT_REGISTRATIONS,
+  DEFAULT_REGISTRATIONS_PER_ADDRESS,
+  formatBudgets,
+  NEIGHBOURHOOD,
+  NETWORK_LEVELS,
+  type NetworkBudgets,
+  type NetworkLevel,
+  networkOf,
+  networksOf
+} from "./network.ts"
 export * from "./Reconciliation.ts"
 export * as VoterIdentity from "./VoterIdentity.ts"
 export * as GroupReview from "./GroupReview.ts"

@@ -84,3 +84,32 @@ export const networksOf = (address: string): ReadonlyArray<{ readonly level: Net
     prefix: prefixOfGroups(groups, Number(level.slice(3)))
   }))
 }
+
+/** Budgets per level of a client's networks: how many of something each network may spend in a window. */
+export type NetworkBudgets = Readonly<Partial<Record<NetworkLevel, number>>>
+
+/**
+ * Votes without a proven identity per product per day (ANONYMOUS_VOTES_PER_NETWORK): a client's own
+ * network may vote and change its mind once; a /48 is one site, a /24 one neighbourhood.
+ */
+export const DEFAULT_ANONYMOUS_VOTES: NetworkBudgets = {
+  "v6/64": 2,
+  "v6/56": 4,
+  "v6/48": 8,
+  "v6/32": 64,
+  "v4/32": 2,
+  "v4/24": 8,
+  "v4/16": 64
+}
+
+/** The address's own level of the registration budget (AGENT_REGISTRATIONS_PER_ADDRESS): new agents a day. */
+export const DEFAULT_REGISTRATIONS_PER_ADDRESS = 5
+
+/** New agents per day at the levels above an address's own (AGENT_REGISTRATIONS_PER_NETWORK). */
+export const DEFAULT_REGISTRATIONS: NetworkBudgets = { "v6/56": 8, "v6/48": 10, "v6/32": 100, "v4/24": 20, "v4/16": 200 }
+
+/** Budgets as their setting is written: `v6/48=8,v4/24=8`. */
+export const formatBudgets = (budgets: NetworkBudgets): string =>
+  NETWORK_LEVELS.filter((level) => budgets[level] !== undefined)
+    .map((level) => `${level}=${budgets[level]}`)
+    .join(",")

@@ -349,4 +349,35 @@ describe("the integrity pass", () => {
       assert.deepStrictEqual(two.groups, one.groups)
     })
   )
+
+  it.effect("a flood of addresses stays held pass after pass, after its votes leave the window too (none leak out a floor at a time)", () =>
+    Effect.gen(function* () {
+      yield* catalog(2)
+      // A week of quiet history on product 1, then 300 addresses vote it down within ten minutes.
+      const history: Array<Ballot> = range(1, 40).map((k) => ({
+        at: k * 4 * HOUR,
+        product: 1,
+        voter: { address: `old-${k}` },
+        network: `n-${k}`
+      }))
+      const flood: Array<Ballot> = range(1, 300).map((k) => ({
+        at: 7 * DAY + k * 2_000,
+        product: 1,
+        voter: { address: `flood-${k}` },
+        network: `f-${k}`,
+        direction: "down" as const
+      }))
+      yield* cast([...history, ...flood])
+      const held = (yield* VoteLedger.use((l) => l.formation(productId(1)))).held
+      assert.isAbove(held, 280)
+      const counters = yield* countersOf(1)
+      // The hourly pass, for twenty days: the flood's votes leave the eight-day window after eight.
+      for (let hour = 1; hour <= 20 * 24; hour++) {
+        yield* TestClock.setTime(7 * DAY + hour * HOUR)
+        yield* pass(true)
+      }
+      assert.strictEqual((yield* VoteLedger.use((l) => l.formation(productId(1)))).held, held)
+      assert.deepStrictEqual(yield* countersOf(1), counters)
+    }).pipe(Effect.provide(layerWithState))
+  )
 })

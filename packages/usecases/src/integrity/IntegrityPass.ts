@@ -20,7 +20,7 @@ import {
 } from "@productdir/domain"
 import { derivedId } from "../ImportChecks.ts"
 import { DEFAULT_LOCKSTEP, expand, type FoundGroup, findLockstep, findOverlap, type LockstepSettings } from "./lockstep.ts"
-import { DEFAULT_RELEASE, type ReleaseSettings, releases } from "./release.ts"
+import { DEFAULT_RELEASE, type ReleaseSettings, releases, WARM_UP_SECONDS } from "./release.ts"
 
 export interface PassSettings {
   /** How far back the pass looks for groups: a slow ring spreads its votes over a week. */
@@ -120,7 +120,8 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
     const settings = options.settings ?? DEFAULT_PASS
     const ledger = yield* IntegrityLedger
     const now = new Date(yield* Clock.currentTimeMillis)
-    const window = yield* ledger.window(new Date(now.getTime() - settings.windowSeconds * 1000))
+    const since = new Date(now.getTime() - settings.windowSeconds * 1000)
+    const window = yield* ledger.window(since)
     const known = yield* ledger.groups
     const found = expand(
       window,
@@ -138,7 +139,9 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
         fresh: group.votes.filter((i) => window.counting[i] !== DISCOUNTED).length
       }
     })
-    const released = releases(window, grouped, settings.release)
+    // The window starts earlier than asked when it holds older held votes: only from `since` is it whole.
+    const replayFrom = Math.max(0, Math.floor((since.getTime() - window.since.getTime()) / 1000))
+    const released = releases(window, grouped, settings.release, { replayFrom, judgeFrom: replayFrom + WARM_UP_SECONDS })
     const verdict: Verdict = {
       groups: groups.map(({ id, evidence, votes }) => ({ id, evidence, votes })),
       release: released.map(keyOf)

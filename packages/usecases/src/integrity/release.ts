@@ -12,6 +12,14 @@
  *    least `minNetworks`, and at least `diversity` of them distinct): fans of a viral product come
  *    from everywhere; a farm of agents from the few networks that registered them.
  * 4. Held votes of bare addresses stay held: a flood of addresses looks like nothing else.
+ *
+ * Only what the window shows whole is judged. The window holds the last `windowSeconds` of votes and,
+ * before them, every vote still held: those older held votes are replayed with nothing around them
+ * (the votes that surrounded them have left the window), so a replay would start them from a quiet
+ * product and count the first of them every pass, a burst leaking out a floor's worth an hour. They
+ * are left out of the replay, and so are the held votes of the window's first day, while the
+ * replay's hourly rate warms up. A held vote is judged by every pass of its first week; after that,
+ * it stays held.
  */
 import {
   type BurstGuard,
@@ -36,20 +44,37 @@ export const DEFAULT_RELEASE: ReleaseSettings = { guard: DEFAULT_BURST_GUARD, st
 
 const isAgent = (voter: string) => voter.startsWith("agent:")
 
+/** Where the window shows the ledger whole (seconds after `window.since`): votes from `replayFrom` on, held ones judged from `judgeFrom` on. */
+export interface Judged {
+  readonly replayFrom: number
+  readonly judgeFrom: number
+}
+
+/** The whole window: every vote replayed, every held vote judged. */
+export const wholeWindow: Judged = { replayFrom: 0, judgeFrom: 0 }
+
+/** How long the replay's rates take to warm up before a held vote is judged by them. */
+export const WARM_UP_SECONDS = 86_400
+
 /** The indices of the held votes to count; `grouped` are votes the pass found in groups (never counted). */
 export const releases = (
   window: LedgerWindow,
   grouped: ReadonlySet<number>,
-  settings: ReleaseSettings = DEFAULT_RELEASE
+  settings: ReleaseSettings = DEFAULT_RELEASE,
+  judged: Judged = wholeWindow
 ): Array<number> => {
+  const seen = (i: number) => window.seconds[i]! >= judged.replayFrom
+  const judges = (i: number) => window.seconds[i]! >= judged.judgeFrom
   const withHeld = new Set<number>()
-  for (let i = 0; i < window.product.length; i++) if (window.counting[i] === HELD && !grouped.has(i)) withHeld.add(window.product[i]!)
+  for (let i = 0; i < window.product.length; i++) {
+    if (window.counting[i] === HELD && !grouped.has(i) && judges(i)) withHeld.add(window.product[i]!)
+  }
   if (withHeld.size === 0) return []
   // The votes that may count of each product with held votes, in the order they were cast.
   const votesOf = new Map<number, Array<number>>()
   for (let i = 0; i < window.product.length; i++) {
     const p = window.product[i]!
-    if (!withHeld.has(p) || window.counting[i] === DISCOUNTED || grouped.has(i)) continue
+    if (!withHeld.has(p) || window.counting[i] === DISCOUNTED || grouped.has(i) || !seen(i)) continue
     const list = votesOf.get(p)
     if (list === undefined) votesOf.set(p, [i])
     else list.push(i)
@@ -60,7 +85,7 @@ export const releases = (
     let rates = noRates
     let episode: Array<number> = []
     const judge = () => {
-      if (episode.length > 0) released.push(...judgeEpisode(window, episode, settings))
+      if (episode.length > 0) released.push(...judgeEpisode(window, episode, settings).filter(judges))
       episode = []
     }
     for (const i of votes) {
@@ -71,7 +96,7 @@ export const releases = (
       rates = ratesAfterVote(decayed, held)
       if (!burst) {
         judge()
-        if (window.counting[i] === HELD) released.push(i)
+        if (window.counting[i] === HELD && judges(i)) released.push(i)
         continue
       }
       episode.push(i)
