@@ -1,5 +1,13 @@
 /** How agents are printed: one aligned line each for people, JSON for programs. */
-import type { Agent, AgentRecord, GroupDecision, Recount, StandingChange, VoteGroup } from "@productdir/domain"
+import {
+  type Agent,
+  type AgentRecord,
+  discounts,
+  type GroupDecision,
+  type Recount,
+  type StandingChange,
+  type VoteGroup
+} from "@productdir/domain"
 
 /** Rows as columns, each as wide as its widest cell. */
 const aligned = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
@@ -85,7 +93,10 @@ export const groupJson = (group: VoteGroup) => ({
   products: group.evidence.products,
   windows: group.evidence.windows,
   networks: group.evidence.networks,
-  votes: group.evidence.votes
+  votes: group.evidence.votes,
+  coverage: group.evidence.coverage ?? null,
+  focus: group.evidence.focus ?? null,
+  awaiting_review: group.status === "suspected" && group.evidence.review === true
 })
 
 export const groupTable = (groups: ReadonlyArray<VoteGroup>): string =>
@@ -93,7 +104,7 @@ export const groupTable = (groups: ReadonlyArray<VoteGroup>): string =>
     ["GROUP", "STATUS", "METHOD", "MEMBERS", "PRODUCTS", "VOTES", "FOUND"],
     ...groups.map((g) => [
       g.id,
-      g.status,
+      g.status === "suspected" && g.evidence.review === true ? "review" : g.status,
       g.evidence.method,
       String(g.evidence.members.length),
       String(g.evidence.products.length),
@@ -113,7 +124,8 @@ export const groupDetails = (group: VoteGroup): string =>
     `status    ${group.status}${group.decidedAt === null ? "" : ` (decided ${group.decidedAt.toISOString()})`}`,
     `found     ${group.foundAt.toISOString()}`,
     `method    ${METHOD[group.evidence.method]}`,
-    `votes     ${group.evidence.votes} ${group.status === "cleared" ? "(counted: the group was cleared)" : "(discounted)"}`,
+    `votes     ${group.evidence.votes} ${group.status === "cleared" ? "(counted: the group was cleared)" : discounts(group) ? "(discounted)" : "(still counted: awaiting your review; confirm discounts them, clear keeps them)"}`,
+    `shape     coverage ${group.evidence.coverage ?? "-"} (its votes ÷ members × products), focus ${group.evidence.focus ?? "-"} (the median member's share of recent votes that are the group's)`,
     `members   ${group.evidence.members.length}`,
     ...group.evidence.members.map((m) => `  ${m}`),
     `products  ${group.evidence.products.length}, with when the group's votes on each were cast`,

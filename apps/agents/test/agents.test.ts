@@ -137,7 +137,8 @@ for (const variant of testTargets()) {
                     networks: [{ network: "0123abcd", votes: 1 }],
                     votes: 1
                   },
-                  votes: [{ productId: first!.id, voter: `agent:${AGENT}` }]
+                  votes: [{ productId: first!.id, voter: `agent:${AGENT}` }],
+                  discount: true
                 }
               ],
               release: []

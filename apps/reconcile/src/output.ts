@@ -23,7 +23,7 @@ export const integrityLine = (report: PassReport, ms: number) => {
 export const groupLines = (report: PassReport): ReadonlyArray<string> =>
   report.groups.map(
     (g) =>
-      `  ${g.known ? "known" : "new"} group ${g.id} (${g.method}): ${plural(g.members, "member")}, ${plural(g.products, "product")}, ${plural(g.votes, "vote")}; productdir-agents group ${g.id}`
+      `  ${g.known ? "known" : "new"} group ${g.id} (${g.method}): ${plural(g.members, "member")}, ${plural(g.products, "product")}, ${plural(g.votes, "vote")}${g.review ? " still counting, for your review (productdir-agents confirm discounts them)" : ""}; productdir-agents group ${g.id}`
   )
 
 export const reportJson = (

@@ -52,8 +52,18 @@ export interface GroupEvidence {
   readonly windows: ReadonlyArray<{ readonly product: ProductId; readonly from: string; readonly to: string }>
   /** Its members' neighbourhoods (keyed hashes of IPv6 /48s, IPv4 /24s) and how many votes came from each. */
   readonly networks: ReadonlyArray<{ readonly network: string; readonly votes: number }>
-  /** Its votes the pass discounted. */
+  /** Its votes the pass found (discounted, or waiting for an operator's review). */
   readonly votes: number
+  /** Its votes ÷ (members × products): a ring votes all its targets; a community of readers some. */
+  readonly coverage?: number | undefined
+  /** The median member's share of its recent votes that are the group's: a ring's accounts exist for their targets. */
+  readonly focus?: number | undefined
+  /**
+   * True when the group is not dense or focused enough to be discounted on sight (established voters
+   * who follow the same newsletter look like a slow ring): its votes keep counting, and its members
+   * their standing, until an operator confirms it.
+   */
+  readonly review?: boolean | undefined
 }
 
 export interface VoteGroup {
@@ -70,10 +80,22 @@ export interface VoteKey {
   readonly voter: string
 }
 
+/** Whether a group's votes are discounted: confirmed, or suspected and not waiting for review. */
+export const discounts = (group: Pick<VoteGroup, "status" | "evidence">): boolean =>
+  group.status === "confirmed" || (group.status === "suspected" && group.evidence.review !== true)
+
 /** What a pass decided. */
 export interface Verdict {
-  /** Groups found (new, or grown), with the votes of theirs to discount. */
-  readonly groups: ReadonlyArray<{ readonly id: string; readonly evidence: GroupEvidence; readonly votes: ReadonlyArray<VoteKey> }>
+  /**
+   * Groups found (new, or grown), with their votes: discounted, or (a group for review) marked as the
+   * group's and left counting, for an operator's confirmation to discount.
+   */
+  readonly groups: ReadonlyArray<{
+    readonly id: string
+    readonly evidence: GroupEvidence
+    readonly votes: ReadonlyArray<VoteKey>
+    readonly discount: boolean
+  }>
   /** Held votes that pass: counted from now on. */
   readonly release: ReadonlyArray<VoteKey>
 }
@@ -124,7 +146,10 @@ export class IntegrityLedger extends Context.Service<
      * under their row locks.
      */
     readonly apply: (verdict: Verdict, at: Date) => Effect.Effect<Applied, StoreError>
-    /** Gives standing to the agents the rule names, and takes it from members of groups not cleared; how many gained it. */
+    /**
+     * Gives standing to the agents the rule names, and takes it from members of groups whose votes are
+     * discounted (not cleared, not waiting for review); how many gained it.
+     */
     readonly settleStanding: (rule: StandingRule, at: Date) => Effect.Effect<number, StoreError>
     /**
      * An operator confirms a group (its votes stay discounted, its members lose standing) or clears it

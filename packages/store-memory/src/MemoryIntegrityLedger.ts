@@ -7,6 +7,7 @@ import {
   agentLedgerKey,
   COUNTED,
   DISCOUNTED,
+  discounts,
   type GroupDecision,
   GroupNotFound,
   HELD,
@@ -118,6 +119,11 @@ const make = (state: State) =>
           for (const key of found.votes) {
             const vote = state.votes.get(key.productId)?.get(key.voter)
             if (vote === undefined || vote.counting === "discounted" || clearedGroup(state, vote.groupId)) continue
+            if (!found.discount) {
+              // A group for review: its votes are marked as its own, and keep counting.
+              vote.groupId ??= found.id
+              continue
+            }
             vote.counting = "discounted"
             vote.groupId = found.id
             discounted++
@@ -139,7 +145,7 @@ const make = (state: State) =>
     settleStanding: (rule: StandingRule, at) =>
       Effect.sync(() => {
         const held = new Set<string>()
-        for (const group of state.groups.values()) if (group.status !== "cleared") for (const m of group.evidence.members) held.add(m)
+        for (const group of state.groups.values()) if (discounts(group)) for (const m of group.evidence.members) held.add(m)
         let gained = 0
         for (const stored of state.agents.values()) {
           const agent = stored.agent

@@ -129,7 +129,13 @@ export const make = Effect.gen(function* () {
 
   const apply = (verdict: Verdict, at: Date) =>
     Effect.gen(function* () {
-      const discounting = verdict.groups.flatMap((g) => g.votes.map((v) => ({ product_id: v.productId, voter: v.voter, group_id: g.id })))
+      const discounting = verdict.groups
+        .filter((g) => g.discount)
+        .flatMap((g) => g.votes.map((v) => ({ product_id: v.productId, voter: v.voter, group_id: g.id })))
+      // A group for review: its votes are marked as its own and keep counting, until an operator confirms it.
+      const marking = verdict.groups
+        .filter((g) => !g.discount)
+        .flatMap((g) => g.votes.map((v) => ({ product_id: v.productId, voter: v.voter, group_id: g.id })))
       const releasing = verdict.release.map((v) => ({ product_id: v.productId, voter: v.voter }))
       const touchedIds = [...new Set([...discounting.map((v) => v.product_id), ...releasing.map((v) => v.product_id)])].sort()
       yield* lockAndStamp(touchedIds)
@@ -151,6 +157,13 @@ export const make = Effect.gen(function* () {
               WHERE v.product_id = x.product_id AND v.voter = x.voter AND v.counting <> 'discounted'
                 AND NOT EXISTS (SELECT 1 FROM vote_groups c WHERE c.id = v.group_id AND c.status = 'cleared')
               RETURNING v.product_id`
+      if (marking.length > 0) {
+        yield* sql`
+          UPDATE votes v SET group_id = x.group_id
+          FROM jsonb_to_recordset(${pg.json(marking)}) AS x(product_id uuid, voter text, group_id uuid)
+          JOIN vote_groups g ON g.id = x.group_id AND g.status <> 'cleared'
+          WHERE v.product_id = x.product_id AND v.voter = x.voter AND v.group_id IS NULL`
+      }
       const released =
         releasing.length === 0
           ? []
@@ -169,6 +182,11 @@ export const make = Effect.gen(function* () {
       Effect.map(({ applied }) => applied)
     )
 
+  /** A group whose votes are discounted (Integrity.ts, `discounts`), as SQL over `g`. */
+  const discounting = sql.literal(
+    "(g.status = 'confirmed' OR (g.status = 'suspected' AND coalesce((g.evidence->>'review')::boolean, false) = false))"
+  )
+
   const settleStanding = (rule: StandingRule, at: Date) =>
     Effect.gen(function* () {
       const bornBefore = new Date(at.getTime() - rule.minAgeSeconds * 1000)
@@ -177,12 +195,12 @@ export const make = Effect.gen(function* () {
       yield* sql`
         UPDATE agents a SET standing_since = NULL
         WHERE a.standing_since IS NOT NULL AND EXISTS (
-          SELECT 1 FROM vote_groups g WHERE g.status <> 'cleared' AND g.evidence->'members' ? ('agent:' || a.id::text))`
+          SELECT 1 FROM vote_groups g WHERE ${discounting} AND g.evidence->'members' ? ('agent:' || a.id::text))`
       const gained = yield* sql<{ id: string }>`
         UPDATE agents a SET standing_since = ${at}
         WHERE a.standing_since IS NULL AND a.revoked_at IS NULL AND a.created_at <= ${bornBefore}
           AND NOT EXISTS (
-            SELECT 1 FROM vote_groups g WHERE g.status <> 'cleared' AND g.evidence->'members' ? ('agent:' || a.id::text))
+            SELECT 1 FROM vote_groups g WHERE ${discounting} AND g.evidence->'members' ? ('agent:' || a.id::text))
           AND (SELECT count(*) FROM votes v
                WHERE v.voter LIKE 'agent:%' AND v.voter = 'agent:' || a.id::text AND v.counting = 'counted'
                  AND v.revoked_at IS NULL AND v.updated_at <= ${settledBefore}) >= ${rule.minVotes}

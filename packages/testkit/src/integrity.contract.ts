@@ -169,7 +169,7 @@ export const integrityBehaviours = (it: ContractIt) => {
         const release = [10, 11, 12].map((i) => ({ productId: burst.id, voter: `ip:verdict-${i}` }))
         const groupId = rng.uuid()
         const evidence = evidenceFor(members, products)
-        const verdict = { groups: [{ id: groupId, evidence, votes }], release }
+        const verdict = { groups: [{ id: groupId, evidence, votes, discount: true }], release }
 
         const applied = yield* integrity.apply(verdict, new Date(431 * DAY))
         assert.deepStrictEqual([applied.discounted, applied.released], [15, 3])
@@ -201,7 +201,7 @@ export const integrityBehaviours = (it: ContractIt) => {
       const integrity = yield* IntegrityLedger
       const { products, members, votes } = yield* smallRing(440 * DAY, 440 * DAY)
       const groupId = rng.uuid()
-      const verdict = { groups: [{ id: groupId, evidence: evidenceFor(members, products), votes }], release: [] }
+      const verdict = { groups: [{ id: groupId, evidence: evidenceFor(members, products), votes, discount: true }], release: [] }
       yield* integrity.apply(verdict, new Date(441 * DAY))
       assert.deepStrictEqual(yield* countersOf(products[0]!), { up: 10, down: 2 })
 
@@ -219,7 +219,7 @@ export const integrityBehaviours = (it: ContractIt) => {
         Array(15).fill(1)
       )
       assert.deepStrictEqual(yield* integrity.apply(verdict, new Date(443 * DAY)), { discounted: 0, released: 0, recounted: [] })
-      const other = { groups: [{ id: rng.uuid(), evidence: evidenceFor(members, products), votes }], release: [] }
+      const other = { groups: [{ id: rng.uuid(), evidence: evidenceFor(members, products), votes, discount: true }], release: [] }
       assert.deepStrictEqual((yield* integrity.apply(other, new Date(443 * DAY))).discounted, 0)
       assert.deepStrictEqual(yield* countersOf(products[0]!), { up: 15, down: 2 })
       assert.isFalse((yield* integrity.decide(groupId, "cleared", new Date(443 * DAY))).changed)
@@ -232,6 +232,32 @@ export const integrityBehaviours = (it: ContractIt) => {
       assert.strictEqual(missing._tag, "GroupNotFound")
       const missingUuid = yield* Effect.flip(integrity.decide(rng.uuid(), "cleared", new Date(444 * DAY)))
       assert.strictEqual(missingUuid._tag, "GroupNotFound")
+    })
+  )
+
+  it.effect("a group for review keeps its votes counting until an operator confirms it; confirmed, they are discounted at once", () =>
+    Effect.gen(function* () {
+      const integrity = yield* IntegrityLedger
+      const { products, members, votes } = yield* smallRing(445 * DAY, 445 * DAY)
+      const groupId = rng.uuid()
+      const evidence = { ...evidenceFor(members, products), coverage: 0.6, focus: 0.2, review: true }
+      const applied = yield* integrity.apply(
+        { groups: [{ id: groupId, evidence, votes, discount: false }], release: [] },
+        new Date(446 * DAY)
+      )
+      assert.strictEqual(applied.discounted, 0)
+      assert.deepStrictEqual(yield* countersOf(products[0]!), { up: 15, down: 2 })
+      const listed = (yield* integrity.groups).find((g) => g.id === groupId)!
+      assert.deepStrictEqual([listed.status, listed.evidence.review, listed.evidence.coverage], ["suspected", true, 0.6])
+      // Its votes are still counted in the window, and still its own: confirming discounts exactly them.
+      const window = yield* integrity.window(new Date(445 * DAY))
+      assert.deepStrictEqual(
+        rowsOn(window, products).map((r) => r.counting),
+        Array(15).fill(0)
+      )
+      const confirmed = yield* integrity.decide(groupId, "confirmed", new Date(447 * DAY))
+      assert.deepStrictEqual([confirmed.changed, confirmed.votes], [true, 15])
+      assert.deepStrictEqual(yield* countersOf(products[0]!), { up: 10, down: 2 })
     })
   )
 
@@ -256,7 +282,10 @@ export const integrityBehaviours = (it: ContractIt) => {
           }
         }
         yield* integrity.apply(
-          { groups: [{ id: rng.uuid(), evidence: evidenceFor(ring.members, ring.products), votes: ring.votes }], release: [] },
+          {
+            groups: [{ id: rng.uuid(), evidence: evidenceFor(ring.members, ring.products), votes: ring.votes, discount: true }],
+            release: []
+          },
           new Date(451 * DAY)
         )
         for (const product of products.slice(0, 3)) {

@@ -380,4 +380,43 @@ describe("the integrity pass", () => {
       assert.deepStrictEqual(yield* countersOf(1), counters)
     }).pipe(Effect.provide(layerWithState))
   )
+
+  it.effect(
+    "readers of one newsletter, established voters who vote some of its picks among many votes of their own, are listed for review, not discounted",
+    () =>
+      Effect.gen(function* () {
+        yield* catalog(60)
+        yield* register(range(1, 60))
+        const random = seeded(9)
+        // 60 agents vote 15 products of their own over eight days; every day a newsletter features a product
+        // (41..48), and each reader votes it up with a chance of 0.7, within about two hours.
+        const own = benign(10, 1, 60, range(1, 40), 15, 8)
+        const featured: Array<Ballot> = range(41, 48).flatMap((product, day) =>
+          range(1, 60)
+            .filter(() => random.next() < 0.7)
+            .map((agent) => ({ at: day * DAY + 9 * HOUR + random.int(0, 2 * HOUR), product, voter: { agent }, network: `net-${agent}` }))
+        )
+        yield* cast([...own, ...featured])
+        // The pass runs daily, as the job would: each held vote is judged while it is recent.
+        for (let day = 1; day <= 8; day++) {
+          yield* TestClock.setTime(day * DAY + 12 * HOUR)
+          yield* pass(true)
+        }
+        yield* TestClock.setTime(8 * DAY + 13 * HOUR)
+
+        const report = yield* pass(true)
+        assert.isAbove(report.groups.length, 0)
+        assert.isTrue(report.groups.every((g) => g.review))
+        assert.strictEqual(report.discounted, 0)
+        // Every reader's vote counts (those a burst held are counted by the pass: readers from everywhere).
+        for (const product of range(41, 48)) {
+          const formation = yield* VoteLedger.use((l) => l.formation(productId(product)))
+          const cast = featured.filter((b) => b.product === product).length
+          assert.deepStrictEqual([formation.agents.up, formation.held, formation.discounted], [cast, 0, 0])
+        }
+        const [group] = yield* IntegrityLedger.use((l) => l.groups)
+        assert.strictEqual(group!.evidence.review, true)
+        assert.isBelow(group!.evidence.focus!, 0.5)
+      }).pipe(Effect.provide(layerWithState))
+  )
 })

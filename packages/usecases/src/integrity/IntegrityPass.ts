@@ -22,9 +22,24 @@ import { derivedId } from "../ImportChecks.ts"
 import { DEFAULT_LOCKSTEP, expand, type FoundGroup, findLockstep, findOverlap, type LockstepSettings } from "./lockstep.ts"
 import { DEFAULT_RELEASE, type ReleaseSettings, releases, WARM_UP_SECONDS } from "./release.ts"
 
+/**
+ * Which groups are discounted on sight: those whose members voted nearly all of the group's products
+ * (`coverage`) and spent most of their recent votes on them (`focus`). Rings are built that way (the
+ * simulation's and the notes': coverage 0.83-1.0, focus 0.5-1.0); established voters who read the same
+ * newsletter vote in step too, but on some of its picks and among many votes of their own. A group
+ * below either bar is listed for an operator, and its votes count until one confirms it.
+ */
+export interface DiscountBar {
+  readonly coverage: number
+  readonly focus: number
+}
+
+export const DEFAULT_DISCOUNT_BAR: DiscountBar = { coverage: 0.8, focus: 0.5 }
+
 export interface PassSettings {
   /** How far back the pass looks for groups: a slow ring spreads its votes over a week. */
   readonly windowSeconds: number
+  readonly discountBar: DiscountBar
   readonly lockstep: LockstepSettings
   readonly release: ReleaseSettings
   readonly standing: StandingRule
@@ -32,6 +47,7 @@ export interface PassSettings {
 
 export const DEFAULT_PASS: PassSettings = {
   windowSeconds: 8 * 86_400,
+  discountBar: DEFAULT_DISCOUNT_BAR,
   lockstep: DEFAULT_LOCKSTEP,
   release: DEFAULT_RELEASE,
   standing: DEFAULT_STANDING
@@ -46,6 +62,8 @@ export interface PassReport {
     readonly products: number
     readonly votes: number
     readonly known: boolean
+    /** Listed for an operator's review; its votes keep counting. */
+    readonly review: boolean
   }>
   /** Votes discounted (or, checking, that would be), held votes counted, agents given standing (0 when checking). */
   readonly discounted: number
@@ -81,6 +99,26 @@ const merged = (found: ReadonlyArray<FoundGroup>): Array<FoundGroup> => {
   }
   return groups
 }
+
+/** The median of `values` (0 for none). */
+const median = (values: ReadonlyArray<number>): number => {
+  if (values.length === 0) return 0
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+/** How densely a group voted its products, and how much of its members' recent voting was the group's. */
+const shapeOf = (group: FoundGroup, votesBy: Int32Array, window: LedgerWindow) => {
+  const own = new Map<number, number>()
+  for (const i of group.votes) own.set(window.voter[i]!, (own.get(window.voter[i]!) ?? 0) + 1)
+  return {
+    coverage: group.votes.length / (group.members.length * group.products.length),
+    focus: median(group.members.map((m) => (own.get(m) ?? 0) / Math.max(1, votesBy[m]!)))
+  }
+}
+
+const rounded = (x: number) => Math.round(x * 100) / 100
 
 const evidenceOf = (window: LedgerWindow, group: FoundGroup): GroupEvidence => {
   const windows = new Map<number, { from: number; to: number }>()
@@ -128,22 +166,33 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
       merged([...findLockstep(window, settings.lockstep), ...findOverlap(window, settings.lockstep)]),
       settings.lockstep
     )
-    const grouped = new Set(found.flatMap((g) => g.votes))
+    const votesBy = new Int32Array(window.voters.length)
+    for (let i = 0; i < window.voter.length; i++) votesBy[window.voter[i]!]!++
     const keyOf = (i: number): VoteKey => ({ productId: window.products[window.product[i]!]!, voter: window.voters[window.voter[i]!]! })
     const groups = found.map((group) => {
-      const evidence = evidenceOf(window, group)
+      const shape = shapeOf(group, votesBy, window)
+      const review = shape.coverage < settings.discountBar.coverage || shape.focus < settings.discountBar.focus
+      const evidence: GroupEvidence = {
+        ...evidenceOf(window, group),
+        coverage: rounded(shape.coverage),
+        focus: rounded(shape.focus),
+        review
+      }
       return {
         ...idFor(evidence, known),
         evidence,
         votes: group.votes.map(keyOf),
-        fresh: group.votes.filter((i) => window.counting[i] !== DISCOUNTED).length
+        discount: !review,
+        fresh: review ? 0 : group.votes.filter((i) => window.counting[i] !== DISCOUNTED).length
       }
     })
+    // Votes of the groups discounted never count; a group for review's keep counting, so they stay in the replay.
+    const grouped = new Set(found.filter((_, k) => groups[k]!.discount).flatMap((g) => g.votes))
     // The window starts earlier than asked when it holds older held votes: only from `since` is it whole.
     const replayFrom = Math.max(0, Math.floor((since.getTime() - window.since.getTime()) / 1000))
     const released = releases(window, grouped, settings.release, { replayFrom, judgeFrom: replayFrom + WARM_UP_SECONDS })
     const verdict: Verdict = {
-      groups: groups.map(({ id, evidence, votes }) => ({ id, evidence, votes })),
+      groups: groups.map(({ id, evidence, votes, discount }) => ({ id, evidence, votes, discount })),
       release: released.map(keyOf)
     }
     const summary = {
@@ -153,7 +202,8 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
         members: g.evidence.members.length,
         products: g.evidence.products.length,
         votes: g.evidence.votes,
-        known: g.known
+        known: g.known,
+        review: g.evidence.review === true
       })),
       votesRead: window.product.length
     }

@@ -10,8 +10,10 @@
  *    Episodes are judged alone, so a standing voter hours later releases no one.
  * 3. Otherwise the held votes of proven agents count when they came from many neighbourhoods (at
  *    least `minNetworks`, and at least `diversity` of them distinct): fans of a viral product come
- *    from everywhere; a farm of agents from the few networks that registered them.
- * 4. Held votes of bare addresses stay held: a flood of addresses looks like nothing else.
+ *    from everywhere; a farm of agents from the few networks that registered them. When those agents
+ *    and the established voters cast at least `provenShare` of the episode's votes, its held
+ *    addresses count too: the anonymous fans of a product gone viral.
+ * 4. Otherwise held votes of bare addresses stay held: a flood of addresses looks like nothing else.
  *
  * Only what the window shows whole is judged. The window holds the last `windowSeconds` of votes and,
  * before them, every vote still held: those older held votes are replayed with nothing around them
@@ -38,9 +40,17 @@ export interface ReleaseSettings {
   readonly standingShare: number
   readonly minNetworks: number
   readonly diversity: number
+  /** The share of an episode's votes from established voters and released agents at which its held addresses count too. */
+  readonly provenShare: number
 }
 
-export const DEFAULT_RELEASE: ReleaseSettings = { guard: DEFAULT_BURST_GUARD, standingShare: 0.3, minNetworks: 3, diversity: 0.5 }
+export const DEFAULT_RELEASE: ReleaseSettings = {
+  guard: DEFAULT_BURST_GUARD,
+  standingShare: 0.3,
+  minNetworks: 3,
+  diversity: 0.5,
+  provenShare: 0.5
+}
 
 const isAgent = (voter: string) => voter.startsWith("agent:")
 
@@ -114,5 +124,8 @@ const judgeEpisode = (window: LedgerWindow, episode: ReadonlyArray<number>, sett
   if (standing >= settings.standingShare * episode.length) return held
   const agents = held.filter((i) => isAgent(window.voters[window.voter[i]!]!))
   const networks = new Set(agents.map((i) => window.network[i]!).filter((n) => n >= 0))
-  return networks.size >= settings.minNetworks && networks.size >= settings.diversity * agents.length ? agents : []
+  if (networks.size < settings.minNetworks || networks.size < settings.diversity * agents.length) return []
+  // Agents from everywhere and established voters making most of the burst: a product gone viral, whose
+  // anonymous fans are fans too. A flood of addresses would need as many agents, from as many networks.
+  return standing + agents.length >= settings.provenShare * episode.length ? held : agents
 }

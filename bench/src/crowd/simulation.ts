@@ -1,0 +1,310 @@
+/**
+ * Runs the month: the world's and the attacks' events in time order through the use cases the API
+ * runs (Agents.register, Directory.vote) on a real store, the integrity pass as productdir-reconcile
+ * runs it (every `passEveryHours`), and the measurements the report prints.
+ */
+import { Clock, Effect, Layer, Option, Redacted } from "effect"
+import {
+  type AgentId,
+  CatalogStore,
+  COUNTED,
+  DEFAULT_BURST_GUARD,
+  defaultUtm,
+  fromImportRecord,
+  HELD,
+  IntegrityLedger,
+  type LedgerWindow,
+  type ProductId,
+  type Stores,
+  type Tally,
+  trustScore
+} from "@productdir/domain"
+import { generateRecord } from "@productdir/fixtures"
+import {
+  Agents,
+  DEFAULT_ANONYMOUS_VOTES,
+  DEFAULT_REGISTRATIONS,
+  DEFAULT_REGISTRATIONS_PER_ADDRESS,
+  Directory,
+  IntegrityPass,
+  VoterIdentity
+} from "@productdir/usecases"
+import type { Attack } from "./attacks.ts"
+import { syntheticClock } from "./clock.ts"
+import { HOUR, type World } from "./world.ts"
+
+/** How a group's votes fared: cast (answered 201), refused (429), and how they count at the end. */
+export interface Fate {
+  cast: number
+  refused: number
+  heldAtCast: number
+  counted: number
+  held: number
+  discounted: number
+}
+
+const emptyFate = (): Fate => ({ cast: 0, refused: 0, heldAtCast: 0, counted: 0, held: 0, discounted: 0 })
+
+/** How far an attack moved its targets (trust_score points, in the attack's direction; the largest of its targets). */
+export interface AttackFigures {
+  readonly attack: Attack
+  /** Registrations it tried, and got. */
+  registrations: { tried: number; got: number }
+  votes: Fate
+  /** Its votes on its targets (a ring's other votes are camouflage). */
+  onTargets: Fate
+  /** Its move just before the first pass after its last vote. */
+  atOnce: number
+  /** After that pass. */
+  afterPass: number
+  /** The most it moved at any pass while it was open. */
+  peak: number
+  /** At the end of the month. */
+  atEnd: number
+  /** Hours after its first vote until the pass after which it moved its targets ≤ 5 points for good; undefined: never. */
+  caughtAfterHours: number | undefined
+}
+
+export interface PassFigures {
+  readonly runs: number
+  readonly millis: ReadonlyArray<number>
+  readonly votesRead: ReadonlyArray<number>
+  readonly groups: number
+}
+
+export interface Outcome {
+  readonly votes: number
+  readonly registrations: { tried: number; got: number }
+  readonly benign: Map<string, Fate>
+  readonly benignRegistrations: Map<string, { tried: number; got: number }>
+  readonly attacks: Array<AttackFigures>
+  readonly passes: PassFigures
+  /** Every group found: how, its members by who they really are, its products and votes. */
+  readonly groups: ReadonlyArray<{
+    readonly method: string
+    readonly members: ReadonlyMap<string, number>
+    readonly products: number
+    readonly votes: number
+  }>
+  readonly wallSeconds: number
+}
+
+const productId = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}` as ProductId
+
+/** The use cases over `stores`, configured as the API is by default. */
+const useCases = <E>(stores: Layer.Layer<Stores, E>) => {
+  const identity = VoterIdentity.layer(Option.some(Redacted.make("simulation")))
+  return Layer.mergeAll(
+    Directory.layer({
+      votesPerVoter: 60,
+      votesPerClient: 60,
+      anonymousVotesPerNetwork: DEFAULT_ANONYMOUS_VOTES,
+      burstGuard: DEFAULT_BURST_GUARD,
+      utm: defaultUtm
+    }),
+    Agents.layer({
+      registrationsPerNetwork: {
+        ...DEFAULT_REGISTRATIONS,
+        "v6/64": DEFAULT_REGISTRATIONS_PER_ADDRESS,
+        "v4/32": DEFAULT_REGISTRATIONS_PER_ADDRESS
+      }
+    }).pipe(Layer.provide(identity)),
+    identity
+  ).pipe(Layer.provideMerge(stores))
+}
+
+export interface RunSettings {
+  readonly seed: number
+  readonly products: number
+  readonly passEveryHours: number
+  readonly onProgress: (line: string) => void
+}
+
+export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores: Layer.Layer<Stores, E>, settings: RunSettings) =>
+  Effect.gen(function* () {
+    const clock = syntheticClock(world.start - HOUR, yield* Clock.Clock)
+    const program = Effect.gen(function* () {
+      const catalog = yield* CatalogStore
+      const directory = yield* Directory.Directory
+      const agents = yield* Agents.Agents
+      const identity = yield* VoterIdentity.VoterIdentity
+      const ledger = yield* IntegrityLedger
+      const started = Date.now()
+
+      // The catalog, its seeds by popularity: the most voted products came with the most votes.
+      const template = fromImportRecord(generateRecord(settings.seed, 0), productId(0)).input.content
+      for (let from = 0; from < settings.products; from += 1_000) {
+        yield* catalog.upsert(
+          Array.from({ length: Math.min(1_000, settings.products - from) }, (_, k) => {
+            const rank = from + k
+            const n = Math.round(2_500 / (rank + 1) ** 0.6) + (rank % 7)
+            const up = Math.round(n * world.quality[rank]!)
+            return { id: productId(rank), content: { ...template, name: `Product ${rank}` }, seed: { up, down: n - up } }
+          })
+        )
+      }
+
+      const agentIds: Array<AgentId | undefined> = new Array(world.agents.length)
+      /** Each voter's group (its ledger key); votes of a group other than their voter's (stolen keys) by product and voter. */
+      const voterGroup = new Map<string, string>()
+      const voteGroup = new Map<string, string>()
+      const groupOf = (product: string, voter: string) => voteGroup.get(`${product}|${voter}`) ?? voterGroup.get(voter) ?? "?"
+      const attackNames = new Set(attacks.map((a) => a.name))
+      const registrations = new Map<string, { tried: number; got: number }>()
+      const fates = new Map<string, Fate>()
+      const fateOf = (group: string) => fates.get(group) ?? fates.set(group, emptyFate()).get(group)!
+
+      const figures: Array<AttackFigures> = attacks.map((attack) => ({
+        attack,
+        registrations: { tried: 0, got: 0 },
+        votes: emptyFate(),
+        onTargets: emptyFate(),
+        atOnce: 0,
+        afterPass: 0,
+        peak: 0,
+        atEnd: 0,
+        caughtAfterHours: undefined
+      }))
+
+      /** Each open attack's move now, from the ledger: the counters with and without its counted votes. */
+      const moves = (open: ReadonlyArray<AttackFigures>) =>
+        Effect.gen(function* () {
+          if (open.length === 0) return new Map<AttackFigures, number>()
+          const since = new Date(Math.min(...open.map((f) => f.attack.from)) - HOUR)
+          const window = yield* ledger.window(since)
+          const result = new Map<AttackFigures, number>()
+          for (const f of open) {
+            const targets = new Map(f.attack.targets.map((t) => [productId(t) as string, { up: 0, down: 0 }]))
+            tallyCounted(window, (product, voter) => targets.has(product) && groupOf(product, voter) === f.attack.name, targets)
+            let most = 0
+            for (const [id, attackTally] of targets) {
+              const product = yield* catalog.find(id)
+              const without: Tally = { up: product.counters.up - attackTally.up, down: product.counters.down - attackTally.down }
+              const moved = trustScore(product.counters) - trustScore(without)
+              most = Math.max(most, f.attack.direction === "up" ? moved : -moved)
+            }
+            result.set(f, most)
+          }
+          return result
+        })
+
+      const passMillis: Array<number> = []
+      const votesRead: Array<number> = []
+      let groupsFound = 0
+      const pass = (at: number) =>
+        Effect.gen(function* () {
+          clock.set(at)
+          const open = figures.filter((f) => f.attack.from <= at && at <= f.attack.to + 9 * 24 * HOUR)
+          const before = yield* moves(open.filter((f) => f.attack.to <= at && at - settings.passEveryHours * HOUR < f.attack.to))
+          for (const [f, moved] of before) if (f.atOnce === 0) f.atOnce = moved
+          const t0 = performance.now()
+          const report = yield* IntegrityPass.runPass({ apply: true })
+          passMillis.push(performance.now() - t0)
+          votesRead.push(report.votesRead)
+          groupsFound = Math.max(groupsFound, report.groups.length)
+          const after = yield* moves(open)
+          for (const [f, moved] of after) {
+            f.peak = Math.max(f.peak, moved)
+            if (at >= f.attack.to && f.afterPass === 0 && before.has(f)) f.afterPass = moved
+            if (moved > 5) f.caughtAfterHours = undefined
+            else if (f.caughtAfterHours === undefined) f.caughtAfterHours = (at - f.attack.from) / HOUR
+          }
+        })
+
+      const events = [...world.events].sort((a, b) => a.at - b.at)
+      let nextPass = world.start + settings.passEveryHours * HOUR
+      let votes = 0
+      for (const event of events) {
+        while (event.at >= nextPass) {
+          yield* pass(nextPass)
+          nextPass += settings.passEveryHours * HOUR
+          if (((nextPass - world.start) / HOUR) % 24 === 0) {
+            settings.onProgress(`day ${(nextPass - world.start) / (24 * HOUR)}: ${votes.toLocaleString("en")} votes cast`)
+          }
+        }
+        clock.set(event.at)
+        const agent = world.agents[event.agent]
+        if (event.kind === "register") {
+          const tally = registrations.get(agent!.group) ?? registrations.set(agent!.group, { tried: 0, got: 0 }).get(agent!.group)!
+          tally.tried++
+          const registered = yield* agents.register({ name: `${agent!.group} ${event.agent}` }, agent!.address)
+          if (registered._tag === "Registered") {
+            tally.got++
+            agentIds[event.agent] = registered.agent.id
+            voterGroup.set(`agent:${registered.agent.id}`, agent!.group)
+          }
+          continue
+        }
+        const agentId = event.agent >= 0 ? agentIds[event.agent] : undefined
+        // An agent the farm could not register has no key to vote with.
+        if (event.agent >= 0 && agentId === undefined) continue
+        const caster = identity.caster({ address: event.address, agent: agentId })
+        const voter = caster.voter._tag === "Agent" ? `agent:${caster.voter.agentId}` : `ip:${caster.voter.key}`
+        if (event.agent < 0) voterGroup.set(voter, event.group)
+        else if (agent!.group !== event.group) voteGroup.set(`${productId(event.product)}|${voter}`, event.group)
+        const fate = attackNames.has(event.group) ? figures.find((f) => f.attack.name === event.group)!.votes : fateOf(event.group)
+        const result = yield* directory.vote({ entity_id: productId(event.product), direction: event.direction }, caster)
+        votes++
+        if (result._tag === "Limited") fate.refused++
+        else {
+          fate.cast++
+          if (result.outcome.counting === "held") fate.heldAtCast++
+        }
+      }
+      // The month ends with one more pass, as the hourly job would run.
+      yield* pass(nextPass)
+      for (const [f, moved] of yield* moves(figures)) f.atEnd = moved
+
+      // How every vote counts at the end, by group.
+      const window = yield* ledger.window(new Date(world.start - HOUR))
+      for (let i = 0; i < window.product.length; i++) {
+        const group = groupOf(window.products[window.product[i]!]!, window.voters[window.voter[i]!]!)
+        const attack = figures.find((f) => f.attack.name === group)
+        const counting = window.counting[i]!
+        const onTarget = attack?.attack.targets.some((t) => productId(t) === window.products[window.product[i]!]) === true
+        const fates = attack === undefined ? [fateOf(group)] : onTarget ? [attack.votes, attack.onTargets] : [attack.votes]
+        if (onTarget) attack!.onTargets.cast++
+        for (const fate of fates) {
+          if (counting === COUNTED) fate.counted++
+          else if (counting === HELD) fate.held++
+          else fate.discounted++
+        }
+      }
+      for (const f of figures) f.registrations = registrations.get(f.attack.name) ?? { tried: 0, got: 0 }
+
+      // The groups the passes found, by who their members really are.
+      const found = (yield* ledger.groups).map((g) => {
+        const members = new Map<string, number>()
+        for (const m of g.evidence.members) members.set(voterGroup.get(m) ?? "?", (members.get(voterGroup.get(m) ?? "?") ?? 0) + 1)
+        return { method: g.evidence.method, members, products: g.evidence.products.length, votes: g.evidence.votes }
+      })
+      const benignRegistrations = new Map([...registrations].filter(([group]) => !attackNames.has(group)))
+      return {
+        votes,
+        registrations: { tried: 0, got: 0 },
+        benign: fates,
+        benignRegistrations,
+        attacks: figures,
+        passes: { runs: passMillis.length, millis: passMillis, votesRead, groups: groupsFound },
+        groups: found,
+        wallSeconds: (Date.now() - started) / 1000
+      } satisfies Outcome
+    })
+    return yield* program.pipe(Effect.provide(useCases(stores)), Effect.provideService(Clock.Clock, clock))
+  })
+
+/** Adds the counted votes of the window that `belongs` says are the attack's to `tallies`, by product. */
+const tallyCounted = (
+  window: LedgerWindow,
+  belongs: (product: string, voter: string) => boolean,
+  tallies: Map<string, { up: number; down: number }>
+) => {
+  for (let i = 0; i < window.product.length; i++) {
+    if (window.counting[i] !== COUNTED) continue
+    const product = window.products[window.product[i]!]!
+    const tally = tallies.get(product)
+    if (tally === undefined || !belongs(product, window.voters[window.voter[i]!]!)) continue
+    if (window.direction[i] === 0) tally.up++
+    else tally.down++
+  }
+}
