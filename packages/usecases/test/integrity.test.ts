@@ -419,4 +419,34 @@ describe("the integrity pass", () => {
         assert.isBelow(group!.evidence.focus!, 0.5)
       }).pipe(Effect.provide(layerWithState))
   )
+
+  it.effect("a viral product's anonymous fans count too, when the pass runs while the burst goes on", () =>
+    Effect.gen(function* () {
+      yield* catalog(1)
+      yield* register(range(1, 100))
+      const random = seeded(11)
+      // Over four hours: 100 new agents from 100 networks and 80 addresses vote product 1 up.
+      const agents: Array<Ballot> = range(1, 100).map((agent) => ({
+        at: DAY + random.int(0, 4 * HOUR),
+        product: 1,
+        voter: { agent },
+        network: `home-${agent}`
+      }))
+      const addresses: Array<Ballot> = range(1, 80).map((n) => ({
+        at: DAY + random.int(0, 4 * HOUR),
+        product: 1,
+        voter: { address: `fan-${n}` },
+        network: `isp-${n}`
+      }))
+      const ballots = [...agents, ...addresses].sort((a, b) => a.at - b.at)
+      // The hourly pass runs during the burst: the first one sees the agents of the first hour and counts them.
+      for (let hour = 1; hour <= 6; hour++) {
+        yield* cast(ballots.filter((b) => b.at >= DAY + (hour - 1) * HOUR && b.at < DAY + hour * HOUR))
+        yield* TestClock.setTime(DAY + hour * HOUR)
+        yield* pass(true)
+      }
+      const formation = yield* VoteLedger.use((l) => l.formation(productId(1)))
+      assert.deepStrictEqual(formation, { agents: { up: 100, down: 0 }, addresses: { up: 80, down: 0 }, held: 0, discounted: 0 })
+    }).pipe(Effect.provide(layerWithState))
+  )
 })

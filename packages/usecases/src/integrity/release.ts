@@ -4,8 +4,8 @@
  *
  * 1. The burst guard is replayed over the product's votes as if the groups' votes had never been
  *    cast: a held vote that would then have counted is counted (a bystander caught in a ring's burst).
- * 2. The votes still held are judged by episode: a run of votes during which the product was in a
- *    burst. When at least `standingShare` of an episode's votes came from agents with standing, the
+ * 2. The votes still held are judged by episode: the votes cast while the product was in a burst,
+ *    until it has been out of it for an hour. When at least `standingShare` of an episode's votes came from agents with standing, the
  *    burst is what its established voters say it is (a product gone viral): its held votes count.
  *    Episodes are judged alone, so a standing voter hours later releases no one.
  * 3. Otherwise the held votes of proven agents count when they came from many neighbourhoods (at
@@ -63,6 +63,9 @@ export interface Judged {
 /** The whole window: every vote replayed, every held vote judged. */
 export const wholeWindow: Judged = { replayFrom: 0, judgeFrom: 0 }
 
+/** How long a product stays out of a burst before its burst is over (an episode ends). */
+export const EPISODE_GAP_SECONDS = 3_600
+
 /** How long the replay's rates take to warm up before a held vote is judged by them. */
 export const WARM_UP_SECONDS = 86_400
 
@@ -94,6 +97,7 @@ export const releases = (
     const votes = votesOf.get(p)!.sort((a, b) => window.seconds[a]! - window.seconds[b]! || a - b)
     let rates = noRates
     let episode: Array<number> = []
+    let lastBurst = Number.NEGATIVE_INFINITY
     const judge = () => {
       if (episode.length > 0) released.push(...judgeEpisode(window, episode, settings).filter(judges))
       episode = []
@@ -105,11 +109,14 @@ export const releases = (
       const held = burst && !standing
       rates = ratesAfterVote(decayed, held)
       if (!burst) {
-        judge()
+        // A burst ends after an hour out of it: as it fades, the product dips in and out of the guard, and
+        // those last votes are the same crowd, not episodes of their own to be judged alone.
+        if (window.seconds[i]! - lastBurst >= EPISODE_GAP_SECONDS) judge()
         if (window.counting[i] === HELD && judges(i)) released.push(i)
         continue
       }
       episode.push(i)
+      lastBurst = window.seconds[i]!
     }
     judge()
   }
@@ -122,10 +129,13 @@ const judgeEpisode = (window: LedgerWindow, episode: ReadonlyArray<number>, sett
   if (held.length === 0) return []
   const standing = episode.filter((i) => window.standing[window.voter[i]!] === 1).length
   if (standing >= settings.standingShare * episode.length) return held
-  const agents = held.filter((i) => isAgent(window.voters[window.voter[i]!]!))
+  // The burst's agents without standing, held or counted by an earlier pass that saw the burst begin.
+  const agents = episode.filter((i) => isAgent(window.voters[window.voter[i]!]!) && window.standing[window.voter[i]!] !== 1)
   const networks = new Set(agents.map((i) => window.network[i]!).filter((n) => n >= 0))
   if (networks.size < settings.minNetworks || networks.size < settings.diversity * agents.length) return []
   // Agents from everywhere and established voters making most of the burst: a product gone viral, whose
   // anonymous fans are fans too. A flood of addresses would need as many agents, from as many networks.
-  return standing + agents.length >= settings.provenShare * episode.length ? held : agents
+  return standing + agents.length >= settings.provenShare * episode.length
+    ? held
+    : held.filter((i) => isAgent(window.voters[window.voter[i]!]!))
 }
