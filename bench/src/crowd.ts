@@ -133,7 +133,9 @@ for (const [group, r] of outcome.benignRegistrations) out(`Benign registrations 
 out()
 out(`Groups found: ${outcome.groups.length}`)
 for (const g of outcome.groups) {
-  out(`- ${g.method}: ${[...g.members].map(([who, k]) => `${k} ${who}`).join(", ")}; ${g.products} products, ${g.votes} votes`)
+  out(
+    `- ${g.method}: ${[...g.members].map(([who, k]) => `${k} ${who}`).join(", ")}; ${g.products} products, ${g.votes} votes; coverage ${g.coverage}, focus ${g.focus}: ${g.discounted ? "discounted" : "for review"}`
+  )
 }
 const ms = outcome.passes.millis
 out(

@@ -55,6 +55,27 @@ for (const variant of storeVariants()) {
             expect(byName[name]!.inputSchema.required, name).toContain("entity_id")
           expect(byName.vote!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true })
           for (const tool of tools) expect(tool.description?.length, tool.name).toBeGreaterThan(40)
+          // Each tool's schema says it takes nothing else, and search is described in the words of the OpenAPI document.
+          for (const tool of tools) expect(tool.inputSchema.additionalProperties, tool.name).toBe(false)
+          const openapi = bodyOf<{
+            paths: Record<
+              string,
+              {
+                get?: {
+                  description?: string
+                  parameters?: Array<{ name: string; description?: string; schema?: { description?: string } }>
+                }
+              }
+            >
+          }>(yield* request(`${base}/openapi.json`))
+          const listing = openapi.paths["/products"]!.get!
+          const properties = byName.search_products!.inputSchema.properties as Record<string, { description?: string }>
+          for (const name of ["q", "category"]) {
+            const parameter = listing.parameters!.find((p) => p.name === name)!
+            expect(properties[name]!.description, name).toBe(parameter.description ?? parameter.schema?.description)
+          }
+          expect(byName.search_products!.description).toContain(listing.description)
+          expect(byName.search_products!.description).toContain("best match first")
         }).pipe(Effect.scoped)
       )
 
@@ -230,6 +251,19 @@ for (const variant of storeVariants()) {
           expect(textOf(blank)).toContain("reason")
           const overHttp = yield* postJson(`${base}/vote`, { entity_id: sample[0]!.id, direction: "down", reason: "   " })
           expect(overHttp.status).toBe(400)
+          // An argument a tool does not have is an error that names it, on every tool (as POST /vote refuses it).
+          const misspelt = yield* call(client, "search_products", { query: "invoice" })
+          expect([misspelt.isError, textOf(misspelt)]).toEqual([true, expect.stringContaining("query")])
+          const extra = yield* call(client, "vote", { entity_id: sample[0]!.id, direction: "up", score: 5 })
+          expect([extra.isError, textOf(extra)]).toEqual([true, expect.stringContaining("score")])
+          for (const [tool, args] of [
+            ["get_product", { entity_id: sample[0]!.id, format: "agent" }],
+            ["get_problems", { entity_id: sample[0]!.id, page: 2 }],
+            ["list_categories", { filter: "a" }]
+          ] as const) {
+            const answer = yield* call(client, tool, args)
+            expect([tool, answer.isError, textOf(answer)]).toEqual([tool, true, expect.stringContaining(Object.keys(args).at(-1)!)])
+          }
           // The session is still usable after all of that.
           expect((yield* call(client, "list_categories", {})).isError).toBeFalsy()
         }).pipe(Effect.scoped)

@@ -276,7 +276,15 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
       const found = (yield* ledger.groups).map((g) => {
         const members = new Map<string, number>()
         for (const m of g.evidence.members) members.set(voterGroup.get(m) ?? "?", (members.get(voterGroup.get(m) ?? "?") ?? 0) + 1)
-        return { method: g.evidence.method, members, products: g.evidence.products.length, votes: g.evidence.votes }
+        return {
+          method: g.evidence.method,
+          members,
+          products: g.evidence.products.length,
+          votes: g.evidence.votes,
+          coverage: g.evidence.coverage ?? 0,
+          focus: g.evidence.focus ?? 0,
+          discounted: g.evidence.review !== true
+        }
       })
       const benignRegistrations = new Map([...registrations].filter(([group]) => !attackNames.has(group)))
       return {

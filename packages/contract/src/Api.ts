@@ -3,6 +3,7 @@
  * the server, the OpenAPI document, the docs page and the typed client
  * (@productdir/client); it holds no server code.
  */
+import { CATEGORY_LABEL, SEARCH_RESULTS, SEARCH_WORDS } from "./descriptions.ts"
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
@@ -74,12 +75,11 @@ export class ProductsApi extends HttpApiGroup.make("products")
     HttpApiEndpoint.get("listProducts", ROUTES.products, {
       query: {
         q: Schema.optionalKey(boundedText(200)).annotate({
-          description:
-            "Search words, as an agent would put them: other forms of a word (`invoicing` finds invoices), accents (`nandu` finds Ñandú), the start of a word and one typo are all found; a product matching more of the words ranks higher",
+          description: SEARCH_WORDS,
           examples: ["invoicing for freelancers"]
         }),
         category: Schema.optionalKey(boundedText(200)).annotate({
-          description: "A category label from /categories, in any case",
+          description: CATEGORY_LABEL,
           examples: ["Accounting"]
         }),
         sort: Schema.optionalKey(ListSort),
@@ -89,12 +89,7 @@ export class ProductsApi extends HttpApiGroup.make("products")
       },
       success: ProductPage,
       error: [BadRequest, ServiceUnavailable]
-    }).annotateMerge(
-      describe(
-        "Search and list products",
-        "Compact products with their trust, filtered by search words and category, in pages: pass `next_cursor` back as `cursor` for the next one."
-      )
-    )
+    }).annotateMerge(describe("Search and list products", SEARCH_RESULTS))
   )
   .middleware(RequestValidation)
   .annotateMerge(OpenApi.annotations({ title: "Products", description: "The detail record, the agent card, and search" })) {}

@@ -16,6 +16,7 @@ import {
   VoteOutcome,
   VoteRequest
 } from "@productdir/domain"
+import { CATEGORY_LABEL, SEARCH_RESULTS, SEARCH_WORDS } from "./descriptions.ts"
 import { Cursor, Limit } from "./params.ts"
 
 /** A tool call that could not be answered: the text says why and what to do. */
@@ -26,11 +27,10 @@ const Entity = ProductRef.annotate({
 })
 
 export const SearchProducts = Tool.make("search_products", {
-  description:
-    "Search the product directory. Returns compact products (id, slug, name, category, summary, pricing model, trust score) ranked by trust unless another sort is asked for. Use it first to find candidates; then get_product for one of them.",
+  description: `Search the product directory. ${SEARCH_RESULTS} Use it first to find candidates; then get_product for one of them.`,
   parameters: Schema.Struct({
-    q: Schema.optionalKey(boundedText(200)).annotate({ description: "Words to search for; each must start a word of the product" }),
-    category: Schema.optionalKey(boundedText(200)).annotate({ description: "Exact category label, from list_categories" }),
+    q: Schema.optionalKey(boundedText(200)).annotate({ description: SEARCH_WORDS }),
+    category: Schema.optionalKey(boundedText(200)).annotate({ description: CATEGORY_LABEL }),
     sort: Schema.optionalKey(ListSort),
     limit: Schema.optionalKey(Limit),
     cursor: Schema.optionalKey(Cursor).annotate({ description: "next_cursor of the previous page" })
@@ -42,6 +42,8 @@ export const SearchProducts = Tool.make("search_products", {
   .annotate(Tool.Readonly, true)
   .annotate(Tool.Idempotent, true)
   .annotate(Tool.Destructive, false)
+  // An argument the tool does not have is an error that names it, not silently ignored (a misspelt `query`).
+  .annotate(Tool.Strict, true)
   .annotate(Tool.OpenWorld, false)
 
 export const GetProduct = Tool.make("get_product", {
@@ -55,6 +57,8 @@ export const GetProduct = Tool.make("get_product", {
   .annotate(Tool.Readonly, true)
   .annotate(Tool.Idempotent, true)
   .annotate(Tool.Destructive, false)
+  // An argument the tool does not have is an error that names it, not silently ignored (a misspelt `query`).
+  .annotate(Tool.Strict, true)
   .annotate(Tool.OpenWorld, false)
 
 export const GetProblems = Tool.make("get_problems", {
@@ -72,6 +76,8 @@ export const GetProblems = Tool.make("get_problems", {
   .annotate(Tool.Readonly, true)
   .annotate(Tool.Idempotent, true)
   .annotate(Tool.Destructive, false)
+  // An argument the tool does not have is an error that names it, not silently ignored (a misspelt `query`).
+  .annotate(Tool.Strict, true)
   .annotate(Tool.OpenWorld, false)
 
 export const ListCategories = Tool.make("list_categories", {
@@ -83,6 +89,8 @@ export const ListCategories = Tool.make("list_categories", {
   .annotate(Tool.Readonly, true)
   .annotate(Tool.Idempotent, true)
   .annotate(Tool.Destructive, false)
+  // An argument the tool does not have is an error that names it, not silently ignored (a misspelt `query`).
+  .annotate(Tool.Strict, true)
   .annotate(Tool.OpenWorld, false)
 
 export const Vote = Tool.make("vote", {
@@ -96,6 +104,8 @@ export const Vote = Tool.make("vote", {
   .annotate(Tool.Title, "Vote on a product")
   .annotate(Tool.Readonly, false)
   .annotate(Tool.Destructive, false)
+  // An argument the tool does not have is an error that names it, not silently ignored (a misspelt `query`).
+  .annotate(Tool.Strict, true)
   .annotate(Tool.Idempotent, true)
   .annotate(Tool.OpenWorld, false)
 

@@ -23,6 +23,7 @@ import {
 import { generateRecord, seeded } from "@productdir/fixtures"
 import { layerWithState } from "@productdir/store-memory/testing"
 import { IntegrityPass } from "../src/index.ts"
+import { DEFAULT_DISCOUNT_BAR } from "../src/integrity/IntegrityPass.ts"
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
@@ -416,7 +417,7 @@ describe("the integrity pass", () => {
         }
         const [group] = yield* IntegrityLedger.use((l) => l.groups)
         assert.strictEqual(group!.evidence.review, true)
-        assert.isBelow(group!.evidence.focus!, 0.5)
+        assert.isBelow(group!.evidence.focus!, DEFAULT_DISCOUNT_BAR.focus)
       }).pipe(Effect.provide(layerWithState))
   )
 

@@ -29,8 +29,8 @@ export const SearchLinksLive = Layer.effectDiscard(
       annotations: registered.annotations,
       handle: (payload) =>
         Effect.gen(function* () {
-          // Bad arguments are a tool error the agent can read and correct, as for every other tool.
-          const query = yield* decode(payload ?? {}, { errors: "all" }).pipe(
+          // Bad arguments, and arguments the tool does not have, are a tool error the agent can read and correct, as for every other tool.
+          const query = yield* decode(payload ?? {}, { errors: "all", onExcessProperty: "error" }).pipe(
             Effect.mapError((error) => new ToolProblem({ message: `Invalid arguments: ${error.message}` }))
           )
           const page = yield* search(query)
