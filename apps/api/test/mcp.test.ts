@@ -193,8 +193,15 @@ for (const variant of storeVariants()) {
             client.complete({ ref: { type: "ref/prompt", name: "no-such-prompt" }, argument: { name: "x", value: "a" } })
           )
           expect(unknownRef.completion.values).toEqual([])
-          const missing = yield* Effect.exit(Effect.promise(() => client.readResource({ uri: "productdir://products/no-such-product" })))
-          expect(String(missing)).toContain("No product has the id or slug")
+          // An unknown resource is the protocol's -32002 (Resource not found), not an internal error.
+          const missing = yield* Effect.promise(() =>
+            client.readResource({ uri: "productdir://products/no-such-product" }).then(
+              () => undefined,
+              (error: { code?: number; message?: string }) => error
+            )
+          )
+          expect(missing?.code).toBe(-32002)
+          expect(missing?.message).toContain('No product has the id or slug "no-such-product"')
         }).pipe(Effect.scoped)
       )
 

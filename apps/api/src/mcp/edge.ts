@@ -89,6 +89,24 @@ const withoutTags = (value: unknown): unknown => {
   )
 }
 
+/**
+ * How a resource handler says the resource does not exist. The MCP library answers every failure of a
+ * resource read as an internal error (-32603); the protocol's code for an unknown resource is -32002,
+ * so a read that fails with this prefix is answered with that code, and the prefix is dropped.
+ */
+export const RESOURCE_NOT_FOUND = "Resource not found: "
+
+/** JSON-RPC error objects of unknown resources with the protocol's code (-32002) instead of an internal error's. */
+const notFoundCodes = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(notFoundCodes)
+  if (value === null || typeof value !== "object" || !("error" in value)) return value
+  const { error, ...rest } = value as { error: { code?: unknown; message?: unknown } }
+  if (error.code !== -32603 || typeof error.message !== "string" || !error.message.startsWith(RESOURCE_NOT_FOUND)) return value
+  return { ...rest, error: { ...error, code: -32002, message: error.message.slice(RESOURCE_NOT_FOUND.length) } }
+}
+
+const RESOURCE_NOT_FOUND_BYTES = Buffer.from(RESOURCE_NOT_FOUND)
+
 const TAG = Buffer.from('"_tag"')
 /** What the MCP library answers a completion request for a ref it has no completions for. */
 const UNKNOWN_COMPLETION = "Unknown completion reference or argument"
@@ -126,10 +144,12 @@ const tidy = (response: HttpServerResponse.HttpServerResponse, stateless: boolea
   if (
     response.body._tag === "Uint8Array" &&
     contentType.startsWith("application/json") &&
-    (contains(response.body.body, TAG) || contains(response.body.body, UNKNOWN_COMPLETION_BYTES))
+    (contains(response.body.body, TAG) ||
+      contains(response.body.body, UNKNOWN_COMPLETION_BYTES) ||
+      contains(response.body.body, RESOURCE_NOT_FOUND_BYTES))
   ) {
     const json = JSON.parse(new TextDecoder().decode(response.body.body)) as unknown
-    return HttpServerResponse.jsonUnsafe(emptyCompletions(stateless)(withoutTags(json)), {
+    return HttpServerResponse.jsonUnsafe(notFoundCodes(emptyCompletions(stateless)(withoutTags(json))), {
       status: response.status,
       headers: response.headers
     })

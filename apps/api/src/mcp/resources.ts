@@ -12,6 +12,7 @@ import { Directory } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
 import { makeCachedDocument } from "../cache/cachedReads.ts"
 import { MCP_DOOR, refusals } from "../refusals.ts"
+import { RESOURCE_NOT_FOUND } from "./edge.ts"
 import { absoluteLinks, baseUrlOf } from "./links.ts"
 
 export const PRODUCT_RESOURCE_SCHEME = "productdir://products/"
@@ -46,8 +47,8 @@ export const ProductResourcesLive = Layer.unwrap(
             ]
           })),
           Effect.catchTags({
-            ProductNotFound: (e) => Effect.fail(new Error(refusals.ProductNotFound(e, MCP_DOOR))),
-            ProductRemoved: (e) => Effect.fail(new Error(refusals.ProductRemoved(e))),
+            ProductNotFound: (e) => Effect.fail(new Error(`${RESOURCE_NOT_FOUND}${refusals.ProductNotFound(e, MCP_DOOR)}`)),
+            ProductRemoved: (e) => Effect.fail(new Error(`${RESOURCE_NOT_FOUND}${refusals.ProductRemoved(e)}`)),
             StoreError: (e) => Effect.fail(new Error(refusals.StoreError(e)))
           })
         )
