@@ -77,6 +77,9 @@ export const make = Effect.gen(function* () {
         FROM pass_voters p LEFT JOIN agents a ON p.voter LIKE 'agent:%' AND a.id::text = substr(p.voter, 7)
         ORDER BY p.n`
       const networks = yield* sql<{ network: string }>`SELECT network FROM pass_networks ORDER BY n`
+      // Temporary tables have no statistics until analysed: without them the planner joined ten million
+      // votes by merge joins over four external sorts (35-53 s at 10M votes; docs/benchmarks.md).
+      yield* sql`ANALYZE pass_votes, pass_products, pass_voters, pass_networks`
       yield* sql`
         CREATE TEMP TABLE pass_columns ON COMMIT DROP AS
         SELECT (row_number() OVER (ORDER BY p.n, u.n) - 1)::int AS k, p.n AS product, u.n AS voter, coalesce(w.n, -1) AS network,
@@ -86,6 +89,8 @@ export const make = Effect.gen(function* () {
           CASE WHEN v.cleared THEN 1 ELSE 0 END AS cleared
         FROM pass_votes v JOIN pass_products p USING (product_id) JOIN pass_voters u USING (voter)
         LEFT JOIN pass_networks w USING (network)`
+      // Each chunk is a range of k: without an index every chunk read scanned the whole table.
+      yield* sql`CREATE INDEX ON pass_columns (k)`
       const [{ n }] = (yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pass_columns`) as [{ n: number }]
       const columns = {
         product: new Int32Array(n),
