@@ -28,6 +28,9 @@ import { recount } from "./recount.ts"
 /** Votes sent per chunk of the window's columns. */
 const CHUNK = 250_000
 
+/** A window this large gets statistics for its temporary tables and an index on its columns' order. */
+const LARGE_WINDOW = 100_000
+
 interface GroupRow {
   readonly id: string
   readonly status: GroupStatus
@@ -57,9 +60,15 @@ export const make = Effect.gen(function* () {
         FROM votes v LEFT JOIN vote_groups g ON g.id = v.group_id
         WHERE v.revoked_at IS NULL AND (v.updated_at >= ${since} OR v.counting = 'held')`
       // The window starts at `since`, or earlier at the oldest held vote it holds.
-      const [{ start }] = (yield* sql<{
+      const [{ start, votes }] = (yield* sql<{
         start: Date | null
-      }>`SELECT least(${since}::timestamptz, min(updated_at)) AS start FROM pass_votes`) as [{ start: Date | null }]
+        votes: number
+      }>`SELECT least(${since}::timestamptz, min(updated_at)) AS start, count(*)::int AS votes FROM pass_votes`) as [
+        { start: Date | null; votes: number }
+      ]
+      // Statistics and an index pay for themselves on a large window only; on a small one they are writes
+      // for nothing (catalog rows: a check on a nearly full disk would fail for them).
+      const large = votes >= LARGE_WINDOW
       const from = start ?? since
       yield* sql`
         CREATE TEMP TABLE pass_products ON COMMIT DROP AS
@@ -79,7 +88,7 @@ export const make = Effect.gen(function* () {
       const networks = yield* sql<{ network: string }>`SELECT network FROM pass_networks ORDER BY n`
       // Temporary tables have no statistics until analysed: without them the planner joined ten million
       // votes by merge joins over four external sorts (35-53 s at 10M votes; docs/benchmarks.md).
-      yield* sql`ANALYZE pass_votes, pass_products, pass_voters, pass_networks`
+      if (large) yield* sql`ANALYZE pass_votes, pass_products, pass_voters, pass_networks`
       yield* sql`
         CREATE TEMP TABLE pass_columns ON COMMIT DROP AS
         SELECT (row_number() OVER (ORDER BY p.n, u.n) - 1)::int AS k, p.n AS product, u.n AS voter, coalesce(w.n, -1) AS network,
@@ -90,7 +99,7 @@ export const make = Effect.gen(function* () {
         FROM pass_votes v JOIN pass_products p USING (product_id) JOIN pass_voters u USING (voter)
         LEFT JOIN pass_networks w USING (network)`
       // Each chunk is a range of k: without an index every chunk read scanned the whole table.
-      yield* sql`CREATE INDEX ON pass_columns (k)`
+      if (large) yield* sql`CREATE INDEX ON pass_columns (k)`
       const [{ n }] = (yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pass_columns`) as [{ n: number }]
       const columns = {
         product: new Int32Array(n),
