@@ -16,7 +16,7 @@ import * as MemoryStore from "@productdir/store-memory"
 import { layerPostgres } from "@productdir/store-postgres"
 import { addAttacks } from "./crowd/attacks.ts"
 import { type Fate, simulate } from "./crowd/simulation.ts"
-import { benignWorld, DAY } from "./crowd/world.ts"
+import { benignWorld } from "./crowd/world.ts"
 import { ensureDatabase, median, writeSection } from "./lib.ts"
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1)
@@ -148,4 +148,3 @@ if (process.env.BENCH_WRITE !== "0" && SCALE === 1) {
     `\`npm run bench:crowd\`${STORE === "memory" ? "" : ` with BENCH_STORE=${STORE}`}, ${new Date().toISOString().slice(0, 10)}: bench/src/crowd.ts; what each attack and group is, in bench/src/crowd/.\n\n${lines.join("\n")}`
   )
 }
-void DAY

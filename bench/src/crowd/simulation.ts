@@ -69,12 +69,10 @@ export interface PassFigures {
   readonly runs: number
   readonly millis: ReadonlyArray<number>
   readonly votesRead: ReadonlyArray<number>
-  readonly groups: number
 }
 
 export interface Outcome {
   readonly votes: number
-  readonly registrations: { tried: number; got: number }
   readonly benign: Map<string, Fate>
   readonly benignRegistrations: Map<string, { tried: number; got: number }>
   readonly attacks: Array<AttackFigures>
@@ -149,7 +147,6 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
       const voterGroup = new Map<string, string>()
       const voteGroup = new Map<string, string>()
       const groupOf = (product: string, voter: string) => voteGroup.get(`${product}|${voter}`) ?? voterGroup.get(voter) ?? "?"
-      const attackNames = new Set(attacks.map((a) => a.name))
       const registrations = new Map<string, { tried: number; got: number }>()
       const fates = new Map<string, Fate>()
       const fateOf = (group: string) => fates.get(group) ?? fates.set(group, emptyFate()).get(group)!
@@ -165,6 +162,7 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
         atEnd: 0,
         caughtAfterHours: undefined
       }))
+      const attackNamed = new Map(figures.map((f) => [f.attack.name, f]))
 
       /** Each open attack's move now, from the ledger: the counters with and without its counted votes. */
       const moves = (open: ReadonlyArray<AttackFigures>) =>
@@ -190,7 +188,6 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
 
       const passMillis: Array<number> = []
       const votesRead: Array<number> = []
-      let groupsFound = 0
       const pass = (at: number) =>
         Effect.gen(function* () {
           clock.set(at)
@@ -201,7 +198,6 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
           const report = yield* IntegrityPass.runPass({ apply: true })
           passMillis.push(performance.now() - t0)
           votesRead.push(report.votesRead)
-          groupsFound = Math.max(groupsFound, report.groups.length)
           const after = yield* moves(open)
           for (const [f, moved] of after) {
             f.peak = Math.max(f.peak, moved)
@@ -242,7 +238,7 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
         const voter = caster.voter._tag === "Agent" ? `agent:${caster.voter.agentId}` : `ip:${caster.voter.key}`
         if (event.agent < 0) voterGroup.set(voter, event.group)
         else if (agent!.group !== event.group) voteGroup.set(`${productId(event.product)}|${voter}`, event.group)
-        const fate = attackNames.has(event.group) ? figures.find((f) => f.attack.name === event.group)!.votes : fateOf(event.group)
+        const fate = attackNamed.get(event.group)?.votes ?? fateOf(event.group)
         const result = yield* directory.vote({ entity_id: productId(event.product), direction: event.direction }, caster)
         votes++
         if (result._tag === "Limited") fate.refused++
@@ -259,7 +255,7 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
       const window = yield* ledger.window(new Date(world.start - HOUR))
       for (let i = 0; i < window.product.length; i++) {
         const group = groupOf(window.products[window.product[i]!]!, window.voters[window.voter[i]!]!)
-        const attack = figures.find((f) => f.attack.name === group)
+        const attack = attackNamed.get(group)
         const counting = window.counting[i]!
         const onTarget = attack?.attack.targets.some((t) => productId(t) === window.products[window.product[i]!]) === true
         const fates = attack === undefined ? [fateOf(group)] : onTarget ? [attack.votes, attack.onTargets] : [attack.votes]
@@ -286,14 +282,13 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
           discounted: g.evidence.review !== true
         }
       })
-      const benignRegistrations = new Map([...registrations].filter(([group]) => !attackNames.has(group)))
+      const benignRegistrations = new Map([...registrations].filter(([group]) => !attackNamed.has(group)))
       return {
         votes,
-        registrations: { tried: 0, got: 0 },
         benign: fates,
         benignRegistrations,
         attacks: figures,
-        passes: { runs: passMillis.length, millis: passMillis, votesRead, groups: groupsFound },
+        passes: { runs: passMillis.length, millis: passMillis, votesRead },
         groups: found,
         wallSeconds: (Date.now() - started) / 1000
       } satisfies Outcome
