@@ -9,7 +9,17 @@ import { Effect } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { installInFreshProject, pack, packInstalled, readmeExample, runExample } from "@productdir/testkit"
+import {
+  installInFreshProject,
+  pack,
+  packInstalled,
+  packNodeTypes,
+  packTypeScript,
+  readmeExample,
+  readmeExamples,
+  runExample,
+  typeCheck
+} from "@productdir/testkit"
 import { baseUrl, memoryStores, serverLayer } from "./harness.ts"
 
 /** effect as the registry serves it, packed from the installed copy: no network in the tests. */
@@ -36,17 +46,39 @@ describe("published packages", { timeout: 180_000 }, () => {
   })
 
   layer(serverLayer(memoryStores()), { excludeTestServices: true })((it) => {
-    it.effect("@productdir/client installs with its contract, domain and effect, and its README's example runs against this API", () =>
-      Effect.gen(function* () {
-        const base = yield* baseUrl
-        const tarballs = mkdtempSync(join(tmpdir(), "productdir-pack-"))
-        const dir = installInFreshProject([pack("domain", tarballs), pack("contract", tarballs), pack("client", tarballs), effect()])
-        const output = yield* Effect.promise(() => runExample(dir, readmeExample("client"), { PRODUCTDIR_URL: base }))
-        expect(output).toMatch(/: trust \d+/)
-        expect(output).toMatch(/known problems/)
-        expect(output).toMatch(/vote recorded, counted as agent; trust now \d+/)
-        expect(output).toContain('No product has the id or slug "no-such-product"')
-      })
+    it.effect(
+      "@productdir/client installs with its contract, domain and effect; every README example compiles with tsc --strict and runs against this API",
+      () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const tarballs = mkdtempSync(join(tmpdir(), "productdir-pack-"))
+          const dir = installInFreshProject([
+            pack("domain", tarballs),
+            pack("contract", tarballs),
+            pack("client", tarballs),
+            effect(),
+            ...packTypeScript(),
+            ...packNodeTypes()
+          ])
+          const examples = readmeExamples("client", "ts")
+          expect(examples).toHaveLength(2)
+          const files = Object.fromEntries(examples.map((code, i) => [`example-${i + 1}.ts`, code]))
+          // Diagnostics are the rejection's message: a type error fails here, naming file, line and code.
+          yield* Effect.promise(() => typeCheck(dir, files))
+
+          const run = (file: string) => Effect.promise(() => runExample(dir, files[file] ?? "", { PRODUCTDIR_URL: base }, file))
+          const first = yield* run("example-1.ts")
+          expect(first).toMatch(/: trust \d+/)
+          expect(first).toMatch(/: \d+ known problems/)
+          expect(first).toMatch(/vote recorded, counted as agent; trust now \d+/)
+          expect(first).toContain('No product has the id or slug "no-such-product"')
+
+          const second = yield* run("example-2.ts")
+          expect(second).toMatch(/^record: Tallyhouse, \S+ pricing, version \d+$/m)
+          expect(second).toMatch(/^view: Tallyhouse, \d+ plans, top problems \d+$/m)
+          expect(second).toMatch(/^a detail record$/m)
+          expect(second).toMatch(/^\d+ problems; the most reported: .+$/m)
+        })
     )
   })
 })

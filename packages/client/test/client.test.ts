@@ -1,8 +1,8 @@
 /** The client's own wiring; the client against a running API is tested in apps/api (published-packages). */
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, expectTypeOf, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
-import { ProductdirClient } from "../src/index.ts"
+import { type AgentView, type Client, ProductdirClient, type ProductRecord } from "../src/index.ts"
 
 /** An HTTP client that answers every request itself and keeps what it was sent. */
 const recording = () => {
@@ -43,4 +43,26 @@ describe("ProductdirClient", () => {
       expect(agent.sent[0]?.headers.authorization).toBe("Bearer pd_secret")
     })
   )
+
+  it("types getEntity's answer by the format asked for (checked by tsc: the package's typecheck covers tests)", () => {
+    // Never run: only the types of these calls matter.
+    const reads = (client: Client, format: "json" | "agent") => ({
+      agent: client.entities.getEntity({ params: { slug: "tallyhouse" }, query: { format: "agent" } }),
+      json: client.entities.getEntity({ params: { slug: "tallyhouse" }, query: { format: "json" } }),
+      absent: client.entities.getEntity({ params: { slug: "tallyhouse" }, query: {} }),
+      either: client.entities.getEntity({ params: { slug: "tallyhouse" }, query: { format } }),
+      withResponse: client.entities.getEntity({
+        params: { slug: "tallyhouse" },
+        query: { format: "agent" },
+        responseMode: "decoded-and-response"
+      })
+    })
+    type Reads = ReturnType<typeof reads>
+    expectTypeOf<Effect.Success<Reads["agent"]>>().toEqualTypeOf<AgentView>()
+    expectTypeOf<Effect.Success<Reads["json"]>>().toEqualTypeOf<ProductRecord>()
+    expectTypeOf<Effect.Success<Reads["absent"]>>().toEqualTypeOf<ProductRecord>()
+    expectTypeOf<Effect.Success<Reads["either"]>>().toEqualTypeOf<AgentView | ProductRecord>()
+    expectTypeOf<Effect.Success<Reads["withResponse"]>[0]>().toEqualTypeOf<AgentView>()
+    expect(typeof reads).toBe("function")
+  })
 })

@@ -50,6 +50,19 @@ export const packInstalled = (name: string): string => {
   return path
 }
 
+/**
+ * TypeScript as the registry serves it, packed from the installed copy: the compiler's package and
+ * the native binary of this platform (an optional dependency npm picks by platform; offline it must be
+ * given, or `tsc` finds no compiler).
+ */
+export const packTypeScript = (): ReadonlyArray<string> => [
+  packInstalled("typescript"),
+  packInstalled(`@typescript/typescript-${process.platform}-${process.arch}`)
+]
+
+/** Node's types, with their one dependency: what a Node project type-checks `process` and `console` with. */
+export const packNodeTypes = (): ReadonlyArray<string> => [packInstalled("@types/node"), packInstalled("undici-types")]
+
 /** A fresh project outside the workspace with the given tarballs installed, offline. */
 export const installInFreshProject = (tarballs: ReadonlyArray<string>): string => {
   const dir = mkdtempSync(join(tmpdir(), "productdir-user-"))
@@ -71,15 +84,55 @@ export const readmeExample = (name: string): string => {
   return match[1]
 }
 
+/** Every fenced block of the given language in a package's README, in order. */
+export const readmeExamples = (name: string, language: string): ReadonlyArray<string> => {
+  const readme = readFileSync(join(ROOT, "packages", name, "README.md"), "utf8")
+  const fence = "```"
+  const blocks = [...readme.matchAll(new RegExp(`${fence}${language}\\n([\\s\\S]*?)${fence}`, "g"))].map((match) => match[1] ?? "")
+  if (blocks.length === 0) throw new Error(`packages/${name}/README.md has no ${language} example`)
+  return blocks
+}
+
+/** Runs a program in `dir`; resolves with its stdout, rejects with its stdout and stderr. */
+const run = (dir: string, file: string, args: ReadonlyArray<string>, env: Record<string, string>): Promise<string> =>
+  new Promise((resolveRun, reject) =>
+    execFile(file, args, { cwd: dir, env: { ...userEnv(), ...env }, encoding: "utf8" }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stdout}${stderr}`)) : resolveRun(stdout)
+    )
+  )
+
 /**
  * Runs `code` as an ES module in `dir` with plain Node; resolves with its stdout. Asynchronous,
- * so a server in the test's own process can answer the example meanwhile.
+ * so a server in the test's own process can answer the example meanwhile. A `file` ending in `.ts`
+ * runs as TypeScript (Node strips the types, as it does for any project's .ts files).
  */
-export const runExample = (dir: string, code: string, env: Record<string, string> = {}): Promise<string> => {
-  writeFileSync(join(dir, "example.mjs"), code)
-  return new Promise((resolveRun, reject) =>
-    execFile(process.execPath, ["example.mjs"], { cwd: dir, env: { ...userEnv(), ...env }, encoding: "utf8" }, (error, stdout, stderr) =>
-      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolveRun(stdout)
-    )
+export const runExample = (dir: string, code: string, env: Record<string, string> = {}, file = "example.mjs"): Promise<string> => {
+  writeFileSync(join(dir, file), code)
+  return run(dir, process.execPath, [file], env)
+}
+
+/**
+ * Writes `files` (`{ name: code }`) into `dir` and type-checks them with the project's own
+ * `tsc --strict --noEmit`, the libraries' declarations included, with the options a new TypeScript
+ * project on Node has. Rejects with the compiler's diagnostics.
+ */
+export const typeCheck = (dir: string, files: Record<string, string>): Promise<string> => {
+  for (const [name, code] of Object.entries(files)) writeFileSync(join(dir, name), code)
+  return run(
+    dir,
+    process.execPath,
+    [
+      join(dir, "node_modules", "typescript", "bin", "tsc"),
+      "--strict",
+      "--noEmit",
+      "--module",
+      "nodenext",
+      "--target",
+      "esnext",
+      "--types",
+      "node",
+      ...Object.keys(files)
+    ],
+    {}
   )
 }
