@@ -37,6 +37,7 @@ import * as ProductReads from "./cache/productReads.ts"
 import * as ReadCache from "./cache/ReadCache.ts"
 import { makeMcpEdge } from "./mcp/edge.ts"
 import { McpLive } from "./mcp/server.ts"
+import * as McpSessions from "./mcp/sessions.ts"
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
   Layer.provide([ProductsLive, EntitiesLive, VotesLive, AgentsLive, DirectoryLive]),
@@ -86,7 +87,12 @@ export const AppRoutes = Layer.mergeAll(
     Effect.map(makeMcpEdge, (mcpEdge) => (httpEffect) => answerFailures(compress(serveConstantReads(mcpEdge(bodyPolicy(httpEffect)))))),
     { global: true }
   )
-).pipe(Layer.provide(ReadCache.layer.pipe(Layer.provide(ProductReads.layer))), Layer.provide(UseCasesLive))
+).pipe(
+  Layer.provide(ReadCache.layer.pipe(Layer.provide(ProductReads.layer))),
+  // One record of MCP sessions for the endpoint and its edge (subscriptions, notification streams).
+  Layer.provide(McpSessions.layer),
+  Layer.provide(UseCasesLive)
+)
 
 /**
  * Node's HTTP server on HOST:PORT, with the limits a server facing the internet

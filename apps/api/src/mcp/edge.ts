@@ -15,12 +15,19 @@
  * that says what to do (which header, initialize first), JSON-RPC errors lose
  * the library's internal `_tag`, and a completion for a ref the server does not
  * know is an empty one rather than an error.
+ *
+ * A session's request whose MCP-Protocol-Version names another revision this
+ * server speaks is answered in the session's own revision (revisions.ts), and
+ * what the library does not do over HTTP is done here: resource subscriptions,
+ * the GET stream their notifications go out on (subscriptions.ts).
  */
 import { Effect, Option } from "effect"
 import { Headers, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ApiConfig } from "../ApiConfig.ts"
 import { Callers, refusalResponse } from "../auth/callers.ts"
 import { problem } from "../http/problemResponses.ts"
+import { answeredAsSession } from "./revisions.ts"
+import { makeSubscriptionEdge } from "./subscriptions.ts"
 
 export const MCP_PATH = "/mcp"
 
@@ -73,7 +80,7 @@ export const refusal = (policy: OriginPolicy, headers: Readonly<Record<string, s
 const DETAILS: Record<number, string> = {
   400: "The request does not fit the MCP Streamable HTTP transport: send initialize first, then the MCP-Session-Id header it returns with every request, and MCP-Protocol-Version with the version initialize agreed.",
   404: "This MCP session is unknown or has ended: send initialize again to start a new one.",
-  405: "The MCP endpoint takes POST (JSON-RPC messages); this server does not open a stream for GET.",
+  405: "The MCP endpoint takes POST (JSON-RPC messages), GET with a session's MCP-Session-Id (its notification stream) and DELETE (ending a session).",
   406: "Send Accept: application/json, text/event-stream: the MCP endpoint answers in either.",
   415: "Send Content-Type: application/json: MCP messages are JSON-RPC."
 }
@@ -131,6 +138,8 @@ const emptyCompletions =
     return { ...rest, result: stateless ? { resultType: "complete", completion } : { completion } }
   }
 
+const ALLOWED_METHODS = "GET, POST, DELETE"
+
 /** The stateless protocol revision: a request names it in every MCP-Protocol-Version header. */
 const STATELESS_REVISION = "2026-07-28"
 
@@ -138,7 +147,9 @@ const tidy = (response: HttpServerResponse.HttpServerResponse, stateless: boolea
   const empty = response.body._tag === "Empty" || (response.body._tag === "Uint8Array" && response.body.body.byteLength === 0)
   if (empty && response.status >= 400) {
     const detail = DETAILS[response.status]
-    if (detail !== undefined) return problem(response.status, detail, response.headers)
+    // GET is served here (subscriptions.ts), before the library that answers it 405.
+    const headers = response.status === 405 ? { ...response.headers, allow: ALLOWED_METHODS } : response.headers
+    if (detail !== undefined) return problem(response.status, detail, headers)
   }
   const contentType = response.headers["content-type"] ?? ""
   if (
@@ -164,6 +175,7 @@ export const isLoopbackHost = (host: string): boolean => LOOPBACK_HOSTS.has(host
 export const makeMcpEdge = Effect.gen(function* () {
   const config = yield* ApiConfig
   const callers = yield* Callers
+  const subscriptions = yield* makeSubscriptionEdge
   const policy = { loopback: isLoopbackHost(config.host), publicUrl: config.publicUrl, allowed: config.mcpAllowedOrigins }
   return <E, R>(
     httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
@@ -178,8 +190,12 @@ export const makeMcpEdge = Effect.gen(function* () {
         if (proof._tag === "Failure") return refusalResponse(proof.failure)
       }
       // Checked here, more finely than the MCP server's fixed list: it gets the request without Origin.
-      const withoutOrigin = request.modify({ headers: Headers.remove(request.headers, "origin") })
-      const response = yield* Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, withoutOrigin)
-      return tidy(response, request.headers["mcp-protocol-version"] === STATELESS_REVISION)
+      const withoutOrigin = Headers.remove(request.headers, "origin")
+      const forwarded = request.modify({
+        headers: answeredAsSession(request.headers) ? Headers.remove(withoutOrigin, "mcp-protocol-version") : withoutOrigin
+      })
+      if (request.method === "GET") return tidy(yield* subscriptions.openStream(forwarded), false)
+      const response = yield* Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, forwarded)
+      return tidy(yield* subscriptions.complete(forwarded, response), request.headers["mcp-protocol-version"] === STATELESS_REVISION)
     })
 })

@@ -3,12 +3,18 @@
  * agent view (the same document as GET /entities/{slug}?format=agent), and its
  * `slug` completes from the catalog by prefix. There is no list of every
  * product (a catalog does not fit in a resource list): agents reach products
- * through search_products, whose results link here (searchLinks.ts).
+ * through search_products, whose results link here (searchLinks.ts). A
+ * product's resource can be subscribed to (subscriptions.ts).
+ *
+ * The template is registered with the MCP server's registry directly, not with
+ * its `resource` helper: the helper answers a completion's `total` as the
+ * number of values sent and `hasMore: false`, and a catalog has more slugs
+ * than a completion shows.
  */
-import { Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { McpSchema, McpServer } from "effect/ai"
 import { HttpServerRequest } from "effect/http"
-import { Directory } from "@productdir/usecases"
+import { CatalogStore } from "@productdir/domain"
 import { ApiConfig } from "../ApiConfig.ts"
 import { makeCachedDocument } from "../cache/cachedReads.ts"
 import { MCP_DOOR, refusals } from "../refusals.ts"
@@ -16,42 +22,76 @@ import { RESOURCE_NOT_FOUND } from "./edge.ts"
 import { absoluteLinks, baseUrlOf } from "./links.ts"
 
 export const PRODUCT_RESOURCE_SCHEME = "productdir://products/"
+export const PRODUCT_RESOURCE_TEMPLATE = `${PRODUCT_RESOURCE_SCHEME}{slug}`
 
 /** The resource URI of a product. */
 export const productResourceUri = (slug: string): string => `${PRODUCT_RESOURCE_SCHEME}${encodeURIComponent(slug)}`
 
-export const ProductResourcesLive = Layer.unwrap(
+/** The product (its slug or id) a resource URI names; undefined when the URI is not a product's. */
+export const productRefOf = (uri: string): string | undefined => {
+  if (!uri.startsWith(PRODUCT_RESOURCE_SCHEME)) return undefined
+  const rest = uri.slice(PRODUCT_RESOURCE_SCHEME.length)
+  if (rest === "" || /[/?#]/.test(rest)) return undefined
+  try {
+    return decodeURIComponent(rest)
+  } catch {
+    return undefined
+  }
+}
+
+/** How many slugs a completion offers (MCP allows 100; an agent reads a short list). */
+export const SLUG_COMPLETIONS = 20
+/** Up to how many slugs a completion counts for its `total`; past this it says only that there are more. */
+export const SLUGS_COUNTED = 1_000
+
+export const ProductResourcesLive = Layer.effectDiscard(
   Effect.gen(function* () {
-    const directory = yield* Directory.Directory
+    const registry = yield* McpServer.McpServer
+    const catalog = yield* CatalogStore
     const config = yield* ApiConfig
     // The same prepared reads as HTTP's (the read cache).
     const cached = yield* makeCachedDocument
-    return McpServer.resource`productdir://products/${McpSchema.param("slug", Schema.String)}`({
-      name: "product",
-      description:
-        "One product's decision view: what it does, when to avoid it, pricing, trust and its top known problems. The slug (or id) comes from search_products; the slug completes by prefix.",
-      mimeType: "application/json",
-      completion: {
+
+    const completeSlug = (prefix: string) =>
+      catalog.slugsStartingWith(prefix, SLUGS_COUNTED + 1).pipe(
+        Effect.map((slugs) => ({
+          completion: {
+            values: slugs.slice(0, SLUG_COMPLETIONS),
+            // Counted exactly up to SLUGS_COUNTED (one index range read); past it the total is left out, as MCP allows.
+            ...(slugs.length > SLUGS_COUNTED ? {} : { total: slugs.length }),
+            hasMore: slugs.length > SLUG_COMPLETIONS
+          }
+        })),
         // A store that cannot answer offers nothing rather than failing the agent's typing.
-        slug: (prefix) =>
-          directory.completeSlug(prefix).pipe(
-            Effect.map((slugs) => [...slugs]),
-            Effect.orElseSucceed(() => [])
-          )
-      },
-      content: (uri, slug) =>
-        Effect.all([cached("view", decodeURIComponent(slug)), Effect.serviceOption(HttpServerRequest.HttpServerRequest)]).pipe(
-          Effect.map(([view, request]) => ({
-            contents: [
-              { uri, mimeType: "application/json", text: JSON.stringify(absoluteLinks(view, baseUrlOf(config.publicUrl, request))) }
-            ]
-          })),
-          Effect.catchTags({
-            ProductNotFound: (e) => Effect.fail(new Error(`${RESOURCE_NOT_FOUND}${refusals.ProductNotFound(e, MCP_DOOR)}`)),
-            ProductRemoved: (e) => Effect.fail(new Error(`${RESOURCE_NOT_FOUND}${refusals.ProductRemoved(e)}`)),
-            StoreError: (e) => Effect.fail(new Error(refusals.StoreError(e)))
-          })
-        )
+        Effect.orElseSucceed(() => ({ completion: { values: [], total: 0, hasMore: false } }))
+      )
+
+    const read = (uri: string, ref: string) =>
+      Effect.all([cached("view", ref), Effect.serviceOption(HttpServerRequest.HttpServerRequest)]).pipe(
+        Effect.map(([view, request]) => ({
+          contents: [{ uri, mimeType: "application/json", text: JSON.stringify(absoluteLinks(view, baseUrlOf(config.publicUrl, request))) }]
+        })),
+        Effect.catchTags({
+          ProductNotFound: (e) => Effect.fail(`${RESOURCE_NOT_FOUND}${refusals.ProductNotFound(e, MCP_DOOR)}`),
+          ProductRemoved: (e) => Effect.fail(`${RESOURCE_NOT_FOUND}${refusals.ProductRemoved(e)}`),
+          StoreError: (e) => Effect.fail(refusals.StoreError(e))
+        }),
+        Effect.mapError((message) => new McpSchema.InternalError({ message }))
+      )
+
+    yield* registry.addResourceTemplate({
+      template: new McpSchema.ResourceTemplate({
+        uriTemplate: PRODUCT_RESOURCE_TEMPLATE,
+        name: "product",
+        description:
+          "One product's decision view: what it does, when to avoid it, pricing, trust and its top known problems. The slug (or id) comes from search_products; the slug completes by prefix. Subscribe to hear when it changes (a vote, an import).",
+        mimeType: "application/json"
+      }),
+      // The library's URI router: the literal's ":" doubled, the parameter by its position.
+      routerPath: `${PRODUCT_RESOURCE_SCHEME.replace(":", "::")}:0`,
+      completions: { slug: completeSlug },
+      annotations: Context.empty(),
+      handle: (uri, [slug]) => read(uri, decodeURIComponent(slug ?? ""))
     })
   })
 )

@@ -2,29 +2,43 @@
  * The Model Context Protocol at /mcp (Streamable HTTP), in the API's own
  * process: agents discover it from GET / and /llms.txt. Which browser origins
  * may use it is decided at its edge (edge.ts); the MCP server gets requests
- * without Origin.
+ * without Origin. Resource subscriptions and their notification stream are the
+ * edge's too (subscriptions.ts, sessions.ts): the library has none over HTTP.
  */
-import { Layer } from "effect"
-import { McpProtocol, McpServer } from "effect/ai"
+import { Effect, Layer } from "effect"
+import { McpServer } from "effect/ai"
 import { DirectoryTools, VERSION } from "@productdir/contract"
 import { SERVICE_NAME } from "../catalogGuide.ts"
 import { MCP_PATH } from "./edge.ts"
 import { DirectoryToolsLive } from "./handlers.ts"
 import { ProductResourcesLive } from "./resources.ts"
+import { PROTOCOLS } from "./revisions.ts"
 import { SearchLinksLive } from "./searchLinks.ts"
+import { McpSessions } from "./sessions.ts"
+
+/** Resources registered without a template (none of ours; a test's fixture) may be subscribed to: they never change. */
+const StaticResourcesSubscribable = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const registry = yield* McpServer.McpServer
+    const sessions = yield* McpSessions
+    sessions.staticResources.current = () => registry.resources.map(({ resource }) => resource.uri)
+  })
+)
 
 export const McpLive = McpServer.layerHttp({
   name: SERVICE_NAME,
   version: VERSION,
   description: "A directory of software products with community trust counters.",
   instructions:
-    "Find products with search_products, judge one with get_product and get_problems before choosing it, and vote after using it.",
+    "Find products with search_products, judge one with get_product and get_problems before choosing it, and vote after using it. Subscribe to a product's resource to hear when it changes.",
   path: MCP_PATH,
-  // 2026-07-28 is the newest revision (stateless); the others are what today's SDK clients speak.
-  protocols: [McpProtocol.v2026_07_28, McpProtocol.v2025_11_25, McpProtocol.v2025_06_18, McpProtocol.v2025_03_26],
+  protocols: PROTOCOLS,
+  // DELETE /mcp ends a session (and its subscriptions: subscriptions.ts).
+  allowSessionTermination: true,
   registrations: Layer.mergeAll(
     // The toolkit first: SearchLinksLive keeps its search_products registration and replaces the handler.
     SearchLinksLive.pipe(Layer.provide(McpServer.toolkit(DirectoryTools).pipe(Layer.provide(DirectoryToolsLive)))),
-    ProductResourcesLive
+    ProductResourcesLive,
+    StaticResourcesSubscribable
   )
 })

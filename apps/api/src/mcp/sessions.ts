@@ -1,0 +1,261 @@
+/**
+ * What this process keeps of each MCP session (the sessions themselves are the
+ * MCP library's): the resources it subscribed to, and the stream its
+ * notifications go out on (GET /mcp, server-sent events).
+ *
+ * - A change of a product reaches every subscription to it through the change
+ *   feed the read cache follows (ProductChanges): this process's own changes at
+ *   once, other processes' within a poll. The feed is followed only while some
+ *   session has a subscription: one listener for all of them, released with the
+ *   last subscription.
+ * - A notification waits while the session has no stream open (a client opens
+ *   it right after initialize, and may subscribe first); each resource is
+ *   notified once however often it changed before the stream took it, so what
+ *   waits is bounded by the session's subscriptions.
+ * - One stream per session: a new GET replaces the older one. When the stream
+ *   closes (the client went away) the session's subscriptions end, as they do
+ *   when the session is ended (DELETE /mcp); a draining server ends every stream.
+ */
+import { type Cause, Context, Data, Effect, Exit, Layer, Queue, RcRef, Schedule, Scope, Stream } from "effect"
+import { type ProductChange, ProductChanges, type ProductId } from "@productdir/domain"
+import { Lifecycle } from "../http/lifecycle.ts"
+
+/** How many resources one session may subscribe to: what waits for its stream is bounded by this. */
+export const MAX_SUBSCRIPTIONS = 1_000
+
+/** A comment on an idle stream this often, so proxies and clients see the connection alive. */
+const KEEPALIVE = "15 seconds"
+
+export class TooManySubscriptions extends Data.TaggedError("TooManySubscriptions")<{ readonly message: string }> {}
+
+interface Session {
+  /** Subscribed resource URIs, and the product each names (undefined: a resource that does not change). */
+  readonly subscriptions: Map<string, ProductId | undefined>
+  /** URIs changed and not yet written to a stream (in the outbox, or waiting for one). */
+  readonly unsent: Set<string>
+  /** The open stream's queue of URIs to notify. */
+  outbox: Queue.Queue<string, Cause.Done> | undefined
+  /** Holds the change feed while the session has subscriptions. */
+  feed: Scope.Closeable | undefined
+}
+
+export interface SessionStats {
+  readonly sessions: number
+  readonly subscriptions: number
+  readonly streams: number
+  /** Whether the change feed is followed (some session has a subscription). */
+  readonly following: boolean
+}
+
+export class McpSessions extends Context.Service<
+  McpSessions,
+  {
+    /** A session initialize started (its MCP-Session-Id). */
+    readonly opened: (sessionId: string) => void
+    /** Whether this process started the session and it has not ended. */
+    readonly knows: (sessionId: string) => boolean
+    readonly subscribe: (sessionId: string, uri: string, product: ProductId | undefined) => Effect.Effect<void, TooManySubscriptions>
+    readonly unsubscribe: (sessionId: string, uri: string) => Effect.Effect<void>
+    /** The session's notifications as server-sent events, until the session ends or another stream replaces this one. */
+    readonly stream: (sessionId: string) => Effect.Effect<Stream.Stream<Uint8Array>>
+    /** The session ended (DELETE /mcp): its subscriptions and its stream end. */
+    readonly ended: (sessionId: string) => Effect.Effect<void>
+    /** URIs of resources that never change, which may be subscribed to (the MCP server's static resources). */
+    readonly staticResources: { current: () => ReadonlyArray<string> }
+    readonly stats: () => SessionStats
+  }
+>()("@productdir/api/McpSessions") {}
+
+const encoder = new TextEncoder()
+const event = (message: unknown) => encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
+const updated = (uri: string) => event({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri } })
+
+export const make = Effect.gen(function* () {
+  const changes = yield* ProductChanges
+  const sessions = new Map<string, Session>()
+  /** Product -> the sessions subscribed to it, and by which URIs. */
+  const watchers = new Map<ProductId, Map<Session, Set<string>>>()
+  let following = false
+
+  const notify = (session: Session, uri: string) => {
+    if (session.unsent.has(uri)) return
+    session.unsent.add(uri)
+    if (session.outbox !== undefined) Queue.offerUnsafe(session.outbox, uri)
+  }
+
+  const onChange = (change: ProductChange) => {
+    if (change._tag === "Everything") {
+      // Changes may have been missed: every subscribed product may have changed.
+      for (const session of sessions.values())
+        for (const [uri, product] of session.subscriptions) if (product !== undefined) notify(session, uri)
+      return
+    }
+    for (const id of change.ids) for (const [session, uris] of watchers.get(id) ?? []) for (const uri of uris) notify(session, uri)
+  }
+
+  const feed = yield* RcRef.make({
+    acquire: Effect.acquireRelease(
+      Effect.sync(() => {
+        following = true
+      }),
+      () =>
+        Effect.sync(() => {
+          following = false
+        })
+    ).pipe(Effect.andThen(changes.subscribe(onChange)))
+  })
+
+  const sessionOf = (sessionId: string): Session => {
+    let session = sessions.get(sessionId)
+    if (session === undefined) {
+      session = { subscriptions: new Map(), unsent: new Set(), outbox: undefined, feed: undefined }
+      sessions.set(sessionId, session)
+    }
+    return session
+  }
+
+  const unwatch = (session: Session, uri: string) => {
+    const product = session.subscriptions.get(uri)
+    session.subscriptions.delete(uri)
+    session.unsent.delete(uri)
+    if (product === undefined) return
+    const bySession = watchers.get(product)
+    const uris = bySession?.get(session)
+    uris?.delete(uri)
+    if (uris?.size === 0) bySession!.delete(session)
+    if (bySession?.size === 0) watchers.delete(product)
+  }
+
+  /** Lets go of the change feed when the session has nothing left to follow. */
+  const release = (session: Session) =>
+    Effect.suspend(() => {
+      const held = session.feed
+      if (held === undefined || session.subscriptions.size > 0) return Effect.void
+      session.feed = undefined
+      return Scope.close(held, Exit.void)
+    })
+
+  const clear = (session: Session) =>
+    Effect.suspend(() => {
+      for (const uri of [...session.subscriptions.keys()]) unwatch(session, uri)
+      session.unsent.clear()
+      return release(session)
+    })
+
+  const subscribe = (sessionId: string, uri: string, product: ProductId | undefined) =>
+    Effect.gen(function* () {
+      const session = sessionOf(sessionId)
+      if (session.subscriptions.has(uri)) return
+      if (session.subscriptions.size >= MAX_SUBSCRIPTIONS) {
+        return yield* new TooManySubscriptions({
+          message: `A session may subscribe to ${MAX_SUBSCRIPTIONS} resources at most; unsubscribe from some first.`
+        })
+      }
+      session.subscriptions.set(uri, product)
+      if (product !== undefined) {
+        const bySession = watchers.get(product) ?? new Map<Session, Set<string>>()
+        watchers.set(product, bySession)
+        const uris = bySession.get(session) ?? new Set<string>()
+        bySession.set(session, uris)
+        uris.add(uri)
+      }
+      if (session.feed === undefined) {
+        const scope = yield* Scope.make()
+        session.feed = scope
+        yield* Scope.provide(RcRef.get(feed), scope)
+      }
+    })
+
+  const unsubscribe = (sessionId: string, uri: string) =>
+    Effect.suspend(() => {
+      const session = sessions.get(sessionId)
+      if (session === undefined) return Effect.void
+      unwatch(session, uri)
+      return release(session)
+    })
+
+  const stream = (sessionId: string) =>
+    Effect.gen(function* () {
+      const session = sessionOf(sessionId)
+      const outbox = yield* Queue.unbounded<string, Cause.Done>()
+      // A newer stream replaces an older one (a client reconnecting after a half-dead connection).
+      if (session.outbox !== undefined) Queue.endUnsafe(session.outbox)
+      session.outbox = outbox
+      for (const uri of session.unsent) Queue.offerUnsafe(outbox, uri)
+      const notifications = Stream.fromQueue(outbox).pipe(
+        Stream.filter((uri) => session.unsent.delete(uri) && session.subscriptions.has(uri)),
+        Stream.map(updated)
+      )
+      const keepalive = Stream.tick(KEEPALIVE).pipe(
+        Stream.drop(1),
+        Stream.map(() => encoder.encode(": keepalive\n\n"))
+      )
+      // A comment first: the response's headers go out at once, and the client knows the stream is open.
+      return Stream.concat(
+        Stream.succeed(encoder.encode(": notifications of this session's subscriptions\n\n")),
+        Stream.merge(notifications, keepalive, { haltStrategy: "left" })
+      ).pipe(
+        Stream.ensuring(
+          Effect.suspend(() => {
+            if (session.outbox !== outbox) return Effect.void
+            // The client went away (or the server drains): the session's subscriptions end with its stream.
+            session.outbox = undefined
+            return clear(session)
+          })
+        )
+      )
+    })
+
+  const ended = (sessionId: string) =>
+    Effect.suspend(() => {
+      const session = sessions.get(sessionId)
+      if (session === undefined) return Effect.void
+      sessions.delete(sessionId)
+      if (session.outbox !== undefined) Queue.endUnsafe(session.outbox)
+      session.outbox = undefined
+      return clear(session)
+    })
+
+  /** Ends every open stream: a draining server closes its connections, and a stream would hold one open. */
+  const endStreams = Effect.sync(() => {
+    for (const session of sessions.values()) if (session.outbox !== undefined) Queue.endUnsafe(session.outbox)
+  })
+
+  const stats = (): SessionStats => {
+    let subscriptions = 0
+    let streams = 0
+    for (const session of sessions.values()) {
+      subscriptions += session.subscriptions.size
+      if (session.outbox !== undefined) streams++
+    }
+    return { sessions: sessions.size, subscriptions, streams, following }
+  }
+
+  const service = McpSessions.of({
+    opened: (sessionId) => void sessionOf(sessionId),
+    knows: (sessionId) => sessions.has(sessionId),
+    subscribe,
+    unsubscribe,
+    stream,
+    ended,
+    staticResources: { current: () => [] },
+    stats
+  })
+  return { service, endStreams }
+})
+
+/** The sessions of this process; every stream ends when the server starts draining. */
+export const layer = Layer.effect(
+  McpSessions,
+  Effect.gen(function* () {
+    const lifecycle = yield* Lifecycle
+    const { endStreams, service } = yield* make
+    yield* Effect.forkScoped(
+      Effect.repeat(
+        Effect.suspend(() => (lifecycle.isDraining() ? endStreams : Effect.void)),
+        Schedule.spaced("1 second")
+      )
+    )
+    return service
+  })
+)
