@@ -102,7 +102,16 @@ export const make = (options: Options) =>
         at: now.toISOString(),
         ...(reason === undefined ? {} : { reason_key: normalizeReason(reason), reason_summary: tidyReason(reason) }),
         ...(vote.network === undefined ? {} : { network: vote.network }),
-        ...(vote.guard === undefined ? {} : { guard: { floor: vote.guard.floor, factor: vote.guard.factor } }),
+        ...(vote.guard === undefined
+          ? {}
+          : {
+              guard: {
+                floor: vote.guard.floor,
+                factor: vote.guard.factor,
+                day_floor: vote.guard.dayFloor,
+                day_factor: vote.guard.dayFactor
+              }
+            }),
         ...(budgets.length === 0 ? {} : { budgets: bucketsOf(budgets) })
       })
     }
