@@ -57,6 +57,8 @@ export interface ApiSettings {
   readonly mcpAllowedOrigins: ReadonlyArray<string>
   /** The URL clients reach this service at, e.g. https://productdir.example: absolute links, the server's own origin. */
   readonly publicUrl: Option.Option<string>
+  /** A2A_SIGNING_KEY: the private JWK that signs the A2A agent card; none: a key generated once and kept in the store (a2a/signing.ts). */
+  readonly a2aSigningKey: Option.Option<Redacted.Redacted>
 }
 
 export class ApiConfig extends Context.Service<ApiConfig, ApiSettings>()("@productdir/api/ApiConfig") {}
@@ -147,6 +149,7 @@ export const ApiConfigFromEnv = Config.all({
     )
   ),
   mcpAllowedOrigins: commaList("MCP_ALLOWED_ORIGINS"),
+  a2aSigningKey: Config.option(Config.Redacted("A2A_SIGNING_KEY")),
   utm: Config.all({
     source: Config.String("UTM_SOURCE").pipe(Config.withDefault(defaultUtm.source)),
     medium: Config.String("UTM_MEDIUM").pipe(Config.withDefault(defaultUtm.medium)),
@@ -200,5 +203,6 @@ export const layerWith = (overrides: Partial<ApiSettings> = {}) =>
     utm: defaultUtm,
     mcpAllowedOrigins: [],
     publicUrl: Option.none(),
+    a2aSigningKey: Option.none(),
     ...overrides
   })

@@ -37,6 +37,8 @@ import * as ProductReads from "./cache/productReads.ts"
 import * as ReadCache from "./cache/ReadCache.ts"
 import { makeMcpEdge } from "./mcp/edge.ts"
 import { McpLive } from "./mcp/server.ts"
+import { A2aLive } from "./a2a/routes.ts"
+import * as CardSigning from "./a2a/signing.ts"
 import * as McpSessions from "./mcp/sessions.ts"
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
@@ -77,6 +79,7 @@ const UseCasesLive = Layer.unwrap(
 export const AppRoutes = Layer.mergeAll(
   ApiRoutes,
   McpLive,
+  A2aLive,
   HotReadsLive,
   DocsLive,
   // Around every route, the docs and the fallback, outermost first: failures as problems,
@@ -91,6 +94,8 @@ export const AppRoutes = Layer.mergeAll(
   Layer.provide(ReadCache.layer.pipe(Layer.provide(ProductReads.layer))),
   // One record of MCP sessions for the endpoint and its edge (subscriptions, notification streams).
   Layer.provide(McpSessions.layer),
+  // The A2A card's signing key (a2a/signing.ts): the card's handler and the JWK Set share it.
+  Layer.provide(CardSigning.layer),
   Layer.provide(UseCasesLive)
 )
 

@@ -73,23 +73,26 @@ for (const variant of variants) {
           expect(reply.headers.get("cache-control")).toMatch(/max-age=/)
           const etag = reply.headers.get("etag")!
           expect(etag).toBeTruthy()
+          // A2A 1.0's JSON form (camelCase); the A2A test (a2a.test.ts) drives it with the official SDK.
           const card = bodyOf<{
             name: string
             description: string
             version: string
-            supported_interfaces: Array<{ url: string; protocol_binding: string }>
+            supportedInterfaces: Array<{ url: string; protocolBinding: string; protocolVersion: string }>
             capabilities: Record<string, boolean>
-            default_input_modes: Array<string>
-            default_output_modes: Array<string>
+            defaultInputModes: Array<string>
+            defaultOutputModes: Array<string>
             skills: Array<{ id: string }>
+            signatures: Array<{ protected: string; signature: string }>
           }>(reply)
           expect(card.name).toBe("productdir")
-          expect(card.supported_interfaces).toEqual([
-            expect.objectContaining({ url: `${base}/`, protocol_binding: "HTTP+JSON" }),
-            expect.objectContaining({ url: `${base}/mcp`, protocol_binding: "MCP" })
+          expect(card.supportedInterfaces).toEqual([
+            { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+            { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" }
           ])
           expect(card.skills.map((s) => s.id)).toEqual(["search", "read-product", "read-problems", "vote"])
-          expect(card.default_input_modes).toContain("application/json")
+          expect(card.defaultInputModes).toContain("application/json")
+          expect(card.signatures).toHaveLength(1)
           const again = yield* request(`${base}${index.agent_card}`, { headers: { "if-none-match": etag } })
           expect(again.status).toBe(304)
         })

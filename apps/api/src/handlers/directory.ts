@@ -7,7 +7,9 @@ import { Api, ServiceUnavailable } from "@productdir/contract"
 import { Directory } from "@productdir/usecases"
 import { prometheusText } from "../cache/metrics.ts"
 import { ReadCache } from "../cache/ReadCache.ts"
-import { directoryCard, llmsTxt, serviceIndex } from "../catalogGuide.ts"
+import { directoryCard } from "../a2a/card.ts"
+import { CardSigner } from "../a2a/signing.ts"
+import { llmsTxt, serviceIndex } from "../catalogGuide.ts"
 import { ApiConfig } from "../ApiConfig.ts"
 import { baseUrlOf } from "../mcp/links.ts"
 import { cachedJson } from "../http/cachedJson.ts"
@@ -23,6 +25,7 @@ export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =
     const cache = yield* ReadCache
     const config = yield* ApiConfig
     const lifecycle = yield* Lifecycle
+    const signer = yield* CardSigner
     const index = serviceIndex()
     const guide = llmsTxt()
 
@@ -34,11 +37,12 @@ export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =
         // Prepared once with its ETag and codings (http/constantReads.ts).
         .handle("index", () => Effect.succeed(index))
         .handle("llms", () => Effect.succeed(guide))
-        // Absolute URLs (A2A asks for them): under PUBLIC_URL, else the origin the request came to.
+        // Absolute URLs (A2A asks for them): under PUBLIC_URL, else the origin the request came to; signed (a2a/signing.ts).
         .handle("agentCard", () =>
           Effect.gen(function* () {
             const request = yield* HttpServerRequest.HttpServerRequest
-            return yield* cachedJson(directoryCard(baseUrlOf(config.publicUrl, Option.some(request)) ?? ""))
+            const base = baseUrlOf(config.publicUrl, Option.some(request)) ?? ""
+            return yield* cachedJson(yield* signer.sign(directoryCard(base), base))
           })
         )
         // Health answers describe this moment: never reused by a cache.

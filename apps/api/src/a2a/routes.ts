@@ -1,0 +1,337 @@
+/**
+ * The A2A server (A2A 1.0): the JSON-RPC binding at /a2a/jsonrpc and the
+ * HTTP+JSON binding under /a2a/rest, both answering the same operations, and
+ * the card's public key set at /.well-known/jwks.json. Outside the HttpApi (and
+ * so outside /openapi.json): A2A's envelopes and errors are its own.
+ *
+ * Every message is answered at once with a message (no task is created), so of
+ * the operations A2A defines: SendMessage answers; GetTask and CancelTask find
+ * no task; ListTasks lists none; streaming, push notifications and the extended
+ * card are refused with the errors §3.3.4 names, as the card's capabilities say.
+ *
+ * A request that carries an API key is served only when the key proves an agent
+ * in good standing (a 401 otherwise, as POST /vote answers); a vote counts for
+ * that agent, else for the signed agent or the client's address (auth/callers.ts).
+ */
+import { randomUUID } from "node:crypto"
+import { Effect, Option, Schema } from "effect"
+import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { Caster } from "@productdir/domain"
+import { Directory } from "@productdir/usecases"
+import { ApiConfig } from "../ApiConfig.ts"
+import { Callers, type IdentifyError, refusalResponse } from "../auth/callers.ts"
+import { cachedJson } from "../http/cachedJson.ts"
+import { baseUrlOf } from "../mcp/links.ts"
+import { refusals } from "../refusals.ts"
+import { JSONRPC_PATH, JWKS_PATH, REST_PATH } from "./card.ts"
+import {
+  A2aError,
+  checkVersion,
+  invalidParams,
+  type JsonRpcId,
+  jsonRpcError,
+  requestedVersion,
+  restError,
+  SendMessageRequest,
+  violationsOf
+} from "./protocol.ts"
+import { CardSigner } from "./signing.ts"
+import { A2A_DOOR, type Answer, interpret, makeSkills } from "./skills.ts"
+
+/** The operations of A2A 1.0 by their JSON-RPC names (§5.3). */
+const OPERATIONS = [
+  "SendMessage",
+  "SendStreamingMessage",
+  "GetTask",
+  "ListTasks",
+  "CancelTask",
+  "SubscribeToTask",
+  "CreateTaskPushNotificationConfig",
+  "GetTaskPushNotificationConfig",
+  "ListTaskPushNotificationConfigs",
+  "DeleteTaskPushNotificationConfig",
+  "GetExtendedAgentCard"
+] as const
+type Operation = (typeof OPERATIONS)[number]
+
+const isOperation = (method: string): method is Operation => (OPERATIONS as ReadonlyArray<string>).includes(method)
+
+/** A2A 0.3's method names, which 1.0 renamed: a client that sends one is told the new name. */
+const RENAMED: Record<string, Operation> = {
+  "message/send": "SendMessage",
+  "message/stream": "SendStreamingMessage",
+  "tasks/get": "GetTask",
+  "tasks/list": "ListTasks",
+  "tasks/cancel": "CancelTask",
+  "tasks/resubscribe": "SubscribeToTask",
+  "agent/getAuthenticatedExtendedCard": "GetExtendedAgentCard"
+}
+
+const MEDIA = { text: "text/plain", data: "application/json" } as const
+
+/** Which parts the client takes (configuration.acceptedOutputModes; none listed: both). */
+const outputsFor = (accepted: ReadonlyArray<string> | undefined) => {
+  const takes = (type: string) =>
+    accepted === undefined ||
+    accepted.length === 0 ||
+    accepted.some((mode) => {
+      const m = mode.split(";")[0]!.trim().toLowerCase()
+      return m === type || m === "*/*" || m === `${type.split("/")[0]}/*`
+    })
+  return { text: takes(MEDIA.text), data: takes(MEDIA.data) }
+}
+
+const noTask = (id: string) =>
+  new A2aError({
+    kind: "TaskNotFound",
+    message: `No task ${JSON.stringify(id)}: this agent answers each message at once with a message and keeps no tasks.`
+  })
+
+const noStreaming = new A2aError({
+  kind: "UnsupportedOperation",
+  message: "This agent does not stream (capabilities.streaming is false): send the message with SendMessage (POST /message:send)."
+})
+
+const noPush = new A2aError({
+  kind: "PushNotificationNotSupported",
+  message: "This agent sends no push notifications (capabilities.pushNotifications is false): every message is answered in its response."
+})
+
+const noExtendedCard = new A2aError({
+  kind: "UnsupportedOperation",
+  message:
+    "This agent has no extended card (capabilities.extendedAgentCard is false): its card at /.well-known/agent-card.json is the whole of it."
+})
+
+/** An identification that failed, as the A2A error of the same refusal (401, 429 or 503, with their headers). */
+const refusedIdentity = (error: IdentifyError): A2aError => {
+  const response = refusalResponse(error)
+  const kept = ["www-authenticate", "accept-signature", "retry-after", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"]
+  const headers = Object.fromEntries(
+    kept.flatMap((name) => (response.headers[name] === undefined ? [] : [[name, response.headers[name]!]]))
+  )
+  switch (error._tag) {
+    case "CallerRefused":
+      return new A2aError({ kind: "Unauthenticated", message: error.detail, headers })
+    case "ClientLimited":
+      return new A2aError({ kind: "RateLimited", message: refusals.RateLimited("Vote", error, A2A_DOOR), headers })
+    case "EnrolmentLimited":
+      return new A2aError({ kind: "RateLimited", message: refusals.RateLimited(refusals.NEW_SIGNED_AGENT, error, A2A_DOOR), headers })
+    case "StoreError":
+      return new A2aError({ kind: "Unavailable", message: refusals.StoreError(error), headers })
+  }
+}
+
+const decodeSend = Schema.decodeUnknownEffect(SendMessageRequest)
+
+const isJson = (contentType: string | undefined): boolean => {
+  const type = contentType?.split(";")[0]?.trim().toLowerCase()
+  return type === "application/json" || (type !== undefined && /^application\/[a-z0-9.+-]+\+json$/u.test(type))
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+
+export const A2aLive = HttpRouter.use((router) =>
+  Effect.gen(function* () {
+    const config = yield* ApiConfig
+    const callers = yield* Callers
+    const signer = yield* CardSigner
+    const skills = yield* makeSkills
+    const directory = yield* Directory.Directory
+
+    /** SendMessage: the message interpreted, its skill answered, the answer as one agent message. */
+    const sendMessage = (params: unknown, base: string | undefined, caster: Effect.Effect<Caster, A2aError>) =>
+      Effect.gen(function* () {
+        const sent = yield* decodeSend(params, { errors: "all" }).pipe(Effect.mapError((error) => invalidParams(violationsOf(error.issue))))
+        if (sent.tenant !== undefined && sent.tenant !== "") {
+          return yield* invalidParams([{ path: ["tenant"], message: "must be empty: this agent's interfaces declare no tenant" }])
+        }
+        if (sent.message.taskId !== undefined && sent.message.taskId !== "") return yield* noTask(sent.message.taskId)
+        if (sent.configuration?.taskPushNotificationConfig !== undefined) return yield* noPush
+        const outputs = outputsFor(sent.configuration?.acceptedOutputModes)
+        if (!outputs.text && !outputs.data) {
+          return yield* new A2aError({
+            kind: "ContentTypeNotSupported",
+            message: `This agent answers in ${MEDIA.text} and ${MEDIA.data}; configuration.acceptedOutputModes lists neither.`
+          })
+        }
+        const answer: Answer = yield* skills(
+          yield* interpret(sent.message).pipe(Effect.provideService(Directory.Directory, directory)),
+          base,
+          caster
+        )
+        const contextId = sent.message.contextId !== undefined && sent.message.contextId !== "" ? sent.message.contextId : randomUUID()
+        return {
+          message: {
+            messageId: randomUUID(),
+            contextId,
+            role: "ROLE_AGENT",
+            parts: [
+              ...(outputs.text ? [{ text: answer.text, mediaType: MEDIA.text }] : []),
+              ...(outputs.data ? [{ data: answer.data, mediaType: MEDIA.data }] : [])
+            ],
+            metadata: { skill: answer.skill }
+          }
+        }
+      })
+
+    /** One operation, whichever binding carried it. */
+    const operate = (
+      operation: Operation,
+      params: unknown,
+      base: string | undefined,
+      caster: Effect.Effect<Caster, A2aError>
+    ): Effect.Effect<unknown, A2aError> => {
+      const id = isRecord(params) && typeof params.id === "string" ? params.id : ""
+      switch (operation) {
+        case "SendMessage":
+          return sendMessage(params, base, caster)
+        case "GetTask":
+        case "CancelTask":
+          return Effect.fail(noTask(id))
+        case "ListTasks":
+          return Effect.succeed({ tasks: [], nextPageToken: "", pageSize: 0, totalSize: 0 })
+        case "SendStreamingMessage":
+        case "SubscribeToTask":
+          return Effect.fail(noStreaming)
+        case "CreateTaskPushNotificationConfig":
+        case "GetTaskPushNotificationConfig":
+        case "ListTaskPushNotificationConfigs":
+        case "DeleteTaskPushNotificationConfig":
+          return Effect.fail(noPush)
+        case "GetExtendedAgentCard":
+          return Effect.fail(noExtendedCard)
+      }
+    }
+
+    /**
+     * What every request goes through before its operation: the protocol version it asks for,
+     * and the API key it carries, checked at once (a bad key is refused whatever it came with).
+     * The caster is resolved once, when a vote needs it, or here when a key was sent.
+     */
+    const admit = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function* () {
+        const refused = checkVersion(requestedVersion(request.headers, request.url))
+        if (refused !== undefined) return yield* refused
+        const caster = yield* Effect.cached(callers.identify(request).pipe(Effect.mapError(refusedIdentity)))
+        if (request.headers.authorization !== undefined) yield* caster
+        return { caster, base: baseUrlOf(config.publicUrl, Option.some(request)) }
+      })
+
+    /** The body as JSON; an unreadable body fails as the HTTP layer answers it (413 when too large). */
+    const readJson = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function* () {
+        if (!isJson(request.headers["content-type"])) {
+          return yield* new A2aError({
+            kind: "InvalidRequest",
+            message: `Send the request as JSON: Content-Type: application/json (got ${request.headers["content-type"] ?? "no Content-Type"}).`
+          })
+        }
+        const text = yield* request.text.pipe(Effect.orDie)
+        return yield* Effect.try({
+          try: () => JSON.parse(text) as unknown,
+          catch: () => new A2aError({ kind: "ParseError", message: "The body is not valid JSON." })
+        })
+      })
+
+    // ---- JSON-RPC (§9) --------------------------------------------------------------
+    const jsonRpc = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function* () {
+        let id: JsonRpcId = null
+        const outcome = yield* Effect.result(
+          Effect.gen(function* () {
+            const body = yield* readJson(request)
+            if (!isRecord(body)) {
+              return yield* new A2aError({
+                kind: "InvalidRequest",
+                message: Array.isArray(body)
+                  ? "Batches are not taken: send one JSON-RPC request per call."
+                  : "The body must be a JSON-RPC 2.0 request object."
+              })
+            }
+            if (typeof body.id === "string" || typeof body.id === "number") id = body.id
+            const wrong = [
+              ...(body.jsonrpc === "2.0" ? [] : [{ path: ["jsonrpc"], message: 'must be "2.0"' }]),
+              ...(typeof body.method === "string"
+                ? []
+                : [{ path: ["method"], message: "must be the name of an A2A operation, such as SendMessage" }]),
+              ...(typeof body.id === "string" || typeof body.id === "number"
+                ? []
+                : [{ path: ["id"], message: "must be a string or a number: this agent answers every request" }]),
+              ...(body.params === undefined || isRecord(body.params) ? [] : [{ path: ["params"], message: "must be an object" }])
+            ]
+            if (wrong.length > 0) {
+              const invalid = invalidParams(wrong)
+              return yield* new A2aError({
+                kind: "InvalidRequest",
+                message: invalid.message.replace(/^Invalid parameters/u, "Invalid request"),
+                violations: invalid.violations ?? []
+              })
+            }
+            const method = body.method as string
+            if (!isOperation(method)) {
+              const renamed = RENAMED[method]
+              return yield* new A2aError({
+                kind: "MethodNotFound",
+                message:
+                  renamed !== undefined
+                    ? `Method not found: ${method} is A2A 0.3's name; A2A 1.0 calls it ${renamed}.`
+                    : `Method not found: ${method}. This agent answers SendMessage (A2A 1.0).`
+              })
+            }
+            const { caster, base } = yield* admit(request)
+            return yield* operate(method, body.params ?? {}, base, caster)
+          })
+        )
+        if (outcome._tag === "Success") return HttpServerResponse.jsonUnsafe({ jsonrpc: "2.0", id, result: outcome.success })
+        const { status, body } = jsonRpcError(outcome.failure, id)
+        return HttpServerResponse.jsonUnsafe(body, { status, headers: outcome.failure.headers ?? {} })
+      })
+
+    // ---- HTTP+JSON (§11) --------------------------------------------------------------
+    /** The operation a method and path under the interface URL name, with the task id it carries. */
+    const restOperation = (method: string, path: string): { operation: Operation; id: string } | undefined => {
+      if (method === "POST" && path === "/message:send") return { operation: "SendMessage", id: "" }
+      if (method === "POST" && path === "/message:stream") return { operation: "SendStreamingMessage", id: "" }
+      if (method === "GET" && path === "/extendedAgentCard") return { operation: "GetExtendedAgentCard", id: "" }
+      if (method === "GET" && path === "/tasks") return { operation: "ListTasks", id: "" }
+      const task = /^\/tasks\/([^/:]+)(:cancel|:subscribe|\/pushNotificationConfigs(?:\/[^/]+)?)?$/u.exec(path)
+      if (task === null) return undefined
+      const id = decodeURIComponent(task[1]!)
+      const rest = task[2]
+      if (rest === undefined) return method === "GET" ? { operation: "GetTask", id } : undefined
+      if (rest === ":cancel") return method === "POST" ? { operation: "CancelTask", id } : undefined
+      if (rest === ":subscribe") return method === "GET" || method === "POST" ? { operation: "SubscribeToTask", id } : undefined
+      return { operation: "CreateTaskPushNotificationConfig", id }
+    }
+
+    const rest = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function* () {
+        const path = (request.url.split("?")[0] ?? "/").slice(REST_PATH.length)
+        const outcome = yield* Effect.result(
+          Effect.gen(function* () {
+            const found = restOperation(request.method, path)
+            if (found === undefined) {
+              return yield* new A2aError({
+                kind: "MethodNotFound",
+                message: `No A2A operation is at ${request.method} ${path || "/"} here: send messages with POST ${REST_PATH}/message:send.`
+              })
+            }
+            const { caster, base } = yield* admit(request)
+            const params = found.operation === "SendMessage" ? yield* readJson(request) : { id: found.id }
+            return yield* operate(found.operation, params, base, caster)
+          })
+        )
+        if (outcome._tag === "Success") {
+          return HttpServerResponse.jsonUnsafe(outcome.success, { contentType: "application/a2a+json" })
+        }
+        const { status, body } = restError(outcome.failure)
+        // application/json rather than application/a2a+json: the API's failure guard keeps JSON error bodies as sent (http/problemResponses.ts).
+        return HttpServerResponse.jsonUnsafe(body, { status, headers: outcome.failure.headers ?? {} })
+      })
+
+    yield* router.add("POST", JSONRPC_PATH, jsonRpc)
+    yield* router.add("*", `${REST_PATH}/*`, rest)
+    yield* router.add("GET", JWKS_PATH, () => Effect.provideService(cachedJson(signer.jwks), ApiConfig, config))
+  })
+)

@@ -1,0 +1,297 @@
+/**
+ * The card's four skills over A2A: what a message asks (a data part naming a
+ * skill, or plain words), and the answer, made by the same use cases as the
+ * HTTP API and the MCP tools (search, the cached decision view, problems, the
+ * vote with its identity and limits). Nothing is re-implemented here: a vote
+ * through A2A is a POST /vote with another envelope.
+ */
+import { Effect, Schema } from "effect"
+import {
+  type AgentRevoked,
+  type AgentView,
+  type Caster,
+  type InvalidCursor,
+  isProductRef,
+  type ProblemList,
+  type ProductNotFound,
+  type ProductPage,
+  type ProductRemoved,
+  slugify,
+  type StoreError,
+  type VoteOutcome,
+  VoteRequest
+} from "@productdir/domain"
+import { fieldName, GetProblems, GetProduct, SearchProducts } from "@productdir/contract"
+import { Directory } from "@productdir/usecases"
+import { makeCachedDocument } from "../cache/cachedReads.ts"
+import { RETRY_AFTER_UNAVAILABLE } from "../http/problemResponses.ts"
+import { absoluteLinks } from "../mcp/links.ts"
+import { type Door, refusals } from "../refusals.ts"
+import { A2aError, invalidParams, type Message, violationsOf } from "./protocol.ts"
+
+/** How an agent does, over A2A, what a refusal tells it to. */
+export const A2A_DOOR: Door = {
+  search: "a message in plain words (the search skill)",
+  register: "POST /agents over HTTP, then send Authorization: Bearer <api_key> with your A2A requests"
+}
+
+export const SKILLS = ["search", "read-product", "read-problems", "vote"] as const
+export type Skill = (typeof SKILLS)[number]
+
+type SearchQuery = typeof SearchProducts.parametersSchema.Type
+type ProblemsQuery = typeof GetProblems.parametersSchema.Type
+
+/** What a message asks, decoded. */
+export type Ask =
+  | { readonly skill: "search"; readonly query: SearchQuery }
+  | { readonly skill: "read-product"; readonly entity_id: string }
+  | { readonly skill: "read-problems"; readonly query: ProblemsQuery }
+  | { readonly skill: "vote"; readonly ballot: VoteRequest }
+
+/** A skill's answer: one line to read, and the document it is about (links absolute). */
+export interface Answer {
+  readonly skill: Skill
+  readonly text: string
+  readonly data: unknown
+}
+
+type Path = ReadonlyArray<string | number>
+
+const strict = { errors: "all", onExcessProperty: "error" } as const
+
+/** The arguments of each skill: the MCP tools' and POST /vote's own schemas, so the rules are the same. */
+const decodeArgs = (skill: Skill, args: unknown) => {
+  switch (skill) {
+    case "search":
+      return Effect.map(Schema.decodeUnknownEffect(SearchProducts.parametersSchema)(args, strict), (query): Ask => ({ skill, query }))
+    case "read-product":
+      return Effect.map(
+        Schema.decodeUnknownEffect(GetProduct.parametersSchema)(args, strict),
+        (a): Ask => ({ skill, entity_id: a.entity_id })
+      )
+    case "read-problems":
+      return Effect.map(Schema.decodeUnknownEffect(GetProblems.parametersSchema)(args, strict), (query): Ask => ({ skill, query }))
+    case "vote":
+      return Effect.map(Schema.decodeUnknownEffect(VoteRequest)(args, strict), (ballot): Ask => ({ skill, ballot }))
+  }
+}
+
+const isSkill = (value: unknown): value is Skill => typeof value === "string" && (SKILLS as ReadonlyArray<string>).includes(value)
+
+/** A data part: `{"skill": …, …its arguments}`; every wrong field is named under the part's path. */
+const fromData = (data: unknown, at: Path): Effect.Effect<Ask, A2aError> => {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    return Effect.fail(
+      invalidParams([{ path: at, message: `must be an object naming a skill: {"skill": "${SKILLS.join('" | "')}", …its arguments}` }])
+    )
+  }
+  const { skill, ...args } = data as Record<string, unknown>
+  if (!isSkill(skill)) {
+    return Effect.fail(
+      invalidParams([
+        {
+          path: [...at, "skill"],
+          message: `must be one of "${SKILLS.join('", "')}"${skill === undefined ? " (a data part names the skill it asks for)" : ""}`
+        }
+      ])
+    )
+  }
+  return decodeArgs(skill, args).pipe(Effect.mapError((error) => invalidParams(violationsOf(error.issue, at))))
+}
+
+// ---- plain words --------------------------------------------------------------
+
+const VOTE = /^(?:please\s+)?(?:vote\s+(up|down)|(up|down)[- ]?vote)\s+(?:for\s+|on\s+)?(.+?)(?:\s*[:;—–]\s*(.*)|\s+because\s+(.*))?$/isu
+const PROBLEMS = /^(?:what\s+are\s+the\s+)?(?:known\s+)?problems?\s*(?::|\s(?:of|with|for|in))\s*(.+?)\s*\??$/isu
+const READ = /^(?:tell\s+me\s+about|read|show(?:\s+me)?|describe|about|view|product)\s*:?\s+(.+?)\s*\??$/isu
+const SEARCH = /^(?:search(?:\s+for)?|find(?:\s+me)?|look\s+for|looking\s+for|i\s+need)\s*:?\s+(.+)$/isu
+
+/** How a product is named in words: its slug or id as is, else its name (the slug the name makes). */
+const refOf = (named: string): string => {
+  const trimmed = named.trim().replace(/^["'“”‘’]+|["'“”‘’.!?]+$/gu, "")
+  return isProductRef(trimmed) ? trimmed : slugify(trimmed)
+}
+
+/** Arguments read from words, decoded as a data part's would be; a wrong one is named against the text. */
+const fromWords = (skill: Skill, args: Record<string, unknown>, at: Path): Effect.Effect<Ask, A2aError> =>
+  decodeArgs(skill, args).pipe(
+    Effect.mapError((error) =>
+      invalidParams(
+        violationsOf(error.issue).map((e) => ({ path: at, message: `asks the ${skill} skill, whose ${fieldName(e.path)} ${e.message}` }))
+      )
+    )
+  )
+
+/**
+ * Plain words: "vote up <product>", "vote down <product>: <problem>", "problems of <product>",
+ * "tell me about <product>", "search <words>"; otherwise a product's name, slug or id reads its
+ * view, and any other words are a search.
+ */
+const fromText = (text: string, at: Path) =>
+  Effect.gen(function* () {
+    const vote = VOTE.exec(text)
+    if (vote !== null) {
+      const reason = (vote[4] ?? vote[5])?.trim()
+      return yield* fromWords(
+        "vote",
+        {
+          entity_id: refOf(vote[3]!),
+          direction: (vote[1] ?? vote[2])!.toLowerCase(),
+          ...(reason === undefined || reason === "" ? {} : { reason })
+        },
+        at
+      )
+    }
+    const problems = PROBLEMS.exec(text)
+    if (problems !== null) return yield* fromWords("read-problems", { entity_id: refOf(problems[1]!) }, at)
+    const read = READ.exec(text)
+    if (read !== null) return yield* fromWords("read-product", { entity_id: refOf(read[1]!) }, at)
+    const search = SEARCH.exec(text)
+    if (search !== null) return yield* fromWords("search", { q: search[1]!.trim() }, at)
+    // A product named: its view, when the directory has it; any other words: a search.
+    const ref = refOf(text)
+    if (text.length <= 120) {
+      const directory = yield* Directory.Directory
+      const found = yield* directory
+        .product(ref)
+        .pipe(
+          Effect.as(true),
+          Effect.catchTags({ ProductNotFound: () => Effect.succeed(false), ProductRemoved: () => Effect.succeed(true) }),
+          Effect.catchTag("StoreError", unavailable)
+        )
+      if (found) return { skill: "read-product", entity_id: ref } satisfies Ask
+    }
+    return yield* fromWords("search", { q: text }, at)
+  })
+
+/** What the message asks: its one data part, else its text parts read as plain words. */
+export const interpret = (message: Message) =>
+  Effect.gen(function* () {
+    const files = message.parts.flatMap((part, i) => (part.url !== undefined || part.raw !== undefined ? [i] : []))
+    if (files.length > 0) {
+      return yield* new A2aError({
+        kind: "ContentTypeNotSupported",
+        message: `This agent reads text and JSON data parts; a file (url or raw) is not taken (message.parts[${files.join("], message.parts[")}]).`
+      })
+    }
+    const data = message.parts.flatMap((part, i) => (part.data !== undefined ? [{ data: part.data, i }] : []))
+    if (data.length > 1) {
+      return yield* invalidParams(
+        data
+          .slice(1)
+          .map(({ i }) => ({ path: ["message", "parts", i, "data"], message: "is a second request: send one data part per message" }))
+      )
+    }
+    if (data.length === 1) return yield* fromData(data[0]!.data, ["message", "parts", data[0]!.i, "data"])
+    const texts = message.parts.flatMap((part, i) =>
+      part.text !== undefined && part.text.trim() !== "" ? [{ text: part.text.trim(), i }] : []
+    )
+    if (texts.length === 0) {
+      return yield* invalidParams([
+        {
+          path: ["message", "parts"],
+          message: `must hold a text part with your request in plain words, or a data part naming a skill ({"skill": "${SKILLS.join('" | "')}", …})`
+        }
+      ])
+    }
+    return yield* fromText(texts.map((t) => t.text).join(" "), ["message", "parts", texts[0]!.i, "text"])
+  })
+
+// ---- the answers ----------------------------------------------------------------
+
+const notFound = (error: ProductNotFound) =>
+  Effect.fail(new A2aError({ kind: "ProductNotFound", message: refusals.ProductNotFound(error, A2A_DOOR) }))
+const removed = (error: ProductRemoved) => Effect.fail(new A2aError({ kind: "ProductNotFound", message: refusals.ProductRemoved(error) }))
+const badCursor = (error: InvalidCursor) =>
+  Effect.fail(
+    new A2aError({
+      kind: "InvalidParams",
+      message: refusals.InvalidCursor(error),
+      violations: [{ field: "cursor", description: error.message }]
+    })
+  )
+export const unavailable = (error: StoreError) =>
+  Effect.fail(
+    new A2aError({ kind: "Unavailable", message: refusals.StoreError(error), headers: { "retry-after": String(RETRY_AFTER_UNAVAILABLE) } })
+  )
+const revoked = (error: AgentRevoked) =>
+  Effect.fail(
+    new A2aError({
+      kind: "Unauthenticated",
+      message: refusals.AgentRevoked(error),
+      headers: { "www-authenticate": `Bearer realm="productdir", error="invalid_token", error_description="This agent is revoked"` }
+    })
+  )
+const readProblems = { ProductNotFound: notFound, ProductRemoved: removed, StoreError: unavailable } as const
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
+const searchText = (query: SearchQuery, page: ProductPage) => {
+  const asked = query.q !== undefined ? ` for "${query.q}"` : query.category !== undefined ? ` in ${query.category}` : ""
+  if (page.items.length === 0) return `No product matches${asked}. Try fewer or other words.`
+  const listed = page.items.map((p) => `${p.name} (trust ${p.trust.trust_score}/100)`).join(", ")
+  const more = page.next_cursor === null ? "" : ` More with {"skill":"search", …the same, "cursor":"${page.next_cursor}"}.`
+  return `${plural(page.items.length, "product")}${asked}: ${listed}.${more}`
+}
+
+const viewText = (view: AgentView) =>
+  `${view.name} (${view.category}): ${view.description} Trust: ${view.trust.summary}. ${plural(view.problems.total, "known problem")}.`
+
+const problemsText = (list: ProblemList) =>
+  list.problems.length === 0
+    ? `No known problems of ${list.entity.name}.`
+    : `${plural(list.total, "known problem")} of ${list.entity.name}: ${list.problems.map((p) => `${p.summary} (${plural(p.reports, "report")})`).join("; ")}.`
+
+const voteText = (outcome: VoteOutcome) => {
+  const what = { recorded: "recorded", unchanged: "already recorded: nothing changed", changed: "moved to this direction" }[outcome.status]
+  const counting = { counted: "it counts now", held: "it is held until the integrity pass", discounted: "it is recorded but not counted" }[
+    outcome.counting
+  ]
+  return `Your ${outcome.direction} vote was ${what}, for your ${outcome.counted_as === "agent" ? "agent" : "network address"}; ${counting}. Trust now ${outcome.trust.trust_score}/100 (${outcome.trust.trust_up} up, ${outcome.trust.trust_down} down).`
+}
+
+/** The four skills, answered by the use cases; links come back absolute under `base`. */
+export const makeSkills = Effect.gen(function* () {
+  const directory = yield* Directory.Directory
+  const cached = yield* makeCachedDocument
+  return (ask: Ask, base: string | undefined, caster: Effect.Effect<Caster, A2aError>): Effect.Effect<Answer, A2aError> => {
+    switch (ask.skill) {
+      case "search":
+        return directory.search(ask.query).pipe(
+          Effect.catchTags({ InvalidCursor: badCursor, StoreError: unavailable }),
+          Effect.map((page) => ({ skill: ask.skill, text: searchText(ask.query, page), data: absoluteLinks(page, base) }))
+        )
+      case "read-product":
+        // The prepared view HTTP and MCP serve: a product read through any door is loaded once.
+        return cached("view", ask.entity_id).pipe(
+          Effect.catchTags(readProblems),
+          Effect.map((view) => ({ skill: ask.skill, text: viewText(view as AgentView), data: absoluteLinks(view, base) }))
+        )
+      case "read-problems": {
+        const { entity_id, ...page } = ask.query
+        return directory.problems(entity_id, page).pipe(
+          Effect.catchTags({ ...readProblems, InvalidCursor: badCursor }),
+          Effect.map((list) => ({ skill: ask.skill, text: problemsText(list), data: absoluteLinks(list, base) }))
+        )
+      }
+      case "vote":
+        return Effect.gen(function* () {
+          const result = yield* directory.vote(ask.ballot, yield* caster).pipe(Effect.catchTags({ ...readProblems, AgentRevoked: revoked }))
+          if (result._tag === "Limited") {
+            const { decision } = result
+            return yield* new A2aError({
+              kind: "RateLimited",
+              message: refusals.RateLimited("Vote", decision, A2A_DOOR),
+              headers: {
+                "retry-after": String(decision.retryAfterSeconds),
+                "ratelimit-limit": String(decision.limit),
+                "ratelimit-remaining": "0",
+                "ratelimit-reset": String(decision.retryAfterSeconds)
+              }
+            })
+          }
+          return { skill: ask.skill, text: voteText(result.outcome), data: absoluteLinks(result.outcome, base) }
+        })
+    }
+  }
+})

@@ -1,0 +1,360 @@
+/**
+ * A2A as a third party uses it: the official JS SDK (@a2a-js/sdk) finds the
+ * agent from the base URL (createFromUrl), then asks each of the card's skills
+ * over both bindings, JSON-RPC and HTTP+JSON, over real HTTP. A vote through
+ * A2A is a POST /vote: it shows in the product's view, a bad key is refused
+ * the same way. The card's signature is checked with node:crypto over the
+ * canonical card the SDK makes (neither made it), and fails once tampered.
+ */
+import { describe, expect, it as plainIt, layer } from "@effect/vitest"
+import { type AgentCard, type Message, SendMessageRequest, verifyAgentCardSignature, canonicalizeAgentCard } from "@a2a-js/sdk"
+import { type Client, ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { Settings } from "@productdir/domain"
+import * as MemoryStore from "@productdir/store-memory"
+import { createPublicKey, generateKeyPairSync, type JsonWebKey, verify } from "node:crypto"
+import { CardSigner, layer as cardSigning } from "../src/a2a/signing.ts"
+import { directoryCard } from "../src/a2a/card.ts"
+import { ApiConfig } from "../src/index.ts"
+import { baseUrl, memoryStores, registeredAgent, serverLayer, storeVariants } from "./harness.ts"
+import { bodyOf, postJson, request } from "./http.ts"
+
+/** A private JWK of our own, given as A2A_SIGNING_KEY is. */
+const signingJwk = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" })
+
+const withVersion = { "a2a-version": "1.0" }
+
+const factory = (preferred: "JSONRPC" | "HTTP+JSON") =>
+  new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: [preferred] }))
+
+const connect = (base: string, preferred: "JSONRPC" | "HTTP+JSON") => Effect.promise(() => factory(preferred).createFromUrl(base))
+
+let sent = 0
+/** A message as the SDK sends it: text parts, or one data part. */
+const ask = (client: Client, content: string | Record<string, unknown>, headers: Record<string, string> = {}) =>
+  Effect.promise(() =>
+    client.sendMessage(
+      SendMessageRequest.fromJSON({
+        message: {
+          messageId: `m-${++sent}`,
+          role: "ROLE_USER",
+          parts: [typeof content === "string" ? { text: content } : { data: content }]
+        }
+      }),
+      { serviceParameters: headers }
+    )
+  ).pipe(Effect.map((result) => result as Message))
+
+/** The same, and the error the SDK throws when the agent refuses. */
+const refusal = (client: Client, content: string | Record<string, unknown>, headers: Record<string, string> = {}) =>
+  Effect.flip(
+    Effect.tryPromise({
+      try: () =>
+        client.sendMessage(
+          SendMessageRequest.fromJSON({
+            message: {
+              messageId: `m-${++sent}`,
+              role: "ROLE_USER",
+              parts: [typeof content === "string" ? { text: content } : { data: content }]
+            }
+          }),
+          { serviceParameters: headers }
+        ),
+      catch: (error) => error as Error
+    })
+  )
+
+const textOf = (message: Message) => message.parts.flatMap((p) => (p.content?.$case === "text" ? [p.content.value] : [])).join("\n")
+const dataOf = <T>(message: Message): T => message.parts.find((p) => p.content?.$case === "data")!.content!.value as T
+
+interface Summary {
+  readonly id: string
+  readonly slug: string
+  readonly name: string
+  readonly trust: { readonly trust_score: number; readonly trust_up: number }
+  readonly links: { readonly agent_view: string; readonly problems: string; readonly vote: { readonly href: string } }
+}
+
+const rpc = (base: string, body: unknown, headers: Record<string, string> = withVersion) => postJson(`${base}/a2a/jsonrpc`, body, headers)
+
+const sendText = (text: string) => ({ message: { messageId: "raw-1", role: "ROLE_USER", parts: [{ text }] } })
+
+const variants = [{ name: "memory", stores: memoryStores }, ...storeVariants()]
+
+for (const variant of variants) {
+  describe(`A2A with the official SDK (${variant.name})`, () => {
+    const settings = { a2aSigningKey: Option.some(Redacted.make(JSON.stringify(signingJwk))) }
+    layer(serverLayer(variant.stores(), settings), { timeout: "120 seconds", excludeTestServices: true })((it) => {
+      it.effect("createFromUrl finds the card's JSON-RPC interface, camelCase and signed; HTTP+JSON when preferred", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const client = yield* connect(base, "JSONRPC")
+          expect(client.transport.protocolName).toBe("JSONRPC")
+          const card = yield* Effect.promise(() => client.getAgentCard())
+          expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.url, i.protocolVersion])).toEqual([
+            ["JSONRPC", `${base}/a2a/jsonrpc`, "1.0"],
+            ["HTTP+JSON", `${base}/a2a/rest`, "1.0"]
+          ])
+          expect(card.defaultInputModes).toEqual(["text/plain", "application/json"])
+          expect(card.skills.map((s) => s.id)).toEqual(["search", "read-product", "read-problems", "vote"])
+          expect(card.securitySchemes.bearer?.scheme).toEqual({
+            $case: "httpAuthSecurityScheme",
+            value: expect.objectContaining({ scheme: "Bearer" })
+          })
+          expect(card.capabilities).toMatchObject({ streaming: false, pushNotifications: false, extendedAgentCard: false })
+          expect(card.signatures).toHaveLength(1)
+          const rest = yield* connect(base, "HTTP+JSON")
+          expect(rest.transport.protocolName).toBe("HTTP+JSON")
+        })
+      )
+
+      for (const binding of ["JSONRPC", "HTTP+JSON"] as const) {
+        it.effect(`${binding}: a need in plain words finds products, with id, name, trust and absolute links`, () =>
+          Effect.gen(function* () {
+            const base = yield* baseUrl
+            const client = yield* connect(base, binding)
+            const answer = yield* ask(client, "find okonomi")
+            expect(answer.role).toBe(2) // ROLE_AGENT
+            expect(answer.contextId).not.toBe("")
+            expect(answer.metadata).toEqual({ skill: "search" })
+            const page = dataOf<{ items: Array<Summary> }>(answer)
+            expect(page.items[0]).toMatchObject({ name: "Økonomi Books", slug: "okonomi-books" })
+            expect(page.items[0]!.id).toMatch(/^[0-9a-f-]{36}$/)
+            expect(page.items[0]!.trust.trust_score).toBeGreaterThanOrEqual(0)
+            expect(page.items[0]!.links.agent_view).toBe(`${base}/entities/okonomi-books?format=agent`)
+            expect(textOf(answer)).toContain("Økonomi Books (trust ")
+            // Plain words that name no product are a search too, and the data part form asks the same.
+            const words = yield* ask(client, "invoicing for freelancers")
+            expect(words.metadata).toEqual({ skill: "search" })
+            const structured = yield* ask(client, { skill: "search", q: "okonomi", limit: 1 })
+            expect(dataOf<{ items: Array<Summary> }>(structured).items.map((p) => p.slug)).toEqual(["okonomi-books"])
+          })
+        )
+
+        it.effect(`${binding}: a product named returns its decision view; problems of it its problems`, () =>
+          Effect.gen(function* () {
+            const base = yield* baseUrl
+            const client = yield* connect(base, binding)
+            for (const named of ["okonomi-books", "Økonomi Books", "tell me about okonomi-books"]) {
+              const answer = yield* ask(client, named)
+              expect(answer.metadata).toEqual({ skill: "read-product" })
+              const view = dataOf<{ name: string; problems: { total: number }; links: { vote: { href: string } } }>(answer)
+              expect(view.name).toBe("Økonomi Books")
+              expect(view.links.vote.href).toBe(`${base}/vote`)
+              expect(textOf(answer)).toContain("Økonomi Books")
+            }
+            const problems = yield* ask(client, "problems of okonomi-books")
+            expect(problems.metadata).toEqual({ skill: "read-problems" })
+            expect(dataOf<{ entity: { slug: string }; total: number }>(problems).entity.slug).toBe("okonomi-books")
+            const structured = yield* ask(client, { skill: "read-problems", entity_id: "okonomi-books", limit: 1 })
+            expect(dataOf<{ problems: Array<unknown> }>(structured).problems.length).toBeLessThanOrEqual(1)
+          })
+        )
+
+        it.effect(`${binding}: a vote counts for the key's agent and shows in the product's view, like POST /vote`, () =>
+          Effect.gen(function* () {
+            const base = yield* baseUrl
+            const client = yield* connect(base, binding)
+            const agent = yield* registeredAgent(`a2a-voter-${binding}`)
+            const viewOf = Effect.map(request(`${base}/entities/okonomi-books?format=agent`), (r) =>
+              bodyOf<{ trust: { trust_up: number; trust_down: number } }>(r)
+            )
+            const before = yield* viewOf
+            const answer = yield* ask(client, "vote up okonomi-books", { Authorization: `Bearer ${agent.apiKey}` })
+            expect(answer.metadata).toEqual({ skill: "vote" })
+            const outcome = dataOf<{ status: string; counted_as: string; trust: { trust_up: number }; links: { agent_view: string } }>(
+              answer
+            )
+            expect(outcome).toMatchObject({ status: "recorded", counted_as: "agent" })
+            expect(outcome.trust.trust_up).toBe(before.trust.trust_up + 1)
+            expect(outcome.links.agent_view).toMatch(new RegExp(`^${base}/entities/`))
+            // The same vote again, as POST /vote answers it: unchanged; the view shows the one vote.
+            const again = yield* ask(
+              client,
+              { skill: "vote", entity_id: "okonomi-books", direction: "up" },
+              { Authorization: `Bearer ${agent.apiKey}` }
+            )
+            expect(dataOf<{ status: string }>(again).status).toBe("unchanged")
+            const after = yield* viewOf
+            expect(after.trust.trust_up).toBe(before.trust.trust_up + 1)
+            // The same agent's POST /vote is the same vote: down moves it.
+            const moved = yield* postJson(
+              `${base}/vote`,
+              { entity_id: "okonomi-books", direction: "down", reason: "exports fail" },
+              agent.authorization
+            )
+            expect(bodyOf<{ status: string }>(moved).status).toBe("changed")
+            expect((yield* viewOf).trust.trust_up).toBe(before.trust.trust_up)
+          })
+        )
+
+        it.effect(`${binding}: a down vote with its problem, without a key, counts for the address and lists the problem`, () =>
+          Effect.gen(function* () {
+            const base = yield* baseUrl
+            const client = yield* connect(base, binding)
+            const reason = `no offline mode ${binding}`
+            const answer = yield* ask(client, `vote down okonomi-books: ${reason}`)
+            expect(dataOf<{ counted_as: string; direction: string }>(answer)).toMatchObject({ counted_as: "address", direction: "down" })
+            const problems = bodyOf<{ problems: Array<{ summary: string }> }>(
+              yield* request(`${base}/entities/okonomi-books/problems?limit=100`)
+            )
+            expect(problems.problems.map((p) => p.summary)).toContain(reason)
+          })
+        )
+
+        it.effect(`${binding}: a bad key is refused as POST /vote refuses it; bad input names every wrong field`, () =>
+          Effect.gen(function* () {
+            const base = yield* baseUrl
+            const client = yield* connect(base, binding)
+            const bad = { Authorization: "Bearer pd_not-a-real-key" }
+            const viaHttp = yield* postJson(`${base}/vote`, { entity_id: "okonomi-books" }, { authorization: bad.Authorization })
+            expect(viaHttp.status).toBe(401)
+            const detail = bodyOf<{ detail: string }>(viaHttp).detail
+            const refused = yield* refusal(client, "vote up okonomi-books", bad)
+            expect(refused.message).toContain(detail)
+            const wrong = yield* refusal(client, { skill: "vote", entity_id: "Not A Slug", direction: "sideways", score: 5 })
+            expect(wrong.message).toMatch(/entity_id must be/)
+            expect(wrong.message).toMatch(/direction must be "up" or "down"/)
+            expect(wrong.message).toMatch(/score is not a field of this request/)
+            const unknown = yield* refusal(client, "tell me about no-such-product-at-all")
+            expect(unknown.message).toContain('No product has the id or slug "no-such-product-at-all"')
+          })
+        )
+      }
+
+      it.effect(
+        "JSON-RPC on the wire: 401 with the challenge, -32602 with field violations, the spec's errors for what is not offered",
+        () =>
+          Effect.gen(function* () {
+            const base = yield* baseUrl
+            const send = (params: unknown, method = "SendMessage") => ({ jsonrpc: "2.0", id: 7, method, params })
+            const unauthorized = yield* rpc(base, send(sendText("okonomi")), { ...withVersion, authorization: "Bearer wrong" })
+            expect(unauthorized.status).toBe(401)
+            expect(unauthorized.headers.get("www-authenticate")).toMatch(/^Bearer /)
+            expect(bodyOf<{ id: number; error: { code: number } }>(unauthorized)).toMatchObject({ id: 7, error: { code: -32000 } })
+
+            const invalid = yield* rpc(base, send({ message: { role: "ROLE_AGENT", parts: [] } }))
+            expect(invalid.status).toBe(200)
+            const error = bodyOf<{ error: { code: number; data: Array<{ "@type": string; fieldViolations?: Array<{ field: string }> }> } }>(
+              invalid
+            ).error
+            expect(error.code).toBe(-32602)
+            const fields = error.data.find((d) => d["@type"].endsWith("google.rpc.BadRequest"))!.fieldViolations!.map((v) => v.field)
+            expect(fields).toEqual(expect.arrayContaining(["message.messageId", "message.role", "message.parts"]))
+
+            const codeOf = (reply: { json: unknown }) => (reply.json as { error?: { code: number } }).error?.code
+            expect(codeOf(yield* rpc(base, send(sendText("okonomi")), {}))).toBe(-32009) // no A2A-Version: read as 0.3
+            expect(codeOf(yield* rpc(base, send(sendText("okonomi"), "SendStreamingMessage")))).toBe(-32004)
+            expect(codeOf(yield* rpc(base, send({ id: "t-1" }, "GetTask")))).toBe(-32001)
+            expect(codeOf(yield* rpc(base, send({ taskId: "t-1" }, "CreateTaskPushNotificationConfig")))).toBe(-32003)
+            expect(codeOf(yield* rpc(base, send({}, "GetExtendedAgentCard")))).toBe(-32004)
+            const renamed = yield* rpc(base, send(sendText("okonomi"), "message/send"))
+            expect(bodyOf<{ error: { code: number; message: string } }>(renamed).error).toMatchObject({
+              code: -32601,
+              message: expect.stringContaining("SendMessage")
+            })
+            expect(
+              codeOf(
+                yield* request(`${base}/a2a/jsonrpc`, {
+                  method: "POST",
+                  headers: { "content-type": "application/json", ...withVersion },
+                  body: "{nope"
+                })
+              )
+            ).toBe(-32700)
+            const files = yield* rpc(
+              base,
+              send({ message: { messageId: "f", role: "ROLE_USER", parts: [{ url: "https://example.com/x.pdf" }] } })
+            )
+            expect(codeOf(files)).toBe(-32005)
+          })
+      )
+
+      it.effect("HTTP+JSON on the wire: google.rpc.Status errors with ErrorInfo, never a 5xx for bad input", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const post = (path: string, body: unknown) => postJson(`${base}/a2a/rest${path}`, body, withVersion)
+          const task = yield* request(`${base}/a2a/rest/tasks/t-1`, { headers: withVersion })
+          expect(task.status).toBe(404)
+          expect(bodyOf<{ error: { status: string; details: Array<{ reason?: string }> } }>(task).error).toMatchObject({
+            status: "NOT_FOUND",
+            details: [expect.objectContaining({ reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org" })]
+          })
+          const bad = yield* post("/message:send", {
+            message: { messageId: "x", role: "ROLE_USER", parts: [{ data: { skill: "teleport" } }] }
+          })
+          expect(bad.status).toBe(400)
+          expect(bad.text).toContain("message.parts[0].data.skill")
+          const unknown = yield* post("/message:send", sendText("tell me about no-such-product-at-all"))
+          expect(unknown.status).toBe(404)
+          const stream = yield* post("/message:stream", sendText("okonomi"))
+          expect(stream.status).toBe(400)
+          expect(bodyOf<{ error: { details: Array<{ reason?: string }> } }>(stream).error.details[0]!.reason).toBe("UNSUPPORTED_OPERATION")
+          const nowhere = yield* post("/teleport", {})
+          expect(nowhere.status).toBe(404)
+          const ok = yield* post("/message:send", sendText("okonomi"))
+          expect(ok.status).toBe(200)
+          expect(ok.headers.get("content-type")).toMatch(/^application\/a2a\+json/)
+        })
+      )
+
+      it.effect("the card's signature verifies with node:crypto over the SDK's canonical card and its JWKS; a tampered card fails", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const card = bodyOf<AgentCard & { signatures: Array<{ protected: string; signature: string }> }>(
+            yield* request(`${base}/.well-known/agent-card.json`)
+          )
+          const [signature] = card.signatures
+          const header = JSON.parse(Buffer.from(signature!.protected, "base64url").toString()) as Record<string, string>
+          expect(header).toMatchObject({ alg: "ES256", typ: "JOSE", jku: `${base}/.well-known/jwks.json` })
+          const jwks = bodyOf<{ keys: Array<JsonWebKey & { kid: string }> }>(yield* request(header.jku!))
+          const jwk = jwks.keys.find((k) => k.kid === header.kid)!
+          expect(jwk).toMatchObject({ kty: "EC", crv: "P-256", x: signingJwk.x, y: signingJwk.y })
+          expect(jwk).not.toHaveProperty("d")
+          const publicKey = createPublicKey({ key: jwk, format: "jwk" })
+          const verifies = (served: AgentCard) =>
+            verify(
+              "sha256",
+              Buffer.from(`${signature!.protected}.${Buffer.from(canonicalizeAgentCard(served)).toString("base64url")}`),
+              { key: publicKey, dsaEncoding: "ieee-p1363" },
+              Buffer.from(signature!.signature, "base64url")
+            )
+          expect(verifies(card)).toBe(true)
+          const tampered = { ...card, description: `${card.description} Now free forever.` }
+          expect(verifies(tampered)).toBe(false)
+          // The SDK's own verifier (jose underneath, as our signer) agrees, on the card as served.
+          const verifier = verifyAgentCardSignature(async (kid) => jwks.keys.find((k) => k.kid === kid)! as never)
+          yield* Effect.promise(() => verifier(card))
+          const forged = yield* Effect.flip(Effect.tryPromise({ try: () => verifier(tampered), catch: (error) => error as Error }))
+          expect(forged.message).toContain("No valid signatures")
+        })
+      )
+    })
+  })
+}
+
+describe("the card's key when A2A_SIGNING_KEY is not set", () => {
+  plainIt("is generated once and kept in the store: every process on one store signs with the same key", async () => {
+    const twoProcesses = Effect.gen(function* () {
+      const settings = yield* Settings
+      // Each a fresh build of the layer, as each API process makes its own.
+      const signerOn = Effect.provide(
+        Effect.gen(function* () {
+          return yield* CardSigner
+        }),
+        Layer.fresh(cardSigning.pipe(Layer.provide(Layer.succeed(Settings, settings)), Layer.provide(ApiConfig.layerWith())))
+      )
+      const first = yield* signerOn
+      const second = yield* signerOn
+      const base = "http://a2a.example"
+      const card = yield* first.sign(directoryCard(base), base)
+      return { first: first.jwks.keys, second: second.jwks.keys, card }
+    }).pipe(Effect.provide(MemoryStore.layer))
+    const { first, second, card } = await Effect.runPromise(twoProcesses)
+    expect(first).toHaveLength(1)
+    expect(second).toEqual(first)
+    expect(first[0]).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256", use: "sig" })
+    const header = JSON.parse(Buffer.from(card.signatures![0]!.protected, "base64url").toString()) as { kid: string }
+    expect(header.kid).toBe(first[0]!.kid)
+  })
+})
