@@ -1,6 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Effect } from "effect"
 import { sampleCatalog } from "@productdir/fixtures/sample"
 import { baseUrl, serverLayer, storeVariants } from "./harness.ts"
@@ -25,6 +26,34 @@ const call = (client: Client, name: string, args: Record<string, unknown>) =>
   Effect.promise(() => client.callTool({ name, arguments: args }) as Promise<ToolResult>)
 
 const textOf = (result: ToolResult) => result.content.map((c) => c.text ?? "").join("\n")
+
+/** The URIs of every notifications/resources/updated the client gets, in order. */
+const updates = (client: Client): Array<string> => {
+  const seen: Array<string> = []
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    seen.push(notification.params.uri)
+  })
+  return seen
+}
+
+/** Waits until `check` holds (a notification arrived), for at most a generous deadline. */
+const eventually = (check: () => boolean, what: string) =>
+  Effect.promise(async () => {
+    const deadline = Date.now() + 15_000
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`not seen within 15 s: ${what}`)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  })
+
+/** A refusal from the client's request: its JSON-RPC code and message. */
+const refusalOf = <A>(promise: () => Promise<A>) =>
+  Effect.promise(() =>
+    promise().then(
+      () => undefined,
+      (error: { code?: number; message?: string }) => error
+    )
+  )
 
 const sample = sampleCatalog()
 
@@ -182,6 +211,15 @@ for (const variant of storeVariants()) {
           )
           expect(completed.completion.values).toContain(hit.slug)
           for (const value of completed.completion.values) expect(value.startsWith(prefix)).toBe(true)
+          expect(completed.completion).toMatchObject({ total: completed.completion.values.length, hasMore: false })
+          // Everything: the first 20 slugs in order, the true count of them all, and that there are more.
+          const all = yield* Effect.promise(() =>
+            client.complete({ ref: { type: "ref/resource", uri: "productdir://products/{slug}" }, argument: { name: "slug", value: "" } })
+          )
+          expect(sample.length).toBeGreaterThan(20)
+          expect(all.completion.values).toHaveLength(20)
+          expect(all.completion.values).toEqual([...all.completion.values].sort())
+          expect([all.completion.total, all.completion.hasMore]).toEqual([sample.length, true])
           const none = yield* Effect.promise(() =>
             client.complete({
               ref: { type: "ref/resource", uri: "productdir://products/{slug}" },
@@ -304,9 +342,12 @@ for (const variant of storeVariants()) {
           const base = yield* baseUrl
           const streams = { accept: "application/json, text/event-stream" }
           const get = yield* request(`${base}/mcp`)
-          expect(get.status).toBe(405)
-          expect(get.headers.get("allow")).toBe("POST")
-          expect(bodyOf<{ detail: string }>(get).detail).toContain("POST")
+          expect(get.status).toBe(400)
+          expect(bodyOf<{ detail: string }>(get).detail).toContain("MCP-Session-Id")
+          const put = yield* request(`${base}/mcp`, { method: "PUT" })
+          expect(put.status).toBe(405)
+          expect(put.headers.get("allow")).toBe("GET, POST, DELETE")
+          expect(bodyOf<{ detail: string }>(put).detail).toContain("POST")
           const notAcceptable = yield* postJson(`${base}/mcp`, { jsonrpc: "2.0", id: 1, method: "ping" }, { accept: "text/html" })
           expect(notAcceptable.status).toBe(406)
           expect(bodyOf<{ detail: string }>(notAcceptable).detail).toContain("Accept: application/json, text/event-stream")
@@ -332,6 +373,112 @@ for (const variant of storeVariants()) {
           expect(bodyOf<{ error: { code: number } }>(parseError).error.code).toBe(-32700)
           expect(parseError.text).not.toContain("_tag")
         })
+      )
+
+      it.effect("a subscribed product's changes are notified; unsubscribing stops them; an unknown URI is refused", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const client = yield* connect(base)
+          expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true)
+          const seen = updates(client)
+          const [watched, other] = [sample[20]!, sample[21]!]
+          const watchedUri = `productdir://products/${watched.id}`
+          const otherUri = `productdir://products/${other.id}`
+          yield* Effect.promise(() => client.subscribeResource({ uri: watchedUri }))
+          yield* Effect.promise(() => client.subscribeResource({ uri: otherUri }))
+          // A vote changes the product: its subscribers hear of it.
+          expect((yield* postJson(`${base}/vote`, { entity_id: watched.id, direction: "up" })).status).toBe(201)
+          yield* eventually(() => seen.includes(watchedUri), watchedUri)
+          // After unsubscribing, a change of that product is not notified; the other subscription still is.
+          yield* Effect.promise(() => client.unsubscribeResource({ uri: watchedUri }))
+          const before = seen.length
+          // A changed vote answers 200.
+          expect((yield* postJson(`${base}/vote`, { entity_id: watched.id, direction: "down" })).status).toBe(200)
+          expect((yield* postJson(`${base}/vote`, { entity_id: other.id, direction: "up" })).status).toBe(201)
+          yield* eventually(() => seen.includes(otherUri), otherUri)
+          expect(seen.slice(before)).toEqual([otherUri])
+          // A URI the server does not have, and a product that does not exist, are refused, saying which URIs there are.
+          const foreign = yield* refusalOf(() => client.subscribeResource({ uri: "test://watched-resource" }))
+          expect(foreign?.code).toBe(-32002)
+          expect(foreign?.message).toContain("productdir://products/{slug}")
+          const missing = yield* refusalOf(() => client.subscribeResource({ uri: "productdir://products/no-such-product" }))
+          expect(missing?.code).toBe(-32002)
+          expect(missing?.message).toContain('No product has the id or slug "no-such-product"')
+        }).pipe(Effect.scoped)
+      )
+
+      it.effect("a session's notifications wait for its stream; DELETE ends the session and its stream", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const headers = { accept: "application/json, text/event-stream", "content-type": "application/json" }
+          const init = yield* postJson(
+            `${base}/mcp`,
+            {
+              jsonrpc: "2.0",
+              id: 1,
+              method: "initialize",
+              params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+            },
+            headers
+          )
+          const session = { ...headers, "mcp-session-id": init.headers.get("mcp-session-id")!, "mcp-protocol-version": "2025-11-25" }
+          expect(
+            bodyOf<{ result: { capabilities: { resources: { subscribe: boolean } } } }>(init).result.capabilities.resources.subscribe
+          ).toBe(true)
+          const target = sample[22]!
+          const uri = `productdir://products/${target.id}`
+          const subscribed = yield* postJson(
+            `${base}/mcp`,
+            { jsonrpc: "2.0", id: 2, method: "resources/subscribe", params: { uri } },
+            session
+          )
+          expect(bodyOf<unknown>(subscribed)).toEqual({ jsonrpc: "2.0", id: 2, result: {} })
+          // The change comes before the stream is open: it is sent when the stream opens.
+          expect((yield* postJson(`${base}/vote`, { entity_id: target.id, direction: "up" })).status).toBe(201)
+          const abort = new AbortController()
+          const stream = yield* Effect.promise(() => fetch(`${base}/mcp`, { headers: session, signal: abort.signal }))
+          expect([stream.status, stream.headers.get("content-type")]).toEqual([200, "text/event-stream"])
+          const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader()
+          let received = ""
+          yield* Effect.promise(async () => {
+            while (!received.includes("notifications/resources/updated")) {
+              const { value, done } = await reader.read()
+              if (done) break
+              received += value
+            }
+          })
+          const data = received.split("\n").find((line) => line.startsWith("data: "))!
+          expect(JSON.parse(data.slice(6))).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri } })
+          // DELETE ends the session: its stream ends, and a new stream for it is refused.
+          const ended = yield* request(`${base}/mcp`, { method: "DELETE", headers: session })
+          expect(ended.status).toBe(204)
+          yield* Effect.promise(async () => {
+            for (;;) if ((await reader.read()).done) return
+          })
+          const again = yield* request(`${base}/mcp`, { headers: session })
+          expect(again.status).toBe(404)
+          expect(bodyOf<{ detail: string }>(again).detail).toContain("initialize again")
+          abort.abort()
+        })
+      )
+
+      it.effect("MCP-Protocol-Version: another revision this server speaks is answered in the session's; an unknown one is 400", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const client = yield* connect(base)
+          const transport = (client as unknown as { _transport: { sessionId?: string } })._transport
+          const session = { accept: "application/json, text/event-stream", "mcp-session-id": transport.sessionId! }
+          const list = (version: string) =>
+            postJson(`${base}/mcp`, { jsonrpc: "2.0", id: 7, method: "tools/list" }, { ...session, "mcp-protocol-version": version })
+          for (const version of ["2025-03-26", "2025-06-18", "2025-11-25"]) {
+            const answered = yield* list(version)
+            expect([version, answered.status]).toEqual([version, 200])
+            expect(bodyOf<{ result: { tools: Array<unknown> } }>(answered).result.tools.length).toBe(5)
+          }
+          const unknown = yield* list("1999-01-01")
+          expect(unknown.status).toBe(400)
+          expect(unknown.text).toContain("1999-01-01")
+        }).pipe(Effect.scoped)
       )
 
       it.effect("links in tool results are absolute", () =>
