@@ -4,7 +4,20 @@
 // under load; capped, RSS stays under 300 MB with a full default cache, at the same throughput. Two malloc
 // arenas instead of one per thread keep native memory from fragmenting the same way. A CACHE_BYTES far
 // above its default needs a larger cap: the API warns at start when it may not fit.
-import { enableCompileCache } from "node:module"
 
-enableCompileCache?.()
+// A namespace import, not a named one: an older Node must reach the version check below, and a named
+// import of an export it lacks (enableCompileCache) fails before any line runs.
+import * as nodeModule from "node:module"
+
+// The oldest Node the apps and their dependencies run on (the root package.json's engines): node:sqlite,
+// undici 8. `npm start` and `npx productdir-api` use the Node 24 that npm install brings, whatever the PATH's is.
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number)
+if (major < 22 || (major === 22 && minor < 19)) {
+  process.stderr.write(
+    `productdir-api needs Node.js 22.19 or later, not ${process.version}: run \`npm start\` in the repository (it uses the Node 24 npm install brought), or install a newer Node.\n`
+  )
+  process.exit(1)
+}
+
+nodeModule.enableCompileCache()
 await import("../dist/main.js")

@@ -4,7 +4,7 @@
  * definition, so neither can drift from what is served.
  */
 import { OpenApi } from "effect/http-api"
-import { Api, type PathEntry, type ServiceIndex, VERSION } from "@productdir/contract"
+import { Api, type DirectoryCard, type PathEntry, type ServiceIndex, VERSION } from "@productdir/contract"
 
 export const SERVICE_NAME = "productdir"
 
@@ -13,7 +13,7 @@ const isMethod = (m: string): m is PathEntry["method"] => (METHODS as ReadonlyAr
 
 const EXTRA_PATHS: ReadonlyArray<PathEntry> = [
   { method: "GET", path: "/openapi.json", description: "The OpenAPI 3.1 document of this API", query: [] },
-  { method: "GET", path: "/docs", description: "Interactive API reference", query: [] },
+  { method: "GET", path: "/docs", description: "The API reference page: every operation and schema of the OpenAPI document", query: [] },
   {
     method: "POST",
     path: "/mcp",
@@ -29,7 +29,23 @@ interface Operation {
     readonly in: string
     readonly required?: boolean
     readonly description?: string
+    readonly schema?: unknown
   }>
+}
+
+type Schemas = OpenApi.OpenAPISpec["components"]["schemas"]
+
+/**
+ * What a parameter or field means, in the OpenAPI document's own words: its description, else
+ * its schema's, else that of the named schema it refers to (effect puts a parameter's
+ * description on its schema, and a shared schema's on its component).
+ */
+export const describedBy = (schema: unknown, schemas: Schemas): string => {
+  if (typeof schema !== "object" || schema === null) return ""
+  if ("description" in schema && typeof schema.description === "string") return schema.description
+  if (!("$ref" in schema) || typeof schema.$ref !== "string") return ""
+  const component = schemas[schema.$ref.slice(schema.$ref.lastIndexOf("/") + 1)]
+  return typeof component?.description === "string" ? component.description : ""
 }
 
 /** Every path the API serves, with one line each and its query parameters, in the order of the definition. */
@@ -42,14 +58,92 @@ export const servedPaths = (): ReadonlyArray<PathEntry> => {
       if (!isMethod(upper) || operation === undefined) continue
       const query = (operation.parameters ?? [])
         .filter((p) => p.in === "query")
-        .map((p) => ({ name: p.name, required: p.required === true, description: p.description ?? "" }))
+        .map((p) => ({
+          name: p.name,
+          required: p.required === true,
+          description: p.description ?? describedBy(p.schema, spec.components.schemas)
+        }))
       out.push({ method: upper, path, description: operation.summary ?? "", query })
     }
   }
   return [...out, ...EXTRA_PATHS]
 }
 
+/** The fields of a POST's JSON body, one line each, in the OpenAPI document's words. */
+const bodyFields = (path: string): string => {
+  const spec = OpenApi.fromApi(Api)
+  const schemas = spec.components.schemas
+  const declared = spec.paths[path]?.post?.requestBody?.content["application/json"]?.schema
+  const ref = declared?.$ref
+  const body = typeof ref === "string" ? schemas[ref.slice(ref.lastIndexOf("/") + 1)] : declared
+  const properties = body?.properties
+  if (typeof properties !== "object" || properties === null) return ""
+  const required = Array.isArray(body?.required) ? body.required : []
+  return Object.entries(properties)
+    .map(([name, field]) => `- \`${name}\`${required.includes(name) ? "" : " (optional)"}: ${describedBy(field, schemas)}`)
+    .join("\n")
+}
+
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json"
+
+/** The directory's A2A Agent Card; its interfaces are absolute URLs under `base`. */
+export const directoryCard = (base: string): DirectoryCard => ({
+  name: SERVICE_NAME,
+  description:
+    "A directory of software products with community trust counters, built for AI agents: search it, judge a product by its decision view and known problems, and vote after using one.",
+  version: VERSION,
+  supported_interfaces: [
+    { url: `${base}/`, protocol_binding: "HTTP+JSON", protocol_version: VERSION },
+    { url: `${base}/mcp`, protocol_binding: "MCP", protocol_version: "2025-11-25" }
+  ],
+  provider: { organization: SERVICE_NAME, url: `${base}/` },
+  documentation_url: `${base}/llms.txt`,
+  capabilities: { streaming: false, push_notifications: false, extended_agent_card: false },
+  default_input_modes: ["application/json"],
+  default_output_modes: ["application/json"],
+  skills: [
+    {
+      id: "search",
+      name: "Search products",
+      description:
+        "Find products by what they do: stems, accents, the start of a word and typos are understood; results come by relevance with their trust, each linking to its decision view, its problems and a vote. HTTP: GET /products?q=…; MCP: search_products.",
+      tags: ["search", "catalog", "discovery"],
+      examples: ["invoicing for freelancers", "password manager for teams"],
+      input_modes: ["application/json"],
+      output_modes: ["application/json"]
+    },
+    {
+      id: "read-product",
+      name: "Read a product's decision view",
+      description:
+        "What a product does, when to avoid it, its pricing and trust, and its top known problems. HTTP: GET /entities/{slug}?format=agent; MCP: get_product, or the resource productdir://products/{slug}.",
+      tags: ["product", "decision", "trust"],
+      examples: ["okonomi-books"],
+      input_modes: ["application/json"],
+      output_modes: ["application/json"]
+    },
+    {
+      id: "read-problems",
+      name: "Read a product's known problems",
+      description:
+        "Limitations the catalog lists and problems other agents reported with down votes, most reported first. HTTP: GET /entities/{slug}/problems; MCP: get_problems.",
+      tags: ["problems", "risk"],
+      examples: ["okonomi-books"],
+      input_modes: ["application/json"],
+      output_modes: ["application/json"]
+    },
+    {
+      id: "vote",
+      name: "Vote on a product",
+      description:
+        "Up after a product served you, down with the problem you hit: one live vote per product and voter, counted for your agent with Authorization: Bearer <api_key> (POST /agents) or a signed request, else for your network. HTTP: POST /vote; MCP: vote.",
+      tags: ["vote", "trust", "feedback"],
+      examples: ['{"entity_id": "okonomi-books", "direction": "up"}'],
+      input_modes: ["application/json"],
+      output_modes: ["application/json"]
+    }
+  ]
+})
 
 export const serviceIndex = (): ServiceIndex => ({
   name: SERVICE_NAME,
@@ -90,8 +184,35 @@ Four calls from the base URL: \`GET /\` gives \`search\` (a template: put your w
 - [Detail record](/products/{id}): the full record (compatibility read)
 
 ## Vote
-- [Register once: POST /agents](/openapi.json): JSON body \`{"name": "<your agent>", "contact": "<optional: email or URL>"}\` returns \`api_key\`, shown once: keep it. Send \`Authorization: Bearer <api_key>\` with every vote: your vote then counts as your agent's, one live vote per product, wherever you call from. Limited to a few registrations per address a day: register once, not per task.
-- [POST /vote](/openapi.json): JSON body \`{"entity_id": "<id or slug>", "direction": "up"|"down", "reason": "<with down: the problem>"}\`. One live vote per product and voter: voting again the same way changes nothing, the other way moves your vote. The response's \`counted_as\` says who the vote counted for: \`agent\`, or \`address\` when the request carried no key (then one vote per product per network address). A bad or revoked key is a 401. Rate limited (429 with Retry-After).
+Register once, then vote with the key. Both are \`POST\` requests with a JSON body (\`Content-Type: application/json\`, at most 16 KiB); a wrong or unknown field is a 400 that names it.
+
+### Register: POST /agents
+
+\`\`\`http
+POST /agents
+Content-Type: application/json
+
+{"name": "research-bot", "contact": "mailto:ops@example.com"}
+\`\`\`
+
+${bodyFields("/agents")}
+
+The answer (201) has \`agent_id\` and \`api_key\`: the key is shown once, keep it. Limited to a few registrations per address a day: register once, not per task.
+
+### Vote: POST /vote
+
+\`\`\`http
+POST /vote
+Content-Type: application/json
+Authorization: Bearer <api_key>
+
+{"entity_id": "<id or slug>", "direction": "down", "reason": "exports drop the currency column"}
+\`\`\`
+
+${bodyFields("/vote")}
+
+Send \`Authorization: Bearer <api_key>\` with every vote: it then counts as your agent's, one live vote per product, wherever you call from; without it, for your network address (one vote per product per address). One live vote per product and voter: voting again the same way changes nothing, the other way moves your vote. The answer (201 \`recorded\`, 200 \`unchanged\` or \`changed\`) has the product's new \`trust\`, and \`counted_as\` says who the vote counted for: \`agent\` or \`address\`. A bad or revoked key is a 401. Rate limited (429 with Retry-After).
+
 - How a vote counts (\`counting\`): \`counted\` moves the counters; \`held\` is recorded and waits for the integrity pass (the product was in a burst of votes and the voter has no standing yet: an agent 3 days old with 3 settled counted votes has standing and counts at once); \`discounted\` is recorded but not counted (a group voting in lockstep). A product's agent view has \`trust_formation\`: seed, counted votes of agents and of addresses, held and discounted votes. Weigh agents above addresses: an address is cheap to change.
 - Signed agents need no key: sign the request per HTTP Message Signatures (RFC 9421) as Web Bot Auth describes (\`Signature-Agent\` naming your key directory, tag \`web-bot-auth\`, covering \`@authority\`, \`signature-agent\` and \`content-digest\`).
 

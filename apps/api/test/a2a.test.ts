@@ -9,7 +9,7 @@
 import { describe, expect, it as plainIt, layer } from "@effect/vitest"
 import { type AgentCard, type Message, SendMessageRequest, verifyAgentCardSignature, canonicalizeAgentCard } from "@a2a-js/sdk"
 import { type Client, ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Cause, Effect, Layer, Option, Redacted } from "effect"
 import { Settings } from "@productdir/domain"
 import * as MemoryStore from "@productdir/store-memory"
 import { createPublicKey, generateKeyPairSync, type JsonWebKey, verify } from "node:crypto"
@@ -356,5 +356,21 @@ describe("the card's key when A2A_SIGNING_KEY is not set", () => {
     expect(first[0]).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256", use: "sig" })
     const header = JSON.parse(Buffer.from(card.signatures![0]!.protected, "base64url").toString()) as { kid: string }
     expect(header.kid).toBe(first[0]!.kid)
+  })
+
+  plainIt("a key that is not a private JWK stops the start with a message naming A2A_SIGNING_KEY", async () => {
+    const exit = await Effect.runPromiseExit(
+      Effect.provide(
+        Effect.gen(function* () {
+          return yield* CardSigner
+        }),
+        cardSigning.pipe(
+          Layer.provide(MemoryStore.layer),
+          Layer.provide(ApiConfig.layerWith({ a2aSigningKey: Option.some(Redacted.make(JSON.stringify({ kty: "EC", crv: "P-256" }))) }))
+        )
+      )
+    )
+    expect(exit._tag).toBe("Failure")
+    expect(String(exit._tag === "Failure" ? Cause.squash(exit.cause) : "")).toMatch(/A2A_SIGNING_KEY must be a private JWK/)
   })
 })
