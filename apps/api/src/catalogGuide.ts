@@ -4,7 +4,7 @@
  * definition, so neither can drift from what is served.
  */
 import { OpenApi } from "effect/http-api"
-import { Api, type DirectoryCard, type PathEntry, type ServiceIndex, VERSION } from "@productdir/contract"
+import { Api, type PathEntry, type ServiceIndex, VERSION } from "@productdir/contract"
 
 export const SERVICE_NAME = "productdir"
 
@@ -85,65 +85,6 @@ const bodyFields = (path: string): string => {
 }
 
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json"
-
-/** The directory's A2A Agent Card; its interfaces are absolute URLs under `base`. */
-export const directoryCard = (base: string): DirectoryCard => ({
-  name: SERVICE_NAME,
-  description:
-    "A directory of software products with community trust counters, built for AI agents: search it, judge a product by its decision view and known problems, and vote after using one.",
-  version: VERSION,
-  supported_interfaces: [
-    { url: `${base}/`, protocol_binding: "HTTP+JSON", protocol_version: VERSION },
-    { url: `${base}/mcp`, protocol_binding: "MCP", protocol_version: "2025-11-25" }
-  ],
-  provider: { organization: SERVICE_NAME, url: `${base}/` },
-  documentation_url: `${base}/llms.txt`,
-  capabilities: { streaming: false, push_notifications: false, extended_agent_card: false },
-  default_input_modes: ["application/json"],
-  default_output_modes: ["application/json"],
-  skills: [
-    {
-      id: "search",
-      name: "Search products",
-      description:
-        "Find products by what they do: stems, accents, the start of a word and typos are understood; results come by relevance with their trust, each linking to its decision view, its problems and a vote. HTTP: GET /products?q=…; MCP: search_products.",
-      tags: ["search", "catalog", "discovery"],
-      examples: ["invoicing for freelancers", "password manager for teams"],
-      input_modes: ["application/json"],
-      output_modes: ["application/json"]
-    },
-    {
-      id: "read-product",
-      name: "Read a product's decision view",
-      description:
-        "What a product does, when to avoid it, its pricing and trust, and its top known problems. HTTP: GET /entities/{slug}?format=agent; MCP: get_product, or the resource productdir://products/{slug}.",
-      tags: ["product", "decision", "trust"],
-      examples: ["okonomi-books"],
-      input_modes: ["application/json"],
-      output_modes: ["application/json"]
-    },
-    {
-      id: "read-problems",
-      name: "Read a product's known problems",
-      description:
-        "Limitations the catalog lists and problems other agents reported with down votes, most reported first. HTTP: GET /entities/{slug}/problems; MCP: get_problems.",
-      tags: ["problems", "risk"],
-      examples: ["okonomi-books"],
-      input_modes: ["application/json"],
-      output_modes: ["application/json"]
-    },
-    {
-      id: "vote",
-      name: "Vote on a product",
-      description:
-        "Up after a product served you, down with the problem you hit: one live vote per product and voter, counted for your agent with Authorization: Bearer <api_key> (POST /agents) or a signed request, else for your network. HTTP: POST /vote; MCP: vote.",
-      tags: ["vote", "trust", "feedback"],
-      examples: ['{"entity_id": "okonomi-books", "direction": "up"}'],
-      input_modes: ["application/json"],
-      output_modes: ["application/json"]
-    }
-  ]
-})
 
 export const serviceIndex = (): ServiceIndex => ({
   name: SERVICE_NAME,
