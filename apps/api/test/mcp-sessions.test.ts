@@ -1,0 +1,102 @@
+/**
+ * The MCP sessions' subscriptions and streams (src/mcp/sessions.ts) on the
+ * memory store's change feed: what a stream carries, and that nothing is left
+ * behind (no subscription, no stream, no listener on the feed) once a session's
+ * stream closes, the session ends, or its last subscription goes.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Fiber, Stream } from "effect"
+import { CatalogStore, ProductChanges, type ProductId } from "@productdir/domain"
+import { sampleCatalog } from "@productdir/fixtures/sample"
+import * as MemoryStore from "@productdir/store-memory"
+import { MAX_SUBSCRIPTIONS, make } from "../src/mcp/sessions.ts"
+
+const catalog = sampleCatalog()
+const [a, b] = [catalog[0]!, catalog[1]!]
+const uriOf = (id: ProductId) => `productdir://products/${id}`
+
+/** The sessions over the memory store's change feed, and how many listeners that feed holds for them. */
+const setup = Effect.gen(function* () {
+  const store = yield* CatalogStore
+  yield* store.upsert(catalog)
+  const real = yield* ProductChanges
+  const listeners = { count: 0 }
+  // The real feed, counting what subscribes to it and what lets go.
+  const counted = ProductChanges.of({
+    subscribe: (listener) =>
+      Effect.acquireRelease(
+        Effect.sync(() => listeners.count++),
+        () => Effect.sync(() => listeners.count--)
+      ).pipe(Effect.andThen(real.subscribe(listener)))
+  })
+  const { service } = yield* Effect.provideService(make, ProductChanges, counted)
+  /** A change of the product: removed, or back again. */
+  const change = (input: (typeof catalog)[number]) =>
+    Effect.flatMap(store.find(input.id).pipe(Effect.result), (found) =>
+      found._tag === "Success" ? store.remove([input.id]) : store.upsert([input])
+    )
+  return { sessions: service, listeners, change }
+})
+
+const decoder = new TextDecoder()
+const text = (chunks: Iterable<Uint8Array>) => [...chunks].map((chunk) => decoder.decode(chunk)).join("")
+
+describe("MCP sessions", () => {
+  it.effect("a change waits for the session's stream; the stream closing ends its subscriptions and lets go of the feed", () =>
+    Effect.gen(function* () {
+      const { sessions, listeners, change } = yield* setup
+      sessions.opened("one")
+      expect(sessions.knows("one")).toBe(true)
+      yield* sessions.subscribe("one", uriOf(a.id), a.id)
+      expect([listeners.count, sessions.stats().following]).toEqual([1, true])
+      // Twice before the stream opens: told once.
+      yield* change(a)
+      yield* change(a)
+      const events = yield* sessions.stream("one")
+      // The opening comment and one notification, then the client goes away.
+      const sent = text(yield* Stream.runCollect(Stream.take(events, 2)))
+      expect(sent).toContain(`"method":"notifications/resources/updated","params":{"uri":"${uriOf(a.id)}"}`)
+      expect(sent.match(/notifications\/resources\/updated/g)).toHaveLength(1)
+      expect(sessions.stats()).toEqual({ sessions: 1, subscriptions: 0, streams: 0, following: false })
+      expect(listeners.count).toBe(0)
+    }).pipe(Effect.scoped, Effect.provide(MemoryStore.layer))
+  )
+
+  // Live: the test waits on the real clock for what the stream carries.
+  it.live("the session ending (DELETE) ends its open stream and lets go of the feed", () =>
+    Effect.gen(function* () {
+      const { sessions, listeners, change } = yield* setup
+      sessions.opened("two")
+      yield* sessions.subscribe("two", uriOf(b.id), b.id)
+      const events = yield* sessions.stream("two")
+      const received: Array<Uint8Array> = []
+      const reading = yield* Effect.forkChild(Stream.runForEach(events, (chunk) => Effect.sync(() => received.push(chunk))))
+      yield* change(b)
+      // The notification goes out on the open stream.
+      while (!text(received).includes(uriOf(b.id))) yield* Effect.sleep("10 millis")
+      yield* sessions.ended("two")
+      yield* Fiber.join(reading)
+      expect(sessions.knows("two")).toBe(false)
+      expect(sessions.stats()).toEqual({ sessions: 0, subscriptions: 0, streams: 0, following: false })
+      expect(listeners.count).toBe(0)
+    }).pipe(Effect.scoped, Effect.provide(MemoryStore.layer))
+  )
+
+  it.effect("one listener for every session; the last unsubscribe lets go of it; a session's subscriptions are bounded", () =>
+    Effect.gen(function* () {
+      const { sessions, listeners } = yield* setup
+      yield* sessions.subscribe("three", uriOf(a.id), a.id)
+      yield* sessions.subscribe("four", uriOf(a.id), a.id)
+      yield* sessions.subscribe("four", uriOf(b.id), b.id)
+      expect(listeners.count).toBe(1)
+      yield* sessions.unsubscribe("three", uriOf(a.id))
+      expect(listeners.count).toBe(1)
+      yield* sessions.unsubscribe("four", uriOf(a.id))
+      yield* sessions.unsubscribe("four", uriOf(b.id))
+      expect([listeners.count, sessions.stats().following]).toEqual([0, false])
+      for (let i = 0; i < MAX_SUBSCRIPTIONS; i++) yield* sessions.subscribe("five", `test://static/${i}`, undefined)
+      const refused = yield* Effect.flip(sessions.subscribe("five", uriOf(a.id), a.id))
+      expect(refused.message).toContain(`${MAX_SUBSCRIPTIONS} resources at most`)
+    }).pipe(Effect.scoped, Effect.provide(MemoryStore.layer))
+  )
+})
