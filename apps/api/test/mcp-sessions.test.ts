@@ -33,7 +33,7 @@ const setup = Effect.gen(function* () {
   /** A change of the product: removed, or back again. */
   const change = (input: (typeof catalog)[number]) =>
     Effect.flatMap(store.find(input.id).pipe(Effect.result), (found) =>
-      found._tag === "Success" ? store.remove([input.id]) : store.upsert([input])
+      found._tag === "Success" ? Effect.asVoid(store.remove([input.id])) : Effect.asVoid(store.upsert([input]))
     )
   return { sessions: service, listeners, change }
 })
