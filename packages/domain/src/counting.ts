@@ -26,61 +26,45 @@ export type VoteCounting = typeof VoteCounting.Type
 
 // ---- the burst guard ----------------------------------------------------------
 
-/** Time constants of a product's decayed vote counts: the last hour's, the last day's and the last week's. */
+/** Time constants of a product's two decayed vote counts: the last hour's, and the last week's. */
 export const FAST_SECONDS = 3_600
-export const DAY_SECONDS = 86_400
 export const SLOW_SECONDS = 604_800
 
 /**
- * When new votes without standing wait, on two time scales against the product's last week:
- * - an hour: once the last hour's votes exceed `floor` plus `factor` times the hourly rate the week
- *   predicts (a sudden burst);
- * - a day: once the last day's votes exceed `dayFloor` plus `dayFactor` times the daily rate the week
- *   predicts (a drip: a few votes an hour, each below the hour's floor, sustained for days).
- * The floors keep a handful of votes on a quiet product from being a burst. Only counted votes teach
- * the week's rate, so each counted vote raises the day's bar by `dayFactor / 7` of a vote: the factor
- * must stay under 7, or a drip would raise the bar faster than it climbs.
+ * When new votes without standing wait: once the last hour's votes exceed `floor` plus `factor`
+ * times the hourly rate the product's last week predicts. The floor keeps a handful of votes on a
+ * quiet product from being a burst.
  */
 export interface BurstGuard {
   readonly floor: number
   readonly factor: number
-  readonly dayFloor: number
-  readonly dayFactor: number
 }
 
-export const DEFAULT_BURST_GUARD: BurstGuard = { floor: 10, factor: 8, dayFloor: 5, dayFactor: 3 }
+export const DEFAULT_BURST_GUARD: BurstGuard = { floor: 10, factor: 8 }
 
-/** A product's decayed vote counts (votes with τ of an hour, a day and a week) and when they were last moved. */
+/** A product's decayed vote counts (votes with τ of an hour, and of a week) and when they were last moved. */
 export interface VoteRates {
   readonly fast: number
-  readonly day: number
   readonly slow: number
   /** Epoch milliseconds; 0 for a product no vote has moved yet. */
   readonly at: number
 }
 
-export const noRates: VoteRates = { fast: 0, day: 0, slow: 0, at: 0 }
+export const noRates: VoteRates = { fast: 0, slow: 0, at: 0 }
 
 /** The rates decayed to `now` (epoch milliseconds). */
 export const decayedRates = (rates: VoteRates, now: number): VoteRates => {
   const seconds = Math.max(0, now - rates.at) / 1000
-  return {
-    fast: rates.fast * Math.exp(-seconds / FAST_SECONDS),
-    day: rates.day * Math.exp(-seconds / DAY_SECONDS),
-    slow: rates.slow * Math.exp(-seconds / SLOW_SECONDS),
-    at: now
-  }
+  return { fast: rates.fast * Math.exp(-seconds / FAST_SECONDS), slow: rates.slow * Math.exp(-seconds / SLOW_SECONDS), at: now }
 }
 
 /** Whether one more vote makes a burst, at rates already decayed to the vote's time. */
 export const isBurst = (decayed: VoteRates, guard: BurstGuard): boolean =>
-  decayed.fast + 1 > guard.floor + (guard.factor * decayed.slow * FAST_SECONDS) / SLOW_SECONDS ||
-  decayed.day + 1 > guard.dayFloor + (guard.dayFactor * decayed.slow * DAY_SECONDS) / SLOW_SECONDS
+  decayed.fast + 1 > guard.floor + (guard.factor * decayed.slow * FAST_SECONDS) / SLOW_SECONDS
 
-/** The rates after a new vote: every vote is in the last hour's and day's counts; a held one does not teach the week's. */
+/** The rates after a new vote: every vote is in the last hour's count; a held one does not teach the week's. */
 export const ratesAfterVote = (decayed: VoteRates, held: boolean): VoteRates => ({
   fast: decayed.fast + 1,
-  day: decayed.day + 1,
   slow: decayed.slow + (held ? 0 : 1),
   at: decayed.at
 })

@@ -1,5 +1,5 @@
 /**
- * CROWD_DEFENSE, BURST_FLOOR, BURST_FACTOR, BURST_DAY_FLOOR and BURST_DAY_FACTOR, read the same way by the API (which holds votes in a
+ * CROWD_DEFENSE, BURST_FLOOR and BURST_FACTOR, read the same way by the API (which holds votes in a
  * burst) and productdir-reconcile (whose integrity pass judges them by the same guard).
  */
 import { type BurstGuard, DEFAULT_BURST_GUARD } from "@productdir/domain"
@@ -12,10 +12,5 @@ const count = (name: string, fallback: number) =>
 export const burstGuardConfig: Config.Config<BurstGuard | undefined> = Config.all({
   crowdDefense: Config.Literals(["on", "off"], "CROWD_DEFENSE").pipe(Config.withDefault("on" as const)),
   floor: count("BURST_FLOOR", DEFAULT_BURST_GUARD.floor),
-  factor: count("BURST_FACTOR", DEFAULT_BURST_GUARD.factor),
-  dayFloor: count("BURST_DAY_FLOOR", DEFAULT_BURST_GUARD.dayFloor),
-  // Under 7 (counting.ts, BurstGuard): each counted vote raises the day's bar by a seventh of the factor.
-  dayFactor: Config.schema(Schema.NumberFromString.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThan(7)), "BURST_DAY_FACTOR").pipe(
-    Config.withDefault(DEFAULT_BURST_GUARD.dayFactor)
-  )
-}).pipe(Config.map(({ crowdDefense, ...guard }) => (crowdDefense === "on" ? guard : undefined)))
+  factor: count("BURST_FACTOR", DEFAULT_BURST_GUARD.factor)
+}).pipe(Config.map(({ crowdDefense, floor, factor }) => (crowdDefense === "on" ? { floor, factor } : undefined)))

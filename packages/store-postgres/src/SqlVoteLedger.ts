@@ -102,16 +102,7 @@ export const make = (options: Options) =>
         at: now.toISOString(),
         ...(reason === undefined ? {} : { reason_key: normalizeReason(reason), reason_summary: tidyReason(reason) }),
         ...(vote.network === undefined ? {} : { network: vote.network }),
-        ...(vote.guard === undefined
-          ? {}
-          : {
-              guard: {
-                floor: vote.guard.floor,
-                factor: vote.guard.factor,
-                day_floor: vote.guard.dayFloor,
-                day_factor: vote.guard.dayFactor
-              }
-            }),
+        ...(vote.guard === undefined ? {} : { guard: { floor: vote.guard.floor, factor: vote.guard.factor } }),
         ...(budgets.length === 0 ? {} : { budgets: bucketsOf(budgets) })
       })
     }

@@ -12,20 +12,14 @@ import {
   type AgentId,
   AgentRegistry,
   type BurstGuard,
-  DEFAULT_BURST_GUARD,
   CatalogStore,
   type Limit,
   VoteLedger
 } from "@productdir/domain"
-import { at } from "./clock.ts"
 import { freshInput, rng, upsertOne } from "./inputs.ts"
 import type { ContractIt } from "./suite.ts"
 
-const GUARD: BurstGuard = DEFAULT_BURST_GUARD
-const MINUTE = 60_000
-const HOUR = 60 * MINUTE
-/** Far from every other contract's instants (integrity.contract.ts uses days 400-460). */
-const DRIP_START = 600 * 24 * HOUR
+const GUARD: BurstGuard = { floor: 10, factor: 8 }
 
 const countersOf = (id: string) =>
   Effect.map(
@@ -48,7 +42,7 @@ export const countingBehaviours = (it: ContractIt) => {
     })
   )
 
-  it.effect("with the guard, a handful of votes on a quiet product counts; a burst past the day's floor waits, moving nothing", () =>
+  it.effect("with the guard, a handful of votes on a quiet product counts; a burst past the floor waits, moving nothing", () =>
     Effect.gen(function* () {
       const ledger = yield* VoteLedger
       const input = freshInput({ seed: { up: 5, down: 5 } })
@@ -57,77 +51,19 @@ export const countingBehaviours = (it: ContractIt) => {
       for (let i = 0; i < 25; i++) {
         results.push(yield* ledger.cast({ entity: input.id, voter: addressVoter(`burst-${i}`), direction: "down", guard: GUARD }))
       }
-      // The day's floor (5 votes, and 3/7 of a vote more for each vote that counted and so taught the week) passes
-      // 8; the 9th is past it.
-      assert.deepStrictEqual(
-        results.map((r) => r.counting),
-        [...Array(8).fill("counted"), ...Array(17).fill("held")]
-      )
-      assert.deepStrictEqual(results.at(-1)!.counters, { up: 5, down: 13 })
-      assert.deepStrictEqual(yield* countersOf(input.id), { up: 5, down: 13 })
-      assert.deepStrictEqual(yield* ledger.formation(input.id), {
-        agents: { up: 0, down: 0 },
-        addresses: { up: 0, down: 8 },
-        held: 17,
-        discounted: 0
-      })
-    })
-  )
-
-  it.effect("the hour's floor holds a burst on its own (with the day's floor set out of reach)", () =>
-    Effect.gen(function* () {
-      const ledger = yield* VoteLedger
-      const input = freshInput()
-      yield* upsertOne(input)
-      const guard: BurstGuard = { ...GUARD, dayFloor: 1_000 }
-      const results = []
-      for (let i = 0; i < 25; i++) {
-        results.push(yield* ledger.cast({ entity: input.id, voter: addressVoter(`hour-${i}`), direction: "up", guard }))
-      }
+      // The floor (10 votes in the hour) passes; the 11th is past it, with a week of nothing behind it.
       assert.deepStrictEqual(
         results.map((r) => r.counting),
         [...Array(10).fill("counted"), ...Array(15).fill("held")]
       )
-      assert.deepStrictEqual(yield* countersOf(input.id), { up: 10, down: 0 })
-    })
-  )
-
-  it.effect("a drip under the hour's floor, sustained for two days, counts a handful and then waits; a steady few a day all count", () =>
-    Effect.gen(function* () {
-      const ledger = yield* VoteLedger
-      const dripped = yield* upsertOne(freshInput({ seed: { up: 9, down: 8 } }))
-      const steady = yield* upsertOne(freshInput({ seed: { up: 9, down: 8 } }))
-      // Four up votes an hour, each from another address: never 10 in an hour.
-      const drip = []
-      for (let k = 0; k < 192; k++) {
-        drip.push(
-          yield* ledger
-            .cast({ entity: dripped.id, voter: addressVoter(`drip-${k}`), direction: "up", guard: GUARD })
-            .pipe(at(DRIP_START + k * 15 * MINUTE))
-        )
-      }
-      const counted = drip.filter((r) => r.counting === "counted").length
-      // A handful counts (the day's floor, and the little the week learns from them), then every vote waits.
-      assert.isAtLeast(counted, GUARD.dayFloor)
-      assert.isAtMost(counted, 9)
-      assert.deepStrictEqual(
-        drip.map((r) => r.counting),
-        [...Array(counted).fill("counted"), ...Array(192 - counted).fill("held")]
-      )
-      assert.deepStrictEqual(yield* countersOf(dripped.id), { up: 9 + counted, down: 8 })
-      // Four votes a day for a week, at their own hours: a quiet product's ordinary life.
-      const ordinary = []
-      for (let day = 0; day < 7; day++) {
-        for (const hour of [9, 13, 17, 22]) {
-          ordinary.push(
-            yield* ledger
-              .cast({ entity: steady.id, voter: addressVoter(`steady-${day}-${hour}`), direction: "up", guard: GUARD })
-              .pipe(at(DRIP_START + day * 24 * HOUR + hour * HOUR))
-          )
-        }
-      }
-      assert.deepStrictEqual(new Set(ordinary.map((r) => r.counting)), new Set(["counted"]))
-      assert.deepStrictEqual(yield* countersOf(steady.id), { up: 9 + 28, down: 8 })
+      assert.deepStrictEqual(results.at(-1)!.counters, { up: 5, down: 15 })
+      assert.deepStrictEqual(yield* countersOf(input.id), { up: 5, down: 15 })
+      assert.deepStrictEqual(yield* ledger.formation(input.id), {
+        agents: { up: 0, down: 0 },
+        addresses: { up: 0, down: 10 },
+        held: 15,
+        discounted: 0
+      })
     })
   )
 
@@ -136,13 +72,13 @@ export const countingBehaviours = (it: ContractIt) => {
       const ledger = yield* VoteLedger
       const input = freshInput()
       yield* upsertOne(input)
-      for (let i = 0; i < 9; i++) yield* ledger.cast({ entity: input.id, voter: addressVoter(`flip-${i}`), direction: "up", guard: GUARD })
-      assert.deepStrictEqual(yield* countersOf(input.id), { up: 8, down: 0 })
-      const heldFlip = yield* ledger.cast({ entity: input.id, voter: addressVoter("flip-8"), direction: "down", guard: GUARD })
+      for (let i = 0; i < 11; i++) yield* ledger.cast({ entity: input.id, voter: addressVoter(`flip-${i}`), direction: "up", guard: GUARD })
+      assert.deepStrictEqual(yield* countersOf(input.id), { up: 10, down: 0 })
+      const heldFlip = yield* ledger.cast({ entity: input.id, voter: addressVoter("flip-10"), direction: "down", guard: GUARD })
       assert.deepStrictEqual([heldFlip.status, heldFlip.counting], ["changed", "held"])
       const countedFlip = yield* ledger.cast({ entity: input.id, voter: addressVoter("flip-0"), direction: "down", guard: GUARD })
       assert.deepStrictEqual([countedFlip.status, countedFlip.counting], ["changed", "counted"])
-      assert.deepStrictEqual(yield* countersOf(input.id), { up: 7, down: 1 })
+      assert.deepStrictEqual(yield* countersOf(input.id), { up: 9, down: 1 })
     })
   )
 

@@ -6,7 +6,7 @@
  * products and agents, and works far in the future (time 400 days on), after everything else.
  */
 import { assert } from "@effect/vitest"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import {
   type AgentId,
   agentLedgerKey,
@@ -14,7 +14,6 @@ import {
   addressVoter,
   agentVoter,
   type BurstGuard,
-  DEFAULT_BURST_GUARD,
   CatalogStore,
   COUNTED,
   DEFAULT_STANDING,
@@ -26,18 +25,35 @@ import {
   type VoteKey,
   VoteLedger
 } from "@productdir/domain"
-import { at } from "./clock.ts"
 import { freshInput, rng, upsertOne } from "./inputs.ts"
 import type { ContractIt } from "./suite.ts"
 
 const DAY = 86_400_000
-/** The hour's floor alone (the day's out of reach): these are about what the store keeps; counting.contract.ts tests the guard. */
-const GUARD: BurstGuard = { ...DEFAULT_BURST_GUARD, dayFloor: 1_000 }
+const GUARD: BurstGuard = { floor: 10, factor: 8 }
 
 const newAgent = (name: string) =>
   AgentRegistry.use((r) =>
     r.register({ id: rng.uuid() as AgentId, name, contact: null, keyHash: `hash-${rng.uuid()}`, keyHint: "pdk_ring", registeredFrom: null })
   )
+
+/**
+ * Runs `effect` with the time the stores stamp fixed at `millis`. Sleeps still pass as the test's
+ * clock says: moving a TestClock days ahead would wake a store's polling loop once per poll between.
+ */
+const at =
+  (millis: number) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Clock.clockWith((base) =>
+      Effect.provideService(effect, Clock.Clock, {
+        currentTimeMillisUnsafe: () => millis,
+        currentTimeMillis: Effect.succeed(millis),
+        currentTimeNanosUnsafe: () => BigInt(millis) * 1_000_000n,
+        currentTimeNanos: Effect.succeed(BigInt(millis) * 1_000_000n),
+        monotonicTimeNanosUnsafe: () => base.monotonicTimeNanosUnsafe(),
+        monotonicTimeNanos: base.monotonicTimeNanos,
+        sleep: (duration) => base.sleep(duration)
+      })
+    )
 
 const countersOf = (id: string) =>
   Effect.map(

@@ -18,7 +18,6 @@ import { migration as m0008 } from "./0008_search_before_product.ts"
 import { migration as m0009 } from "./0009_signature_nonces.ts"
 import { migration as m0010 } from "./0010_routines.ts"
 import { migration as m0011 } from "./0011_crowd_defense.ts"
-import { migration as m0012 } from "./0012_day_rate.ts"
 
 export const MIGRATIONS_TABLE = "productdir_migrations"
 
@@ -34,8 +33,7 @@ const ALL = {
   "0008_search_before_product": m0008,
   "0009_signature_nonces": m0009,
   "0010_routines": m0010,
-  "0011_crowd_defense": m0011,
-  "0012_day_rate": m0012
+  "0011_crowd_defense": m0011
 }
 
 export const migrations = Migrator.fromRecord(ALL)

@@ -11,12 +11,12 @@
  * (packages/domain/src/counting.ts): a changed vote as its first one did; a new one is held when the
  * ballot carries a guard, the voter has no standing (an agent the integrity pass gave standing) and
  * the product's last hour of votes is past the floor plus the factor times what its last week
- * predicts, or its last day's past the day's floor plus the day's factor times what the week predicts. Only a counted vote moves the counters. Then the ledger row, the product's decayed vote
+ * predicts. Only a counted vote moves the counters. Then the ledger row, the product's decayed vote
  * counts (a held vote does not teach the week's), the counters and the problem report.
  * A vote that records or changes something first draws on the ballot's budgets (the per-product
  * budgets of an anonymous client's networks): over one, it is `limited` and writes nothing; a vote
  * sent again unchanged draws on none. Ballot: `{ product_id | slug, voter, agent_id?, direction, at,
- * reason_key?, reason_summary?, network?, guard?: { floor, factor, day_floor, day_factor }, budgets?: [{ key, max, window_ms }] }`.
+ * reason_key?, reason_summary?, network?, guard?: { floor, factor }, budgets?: [{ key, max, window_ms }] }`.
  *
  * productdir_cast_vote_within: the same, within rate limits (`[{ key, max, window_ms }]`): the buckets'
  * tokens are taken (productdir_take_tokens), and only if every bucket had one is the vote cast, in the
@@ -50,7 +50,6 @@ DECLARE
   v_up bigint;
   v_down bigint;
   v_fast float8;
-  v_day float8;
   v_slow float8;
   v_rate_at timestamptz;
   v_previous text;
@@ -70,12 +69,12 @@ BEGIN
     END IF;
   END IF;
   IF p_ballot ? 'product_id' THEN
-    SELECT p.id, p.removed_at, p.trust_up, p.trust_down, p.rate_fast, p.rate_day, p.rate_slow, p.rate_at
-      INTO v_id, v_removed, v_up, v_down, v_fast, v_day, v_slow, v_rate_at
+    SELECT p.id, p.removed_at, p.trust_up, p.trust_down, p.rate_fast, p.rate_slow, p.rate_at
+      INTO v_id, v_removed, v_up, v_down, v_fast, v_slow, v_rate_at
       FROM products p WHERE p.id = (p_ballot->>'product_id')::uuid FOR UPDATE;
   ELSE
-    SELECT p.id, p.removed_at, p.trust_up, p.trust_down, p.rate_fast, p.rate_day, p.rate_slow, p.rate_at
-      INTO v_id, v_removed, v_up, v_down, v_fast, v_day, v_slow, v_rate_at
+    SELECT p.id, p.removed_at, p.trust_up, p.trust_down, p.rate_fast, p.rate_slow, p.rate_at
+      INTO v_id, v_removed, v_up, v_down, v_fast, v_slow, v_rate_at
       FROM products p WHERE p.slug = p_ballot->>'slug' FOR UPDATE;
   END IF;
   IF v_id IS NULL THEN
@@ -105,12 +104,10 @@ BEGIN
     -- The product's vote counts, decayed to now (packages/domain/src/counting.ts: decayedRates, isBurst).
     v_seconds := greatest(0, extract(epoch FROM v_now - coalesce(v_rate_at, v_now)));
     v_fast := v_fast * exp(-v_seconds / 3600);
-    v_day := v_day * exp(-v_seconds / 86400);
     v_slow := v_slow * exp(-v_seconds / 604800);
     v_counting := CASE
       WHEN v_guard IS NOT NULL AND NOT v_standing
-        AND (v_fast + 1 > (v_guard->>'floor')::float8 + (v_guard->>'factor')::float8 * v_slow * 3600 / 604800
-          OR v_day + 1 > coalesce((v_guard->>'day_floor')::float8, 'Infinity') + coalesce((v_guard->>'day_factor')::float8, 0) * v_slow * 86400 / 604800)
+        AND v_fast + 1 > (v_guard->>'floor')::float8 + (v_guard->>'factor')::float8 * v_slow * 3600 / 604800
       THEN 'held' ELSE 'counted' END;
   ELSE
     v_counting := v_previous_counting;
@@ -125,7 +122,6 @@ BEGIN
       trust_down = p.trust_down + CASE WHEN v_counting <> 'counted' THEN 0
         WHEN v_direction = 'down' THEN 1 WHEN v_status = 'changed' THEN -1 ELSE 0 END,
       rate_fast = CASE WHEN v_status = 'recorded' THEN v_fast + 1 ELSE p.rate_fast END,
-      rate_day = CASE WHEN v_status = 'recorded' THEN v_day + 1 ELSE p.rate_day END,
       rate_slow = CASE WHEN v_status = 'recorded' THEN v_slow + CASE WHEN v_counting = 'held' THEN 0 ELSE 1 END ELSE p.rate_slow END,
       rate_at = CASE WHEN v_status = 'recorded' THEN v_now ELSE p.rate_at END
       WHERE p.id = v_id
