@@ -433,6 +433,11 @@ for (const variant of storeVariants()) {
             session
           )
           expect(bodyOf<unknown>(subscribed)).toEqual({ jsonrpc: "2.0", id: 2, result: {} })
+          const noUri = yield* postJson(`${base}/mcp`, { jsonrpc: "2.0", id: 3, method: "resources/subscribe", params: {} }, session)
+          expect(bodyOf<{ error: { code: number; message: string } }>(noUri).error).toMatchObject({
+            code: -32602,
+            message: expect.stringContaining("params.uri")
+          })
           // The change comes before the stream is open: it is sent when the stream opens.
           expect((yield* postJson(`${base}/vote`, { entity_id: target.id, direction: "up" })).status).toBe(201)
           const abort = new AbortController()

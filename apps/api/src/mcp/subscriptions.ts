@@ -26,6 +26,8 @@ import { McpSessions } from "./sessions.ts"
 /** What the library answers a subscription request over HTTP. */
 const UNSUPPORTED = Buffer.from("Resource subscriptions are not supported")
 const SERVER_INFO = Buffer.from('"serverInfo"')
+/** What the library answers parameters that do not fit, without saying which. */
+const INVALID_PARAMS = Buffer.from("Invalid method parameters")
 
 const contains = (body: Uint8Array, needle: Buffer): boolean => Buffer.from(body.buffer, body.byteOffset, body.byteLength).includes(needle)
 
@@ -94,12 +96,31 @@ export const makeSubscriptionEdge = Effect.gen(function* () {
       return reply({ result: {} })
     })
 
+  /** A subscription request with no `uri` (or not a string) is told so, not only that its parameters are wrong. */
+  const nameSubscriptionParams = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
+    Effect.gen(function* () {
+      const message = ((yield* Effect.orElseSucceed(request.json, () => undefined)) ?? {}) as JsonRpcRequest
+      if (message.method !== "resources/subscribe" && message.method !== "resources/unsubscribe") return response
+      return HttpServerResponse.jsonUnsafe(
+        {
+          jsonrpc: "2.0",
+          id: message.id ?? null,
+          error: {
+            code: -32602,
+            message: `${message.method} takes params.uri: the resource's URI, a string (productdir://products/{slug}).`
+          }
+        },
+        { status: response.status, headers: response.headers }
+      )
+    })
+
   /** initialize's answer with `resources.subscribe`; the session it starts is remembered once the library names it. */
   const answerInitialize = (response: HttpServerResponse.HttpServerResponse, body: Uint8Array) =>
     Effect.gen(function* () {
-      const json = JSON.parse(decoder.decode(body)) as { result?: { capabilities?: { resources?: object } } }
+      const json = JSON.parse(decoder.decode(body)) as { result?: { protocolVersion?: string; capabilities?: { resources?: object } } }
       const capabilities = json.result?.capabilities
-      if (capabilities === undefined) return response
+      // Only a session's initialize: the stateless revision's discovery has no sessions to notify.
+      if (capabilities === undefined || !SESSION_REVISIONS.has(json.result?.protocolVersion ?? "")) return response
       // The library names the session as the response leaves (a pre-response handler of its own, which runs before this one).
       yield* HttpEffect.appendPreResponseHandler((_request, sent) =>
         Effect.sync(() => {
@@ -129,6 +150,7 @@ export const makeSubscriptionEdge = Effect.gen(function* () {
       if (body === undefined) return response
       if (sessionId === undefined && response.status === 200 && contains(body, SERVER_INFO)) return yield* answerInitialize(response, body)
       if (sessionId !== undefined && contains(body, UNSUPPORTED)) return yield* answerSubscription(request, response)
+      if (sessionId !== undefined && contains(body, INVALID_PARAMS)) return yield* nameSubscriptionParams(request, response)
       return response
     })
 
