@@ -9,6 +9,7 @@
  *   npm run bench:crowd                          # 30 days, 10,000 agents, 70,000 visitors, memory store
  *   BENCH_STORE=postgres npm run bench:crowd     # the same month on PostgreSQL (BENCH_POSTGRES, a database of its own)
  *   BENCH_SCALE=0.1 npm run bench:crowd          # a tenth of the people, for a quick look
+ *   BENCH_PROVEN_SHARE=0.3 npm run bench:crowd   # the pass with another share of proven voters releasing addresses
  */
 import { Effect, type Layer, Redacted } from "effect"
 import type { Stores } from "@productdir/domain"
@@ -18,12 +19,15 @@ import { addAttacks } from "./crowd/attacks.ts"
 import { type Fate, simulate } from "./crowd/simulation.ts"
 import { benignWorld } from "./crowd/world.ts"
 import { ensureDatabase, median, writeSection } from "./lib.ts"
+import { IntegrityPass } from "@productdir/usecases"
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1)
 const STORE = process.env.BENCH_STORE ?? "memory"
 const SEED = Number(process.env.BENCH_SEED ?? 21)
 const PASS_EVERY_HOURS = Number(process.env.BENCH_PASS_EVERY_HOURS ?? 1)
 const START = Date.UTC(2026, 0, 5)
+/** Trying another share of proven voters at which a burst's held addresses count (release.ts); absent, the default. */
+const PROVEN_SHARE = process.env.BENCH_PROVEN_SHARE === undefined ? undefined : Number(process.env.BENCH_PROVEN_SHARE)
 
 const settings = {
   seed: SEED,
@@ -58,6 +62,10 @@ const outcome = await Effect.runPromise(
     seed: SEED,
     products: settings.products,
     passEveryHours: PASS_EVERY_HOURS,
+    pass:
+      PROVEN_SHARE === undefined
+        ? undefined
+        : { ...IntegrityPass.DEFAULT_PASS, release: { ...IntegrityPass.DEFAULT_PASS.release, provenShare: PROVEN_SHARE } },
     onProgress: (line) => console.log(`  ${line}`)
   })
 )

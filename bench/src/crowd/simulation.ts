@@ -115,6 +115,8 @@ export interface RunSettings {
   readonly seed: number
   readonly products: number
   readonly passEveryHours: number
+  /** The integrity pass's settings; absent, its defaults (what productdir-reconcile runs). */
+  readonly pass?: IntegrityPass.PassSettings | undefined
   readonly onProgress: (line: string) => void
 }
 
@@ -195,7 +197,7 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
           const before = yield* moves(open.filter((f) => f.attack.to <= at && at - settings.passEveryHours * HOUR < f.attack.to))
           for (const [f, moved] of before) if (f.atOnce === 0) f.atOnce = moved
           const t0 = performance.now()
-          const report = yield* IntegrityPass.runPass({ apply: true })
+          const report = yield* IntegrityPass.runPass({ apply: true, ...(settings.pass === undefined ? {} : { settings: settings.pass }) })
           passMillis.push(performance.now() - t0)
           votesRead.push(report.votesRead)
           const after = yield* moves(open)
