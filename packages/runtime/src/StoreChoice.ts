@@ -5,12 +5,13 @@
  * uses an embedded directory it finds (own and share it, or join its owner) is
  * its role.
  */
-import { Config, Effect, Layer, Option } from "effect"
+import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import { type Stores, StoreError } from "@productdir/domain"
 import * as MemoryStore from "@productdir/store-memory"
 import {
   awaitServer,
   ConnectConfig,
+  describeServer,
   layerPglite,
   layerPostgres,
   type PgliteClient,
@@ -26,20 +27,57 @@ export const StoreConfig = Config.all({
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.data"))
 })
 
+/**
+ * DATABASE_READ_URL: streaming replicas of DATABASE_URL's server, comma-separated, for the API's reads
+ * (docs/operations.md, "Replicas"). Each must be a postgres:// URL; a wrong one stops the start, named
+ * by its place and host, never its password.
+ */
+export const ReadReplicasConfig: Config.Config<ReadonlyArray<Redacted.Redacted>> = Config.Redacted("DATABASE_READ_URL").pipe(
+  Config.mapEffect((text) => {
+    const urls = Redacted.value(text)
+      .split(",")
+      .map((url) => url.trim())
+      .filter((url) => url !== "")
+    const wrong = urls.flatMap((url, i) => {
+      try {
+        const parsed = new URL(url)
+        return parsed.protocol === "postgres:" || parsed.protocol === "postgresql:"
+          ? []
+          : [`#${i + 1} (${parsed.protocol}//${parsed.host}) is not a postgres:// URL`]
+      } catch {
+        return [`#${i + 1} is not a URL`]
+      }
+    })
+    return wrong.length === 0
+      ? Effect.succeed(urls.map((url) => Redacted.make(url)))
+      : Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({ message: `DATABASE_READ_URL: ${wrong.join("; ")}` })))
+  }),
+  Config.withDefault([] as ReadonlyArray<Redacted.Redacted>)
+)
+
 /** Which store the configuration picks. */
 export const storeKind = (config: { readonly store: string; readonly databaseUrl: Option.Option<unknown> }): StoreKind =>
   config.store === "auto" ? (Option.isSome(config.databaseUrl) ? "postgres" : "pglite") : (config.store as StoreKind)
 
-/** The store the environment asks for, as `role`; `server` tunes a PostgreSQL server's connections. */
+/**
+ * The store the environment asks for, as `role`; `server` tunes a PostgreSQL server's connections.
+ * `readReplicas`: the process reads from DATABASE_READ_URL's replicas (the API; the import and the
+ * jobs write, and read what they write, on the primary).
+ */
 export const layerFromConfig = (
   role: PgliteClient.Role,
-  server: PostgresOptions = {}
+  server: PostgresOptions = {},
+  options: { readonly readReplicas?: boolean } = {}
 ): Layer.Layer<Stores, StoreLayerError | Config.ConfigError> =>
   Layer.unwrap(
     Effect.gen(function* () {
       const config = yield* StoreConfig
       const kind = storeKind(config)
+      const readUrls = options.readReplicas === true ? yield* ReadReplicasConfig : []
       yield* Effect.logInfo(`store: ${kind}${kind === "pglite" ? ` in ${config.dataDir}` : ""}`)
+      if (readUrls.length > 0 && kind !== "postgres") {
+        yield* Effect.logWarning("DATABASE_READ_URL is ignored: replicas serve reads of a PostgreSQL server (DATABASE_URL)")
+      }
       switch (kind) {
         case "memory":
           return MemoryStore.layer
@@ -50,7 +88,9 @@ export const layerFromConfig = (
             return yield* new StoreError({ operation: "configure", detail: "STORE=postgres needs DATABASE_URL" })
           }
           yield* awaitServer(config.databaseUrl.value, yield* ConnectConfig)
-          return layerPostgres(config.databaseUrl.value, server)
+          // Replicas are not waited for: one that is down is skipped until it answers (ReadReplicas.ts).
+          if (readUrls.length > 0) yield* Effect.logInfo(`reads also from replicas: ${readUrls.map(describeServer).join(", ")}`)
+          return layerPostgres(config.databaseUrl.value, readUrls.length > 0 ? { ...server, readUrls } : server)
         }
       }
     })

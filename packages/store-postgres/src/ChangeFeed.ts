@@ -16,10 +16,15 @@
  * Changes this process makes are told at once, as their transaction commits
  * (read your writes); the poll would tell them again, so a vote hands over the
  * id its transaction stamped and the poll skips it.
+ *
+ * With read replicas (ReadReplicas.ts) each poll also takes the primary's WAL
+ * position, and the feed keeps, beside what it tells, the position a replica
+ * must have replayed to have each change (readPositions.ts).
  */
-import { Context, Duration, Effect, type Fiber, Layer, Schedule, type Scope } from "effect"
+import { Clock, Context, Duration, Effect, type Fiber, Layer, Schedule, type Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { everythingChanged, type ProductChange, ProductChanges, type ProductId, productsChanged } from "@productdir/domain"
+import { ReadPositions } from "./readPositions.ts"
 
 /** How often other processes' changes are looked for: a change is seen everywhere within this (plus a query). */
 export const POLL_INTERVAL = Duration.millis(250)
@@ -38,103 +43,146 @@ export class Announcer extends Context.Service<
   }
 >()("@productdir/store-postgres/Announcer") {}
 
+/** The WAL positions of the feed's changes, for the read replicas: kept only when a layer asks (layerTracking). */
+export class FeedPositions extends Context.Service<FeedPositions, ReadPositions>()("@productdir/store-postgres/FeedPositions") {}
+
 interface Poll {
   readonly xmin: string
-  readonly rows: ReadonlyArray<{ readonly id: string; readonly xid: string }>
+  /** The primary's WAL insert position as the poll ran (bytes), when positions are tracked. */
+  readonly position: bigint | undefined
+  readonly rows: ReadonlyArray<{ readonly id: string; readonly xid: string; readonly slug: string }>
 }
 
-const make = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const layerScope = yield* Effect.scope
-  const listeners = new Set<(change: ProductChange) => void>()
-  // Product id -> the stamp last told, for stamps at or after the watermark: each change is told once.
-  const told = new Map<string, bigint>()
-  let poller: Fiber.Fiber<unknown> | undefined
+/**
+ * The insert position, not the write position: with synchronous_commit off a commit is visible before
+ * its WAL is written, and the insert position is past it all the same.
+ */
+const POSITION = "(pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::text"
 
-  const tell = (change: ProductChange) => {
-    for (const listener of listeners) listener(change)
-  }
+const make = (positions: ReadPositions | undefined) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const layerScope = yield* Effect.scope
+    const listeners = new Set<(change: ProductChange) => void>()
+    // Product id -> the stamp last told, for stamps at or after the watermark: each change is told once.
+    const told = new Map<string, bigint>()
+    let poller: Fiber.Fiber<unknown> | undefined
 
-  const tellProducts = (ids: ReadonlyArray<string>) => {
-    if (ids.length > 0) tell(productsChanged(ids as ReadonlyArray<ProductId>))
-  }
+    const tell = (change: ProductChange) => {
+      for (const listener of listeners) listener(change)
+    }
 
-  const poll = (watermark: string | undefined) =>
-    Effect.map(
-      watermark === undefined
-        ? sql<{ xmin: string; id: null; xid: null }>`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, NULL AS id, NULL AS xid`
-        : sql<{ xmin: string; id: string | null; xid: string | null }>`
-            SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, p.id::text AS id, p.changed_xid::text AS xid
+    const tellProducts = (ids: ReadonlyArray<string>) => {
+      if (ids.length > 0) tell(productsChanged(ids as ReadonlyArray<ProductId>))
+    }
+
+    const position = sql.literal(positions === undefined ? "NULL::text" : POSITION)
+
+    const poll = (watermark: string | undefined) =>
+      Effect.map(
+        watermark === undefined
+          ? sql<{ xmin: string; lsn: string | null; id: null; xid: null; slug: null }>`
+            SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, ${position} AS lsn, NULL AS id, NULL AS xid, NULL AS slug`
+          : sql<{ xmin: string; lsn: string | null; id: string | null; xid: string | null; slug: string | null }>`
+            SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, ${position} AS lsn,
+                   p.id::text AS id, p.changed_xid::text AS xid, p.slug
             FROM (SELECT 1) AS once LEFT JOIN products p ON p.changed_xid >= ${watermark}::xid8`,
-      (rows): Poll => ({
-        xmin: rows[0]!.xmin,
-        rows: rows.flatMap((r) => (r.id === null || r.xid === null ? [] : [{ id: r.id, xid: r.xid }]))
-      })
-    )
+        (rows): Poll => ({
+          xmin: rows[0]!.xmin,
+          position: rows[0]!.lsn === null ? undefined : BigInt(rows[0]!.lsn),
+          rows: rows.flatMap((r) => (r.id === null || r.xid === null || r.slug === null ? [] : [{ id: r.id, xid: r.xid, slug: r.slug }]))
+        })
+      )
 
-  /** One poll from `watermark`: tells what changed, answers the next watermark. */
-  const step = (watermark: string) =>
-    Effect.map(poll(watermark), ({ rows, xmin }) => {
-      const changed: Array<string> = []
-      for (const { id, xid } of rows) {
-        const stamp = BigInt(xid)
-        if (told.get(id) === stamp) continue
-        told.set(id, stamp)
-        changed.push(id)
-      }
-      const next = BigInt(xmin)
-      for (const [id, stamp] of told) if (stamp < next) told.delete(id)
-      tellProducts(changed)
-      return xmin
-    })
-
-  const loop = (start: string | undefined) =>
-    Effect.gen(function* () {
-      let watermark = start
-      for (;;) {
-        yield* Effect.sleep(POLL_INTERVAL)
-        if (watermark === undefined) {
-          // (Re)start: a new watermark, then drop every copy made while changes could not be seen.
-          const restart = yield* Effect.result(poll(undefined))
-          if (restart._tag === "Failure") continue
-          watermark = restart.success.xmin
-          told.clear()
-          tell(everythingChanged)
-          yield* Effect.logInfo("change feed: polling again; every cached read was dropped")
-          continue
-        }
-        const next = yield* Effect.result(step(watermark))
-        if (next._tag === "Success") watermark = next.success
-        else {
-          yield* Effect.logWarning("change feed: a poll failed; retrying, and cached reads will be dropped when it works", next.failure)
-          watermark = undefined
-        }
-      }
-    })
-
-  const announce = (changes: ReadonlyArray<LocalChange>) =>
-    Effect.sync(() => {
-      for (const { id, xid } of changes) if (xid !== undefined) told.set(id, BigInt(xid))
-      tellProducts(changes.map((c) => c.id))
-    })
-
-  const subscribe = (listener: (change: ProductChange) => void): Effect.Effect<void, never, Scope.Scope> =>
-    Effect.acquireRelease(
+    /** A poll from `watermark` (undefined: a first one), with the mark the positions need. */
+    const placedPoll = (watermark: string | undefined) =>
       Effect.gen(function* () {
-        listeners.add(listener)
-        if (poller !== undefined) return
-        // The first watermark is taken before the subscriber keeps anything: no change can slip in between.
-        const first = yield* Effect.result(poll(undefined))
-        poller = yield* Effect.forkIn(
-          loop(first._tag === "Success" ? first.success.xmin : undefined).pipe(Effect.retry(Schedule.spaced(POLL_INTERVAL))),
-          layerScope
-        )
-      }),
-      () => Effect.sync(() => void listeners.delete(listener))
-    )
+        const mark = positions?.pollStarting() ?? 0
+        const answer = yield* poll(watermark)
+        return { answer, mark, now: yield* Clock.currentTimeMillis }
+      })
 
-  return Context.make(ProductChanges, ProductChanges.of({ subscribe })).pipe(Context.add(Announcer, Announcer.of({ announce })))
-})
+    /** Starts over from a first poll: its xmin is the watermark, and everything before its position is placed. */
+    const startOver = ({ answer, mark, now }: { answer: Poll; mark: number; now: number }) => {
+      if (positions !== undefined && answer.position !== undefined) positions.startOver(mark, answer.position, now)
+      return answer.xmin
+    }
+
+    /** One poll from `watermark`: tells what changed, answers the next watermark. */
+    const step = (watermark: string) =>
+      Effect.map(placedPoll(watermark), ({ answer: { rows, xmin, position }, mark, now }) => {
+        const changed: Array<string> = []
+        for (const { id, xid } of rows) {
+          const stamp = BigInt(xid)
+          if (told.get(id) === stamp) continue
+          told.set(id, stamp)
+          changed.push(id)
+        }
+        const next = BigInt(xmin)
+        for (const [id, stamp] of told) if (stamp < next) told.delete(id)
+        // Placed before they are told: a read a listener starts must already find what it needs.
+        if (positions !== undefined && position !== undefined) positions.polled(mark, position, changed, rows, now)
+        tellProducts(changed)
+        return xmin
+      })
+
+    const loop = (start: string | undefined) =>
+      Effect.gen(function* () {
+        let watermark = start
+        for (;;) {
+          yield* Effect.sleep(POLL_INTERVAL)
+          if (watermark === undefined) {
+            // (Re)start: a new watermark, then drop every copy made while changes could not be seen.
+            const restart = yield* Effect.result(placedPoll(undefined))
+            if (restart._tag === "Failure") continue
+            watermark = startOver(restart.success)
+            told.clear()
+            tell(everythingChanged)
+            yield* Effect.logInfo("change feed: polling again; every cached read was dropped")
+            continue
+          }
+          const next = yield* Effect.result(step(watermark))
+          if (next._tag === "Success") watermark = next.success
+          else {
+            yield* Effect.logWarning("change feed: a poll failed; retrying, and cached reads will be dropped when it works", next.failure)
+            watermark = undefined
+          }
+        }
+      })
+
+    const announce = (changes: ReadonlyArray<LocalChange>) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        for (const { id, xid } of changes) if (xid !== undefined) told.set(id, BigInt(xid))
+        const ids = changes.map((c) => c.id)
+        positions?.announced(ids, now)
+        tellProducts(ids)
+      })
+
+    const subscribe = (listener: (change: ProductChange) => void): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.gen(function* () {
+          listeners.add(listener)
+          if (poller !== undefined) return
+          // The first watermark is taken before the subscriber keeps anything: no change can slip in between.
+          const first = yield* Effect.result(placedPoll(undefined))
+          poller = yield* Effect.forkIn(
+            loop(first._tag === "Success" ? startOver(first.success) : undefined).pipe(Effect.retry(Schedule.spaced(POLL_INTERVAL))),
+            layerScope
+          )
+        }),
+        () => Effect.sync(() => void listeners.delete(listener))
+      )
+
+    return Context.make(ProductChanges, ProductChanges.of({ subscribe })).pipe(Context.add(Announcer, Announcer.of({ announce })))
+  })
 
 /** The feed and its announcer, over the layer's SqlClient. */
-export const layer = Layer.effectContext(make)
+export const layer = Layer.effectContext(make(undefined))
+
+/** The feed, its announcer and the WAL positions of its changes (FeedPositions): for a primary with read replicas. */
+export const layerTracking = Layer.effectContext(
+  Effect.gen(function* () {
+    const positions = new ReadPositions()
+    return Context.add(yield* make(positions), FeedPositions, positions)
+  })
+)

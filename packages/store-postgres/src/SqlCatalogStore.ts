@@ -1,4 +1,8 @@
-/** CatalogStore on PostgreSQL (server or embedded PGlite). */
+/**
+ * CatalogStore on PostgreSQL (server or embedded PGlite). Its reads (find, list, completions, the
+ * categories) go where the read router sends them: a replica that has replayed what they need, or
+ * the primary (ReadReplicas.ts); what writes, and what an import reads to write, stays on the primary.
+ */
 import { Effect, Layer, Option, Result, Stream } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
 import { PgClient } from "@effect/sql-pg"
@@ -29,6 +33,7 @@ import {
 } from "@productdir/domain"
 import { Announcer } from "./ChangeFeed.ts"
 import { storeError } from "./errors.ts"
+import { ReadRouter } from "./ReadReplicas.ts"
 import { RANK_WEIGHTS, searchQuery, tsquery } from "./search.ts"
 import { stamp } from "./stamp.ts"
 import { PRODUCT_COLUMNS, type ProductRow, toProduct } from "./rows.ts"
@@ -56,16 +61,28 @@ export const make = Effect.gen(function* () {
   const announcer = yield* Announcer
   const sql = yield* SqlClient.SqlClient
   const pg = yield* PgClient.PgClient
+  const router = yield* ReadRouter
 
-  const findRow = (ref: string) =>
-    isProductId(ref)
-      ? sql<ProductRow>`SELECT ${sql.literal(PRODUCT_COLUMNS)} FROM products WHERE id = ${canonicalProductId(ref)}`
-      : sql<ProductRow>`SELECT ${sql.literal(PRODUCT_COLUMNS)} FROM products WHERE slug = ${ref}`
+  const findRow = (db: SqlClient.SqlClient, ref: string, isId: boolean) =>
+    isId
+      ? db<ProductRow>`SELECT ${db.literal(PRODUCT_COLUMNS)} FROM products WHERE id = ${ref}`
+      : db<ProductRow>`SELECT ${db.literal(PRODUCT_COLUMNS)} FROM products WHERE slug = ${ref}`
 
   const find = Effect.fn("CatalogStore.find")(function* (ref: string) {
-    const rows = yield* findRow(ref).pipe(storeError("find"))
+    const isId = isProductId(ref)
+    const key = isId ? canonicalProductId(ref) : ref
+    // Nothing found on a replica is asked of the primary: the product may be newer than the feed's last poll.
+    const rows = yield* router
+      .product(
+        key,
+        isId,
+        (db) => findRow(db, key, isId),
+        (found) => found.length === 0
+      )
+      .pipe(storeError("find"))
     const row = rows[0]
     if (row === undefined) return yield* new ProductNotFound({ ref })
+    router.learn(row.id, row.slug)
     if (row.removed_at !== null) {
       return yield* new ProductRemoved({ id: row.id, removedAt: row.removed_at.toISOString() })
     }
@@ -258,57 +275,63 @@ export const make = Effect.gen(function* () {
       if (Result.isFailure(key)) return yield* Effect.fail<InvalidCursor>(key.failure)
       after = key.success
     }
-    const search = query.q === undefined ? undefined : yield* searchQuery(sql, query.q).pipe(storeError("list"))
-    const filters = [sql`removed_at IS NULL`]
-    // Searched, the category is matched beside the vector (one table, one bitmap AND); listed, on the products.
-    if (query.category !== undefined)
-      filters.push(
-        search === undefined ? sql`lower(category) = lower(${query.category})` : sql`product_search.category_key = lower(${query.category})`
-      )
-    if (query.updatedSince !== undefined) filters.push(sql`updated_at >= ${query.updatedSince}`)
-    if (search !== undefined) filters.push(sql`product_search.search @@ ${tsquery(sql, search)}`)
-    // Relevance as the cursor carries it: rounded, so the next page compares equal values.
-    const rank =
-      search !== undefined && query.sort === "relevance"
-        ? sql`round(ts_rank(${RANK_WEIGHTS}::float4[], product_search.search, ${tsquery(sql, search)})::numeric, 6)::float8`
-        : sql`0::float8`
-    // The search vectors live apart (migration 7): joined by primary key when words are searched.
-    const from = search === undefined ? sql`products` : sql`products JOIN product_search ON product_search.product_id = products.id`
-    const outer: Array<Statement.Fragment> = []
-    let order: Statement.Fragment
-    switch (query.sort) {
-      case "relevance":
-        order = sql`rank DESC, trust_score DESC, id`
-        if (after?.sort === "relevance")
-          outer.push(
-            sql`(rank < ${after.rank} OR (rank = ${after.rank} AND (trust_score < ${after.score} OR (trust_score = ${after.score} AND id > ${after.id}))))`
+    const read = (sql: SqlClient.SqlClient) =>
+      Effect.gen(function* () {
+        const search = query.q === undefined ? undefined : yield* searchQuery(sql, query.q)
+        const filters = [sql`removed_at IS NULL`]
+        // Searched, the category is matched beside the vector (one table, one bitmap AND); listed, on the products.
+        if (query.category !== undefined)
+          filters.push(
+            search === undefined
+              ? sql`lower(category) = lower(${query.category})`
+              : sql`product_search.category_key = lower(${query.category})`
           )
-        break
-      case "trust":
-        order = sql`trust_score DESC, id`
-        if (after?.sort === "trust")
-          filters.push(sql`(trust_score < ${after.score} OR (trust_score = ${after.score} AND id > ${after.id}))`)
-        break
-      case "name":
-        order = sql`name_key, id`
-        if (after?.sort === "name") filters.push(sql`(name_key, id) > (${after.name}, ${after.id}::uuid)`)
-        break
-      case "updated":
-        order = sql`updated_at DESC, id`
-        if (after?.sort === "updated") {
-          const at = new Date(after.at)
-          filters.push(sql`(updated_at < ${at} OR (updated_at = ${at} AND id > ${after.id}))`)
+        if (query.updatedSince !== undefined) filters.push(sql`updated_at >= ${query.updatedSince}`)
+        if (search !== undefined) filters.push(sql`product_search.search @@ ${tsquery(sql, search)}`)
+        // Relevance as the cursor carries it: rounded, so the next page compares equal values.
+        const rank =
+          search !== undefined && query.sort === "relevance"
+            ? sql`round(ts_rank(${RANK_WEIGHTS}::float4[], product_search.search, ${tsquery(sql, search)})::numeric, 6)::float8`
+            : sql`0::float8`
+        // The search vectors live apart (migration 7): joined by primary key when words are searched.
+        const from = search === undefined ? sql`products` : sql`products JOIN product_search ON product_search.product_id = products.id`
+        const outer: Array<Statement.Fragment> = []
+        let order: Statement.Fragment
+        switch (query.sort) {
+          case "relevance":
+            order = sql`rank DESC, trust_score DESC, id`
+            if (after?.sort === "relevance")
+              outer.push(
+                sql`(rank < ${after.rank} OR (rank = ${after.rank} AND (trust_score < ${after.score} OR (trust_score = ${after.score} AND id > ${after.id}))))`
+              )
+            break
+          case "trust":
+            order = sql`trust_score DESC, id`
+            if (after?.sort === "trust")
+              filters.push(sql`(trust_score < ${after.score} OR (trust_score = ${after.score} AND id > ${after.id}))`)
+            break
+          case "name":
+            order = sql`name_key, id`
+            if (after?.sort === "name") filters.push(sql`(name_key, id) > (${after.name}, ${after.id}::uuid)`)
+            break
+          case "updated":
+            order = sql`updated_at DESC, id`
+            if (after?.sort === "updated") {
+              const at = new Date(after.at)
+              filters.push(sql`(updated_at < ${at} OR (updated_at = ${at} AND id > ${after.id}))`)
+            }
+            break
         }
-        break
-    }
-    const rows = yield* sql<ProductRow & { rank: number }>`
+        return yield* sql<ProductRow & { rank: number }>`
       SELECT * FROM (
         SELECT ${sql.literal(PRODUCT_COLUMNS)}, trust_score, name_key, ${rank} AS rank FROM ${from}
         WHERE ${sql.and(filters)}
       ) AS matched
       WHERE ${outer.length > 0 ? sql.and(outer) : sql`true`}
       ORDER BY ${order}
-      LIMIT ${query.limit + 1}`.pipe(storeError("list"))
+      LIMIT ${query.limit + 1}`
+      })
+    const rows = yield* router.many(read).pipe(storeError("list"))
     const items = rows.slice(0, query.limit).map((row): Ranked => ({ product: toProduct(row), rank: Number(row.rank) }))
     const last = items.at(-1)
     return {
@@ -319,16 +342,22 @@ export const make = Effect.gen(function* () {
 
   const slugsStartingWith = (prefix: string, limit: number) =>
     Effect.map(
-      sql<{ slug: Slug }>`
-        SELECT slug FROM products
-        WHERE removed_at IS NULL AND slug >= ${prefix.toLowerCase()} AND slug < ${prefix.toLowerCase()} || chr(1114111)
-        ORDER BY slug LIMIT ${limit}`,
+      router.many(
+        (db) => db<{ slug: Slug }>`
+          SELECT slug FROM products
+          WHERE removed_at IS NULL AND slug >= ${prefix.toLowerCase()} AND slug < ${prefix.toLowerCase()} || chr(1114111)
+          ORDER BY slug LIMIT ${limit}`
+      ),
       (rows) => rows.map((r) => r.slug)
     ).pipe(storeError("slugsStartingWith"))
 
-  const categories = sql<{ category: string; count: number }>`
-    SELECT category, count(*)::int AS count FROM products WHERE removed_at IS NULL
-    GROUP BY category ORDER BY category COLLATE "C"`.pipe(storeError("categories"), Effect.withSpan("CatalogStore.categories"))
+  const categories = router
+    .many(
+      (db) => db<{ category: string; count: number }>`
+        SELECT category, count(*)::int AS count FROM products WHERE removed_at IS NULL
+        GROUP BY category ORDER BY category COLLATE "C"`
+    )
+    .pipe(storeError("categories"), Effect.withSpan("CatalogStore.categories"))
 
   const remove = Effect.fn("CatalogStore.remove")(function* (ids: ReadonlyArray<ProductId>) {
     if (ids.length === 0) return 0

@@ -34,6 +34,7 @@ import { activeLimits, decisionOf } from "./SqlRateLimits.ts"
 import { recount } from "./recount.ts"
 import { stamp } from "./stamp.ts"
 import { Announcer } from "./ChangeFeed.ts"
+import { ReadRouter } from "./ReadReplicas.ts"
 import { retryDeadlocks } from "./deadlocks.ts"
 
 const FIRST_ID = "00000000-0000-0000-0000-000000000000"
@@ -83,6 +84,7 @@ export const make = (options: Options) =>
     const sql = yield* SqlClient.SqlClient
     const pg = yield* PgClient.PgClient
     const announcer = yield* Announcer
+    const router = yield* ReadRouter
 
     const rateLimits = yield* RateLimits
 
@@ -264,10 +266,17 @@ export const make = (options: Options) =>
     })
 
     const formation = Effect.fn("VoteLedger.formation")(function* (id: ProductId) {
-      const rows = yield* sql<{ agent: boolean; counting: VoteCounting; direction: VoteDirection; n: number }>`
-        SELECT voter LIKE 'agent:%' AS agent, counting, direction, count(*)::int AS n
-        FROM votes WHERE product_id = ${canonicalProductId(id)} AND revoked_at IS NULL
-        GROUP BY 1, 2, 3`.pipe(storeError("formation"))
+      // A product read (the agent view's): on a replica that has the product's last change, else the primary.
+      const rows = yield* router
+        .product(
+          canonicalProductId(id),
+          true,
+          (db) => db<{ agent: boolean; counting: VoteCounting; direction: VoteDirection; n: number }>`
+            SELECT voter LIKE 'agent:%' AS agent, counting, direction, count(*)::int AS n
+            FROM votes WHERE product_id = ${canonicalProductId(id)} AND revoked_at IS NULL
+            GROUP BY 1, 2, 3`
+        )
+        .pipe(storeError("formation"))
       const tally = (agent: boolean) => ({
         up: rows.find((r) => r.agent === agent && r.counting === "counted" && r.direction === "up")?.n ?? 0,
         down: rows.find((r) => r.agent === agent && r.counting === "counted" && r.direction === "down")?.n ?? 0

@@ -8,13 +8,15 @@ import { Effect, Layer, type Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
 import type * as Migrator from "effect/sql/Migrator"
 import type { SqlError } from "effect/sql/SqlError"
-import type { RateLimits, StoreError } from "@productdir/domain"
+import type { ProductChanges, RateLimits, StoreError } from "@productdir/domain"
 import { layerJobLock as MemoryJobLock, layerRateLimits as MemoryRateLimits } from "@productdir/store-memory"
 import { migrate } from "./migrations/index.ts"
 import { installRoutines, ROUTINES } from "./routines/index.ts"
 import * as ChangeFeed from "./ChangeFeed.ts"
+import { describeServer } from "./connect.ts"
 import * as FileJobLock from "./embedded/FileJobLock.ts"
 import * as PgliteClient from "./PgliteClient.ts"
+import * as ReadReplicas from "./ReadReplicas.ts"
 import * as SqlAgentRegistry from "./SqlAgentRegistry.ts"
 import * as SqlCatalogStore from "./SqlCatalogStore.ts"
 import * as SqlIntegrityLedger from "./SqlIntegrityLedger.ts"
@@ -37,10 +39,22 @@ const Migrated = Layer.effectDiscard(
 )
 
 /**
- * The SQL stores, sharing one change feed (what they commit, they announce) and
- * one set of rate-limit buckets (`limits`: in the database, or in this process).
+ * The change feed and where reads go: all to the layer's client (named `name` for /readyz), or to
+ * replicas once they have replayed what the feed told (the feed then keeps the WAL positions).
  */
-const sqlServices = <E, R>(ledger: SqlVoteLedger.Options, limits: Layer.Layer<RateLimits, E, R>) =>
+type Reads = Layer.Layer<ReadReplicas.ReadRouter | ProductChanges | ChangeFeed.Announcer, SqlError, SqlClient.SqlClient>
+
+const primaryReads = (name: string): Reads => Layer.merge(ReadReplicas.layerPrimary(name), ChangeFeed.layer)
+
+const replicaReads = (name: string, urls: ReadonlyArray<Redacted.Redacted>, options: ReadReplicas.ReplicaOptions): Reads =>
+  ReadReplicas.layer(name, urls, options).pipe(Layer.provideMerge(ChangeFeed.layerTracking))
+
+/**
+ * The SQL stores, sharing one change feed (what they commit, they announce), one
+ * read router and one set of rate-limit buckets (`limits`: in the database, or in
+ * this process).
+ */
+const sqlServices = <E, R>(ledger: SqlVoteLedger.Options, limits: Layer.Layer<RateLimits, E, R>, reads: Reads) =>
   Layer.mergeAll(
     SqlCatalogStore.layer,
     SqlVoteLedger.layer(ledger),
@@ -49,14 +63,17 @@ const sqlServices = <E, R>(ledger: SqlVoteLedger.Options, limits: Layer.Layer<Ra
     SqlSettings.layer,
     SqlNonces.layer,
     SqlIntegrityLedger.layer
-  ).pipe(Layer.provideMerge(ChangeFeed.layer), Layer.provideMerge(limits))
+  ).pipe(Layer.provideMerge(reads), Layer.provideMerge(limits))
 
 /**
  * The SQL stores over a PgClient, migrated; the client stays available beside them. The job lock is a
  * Postgres advisory lock, and the rate limits live in the database: every process on it shares them.
  */
-export const layerSql = <E, R>(client: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, E, R>) =>
-  Layer.mergeAll(sqlServices({ streamSnapshots: true, limitsInDatabase: true }, SqlRateLimits.layer), SqlJobLock.layer).pipe(
+export const layerSql = <E, R>(
+  client: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, E, R>,
+  reads: Reads = primaryReads("postgres")
+) =>
+  Layer.mergeAll(sqlServices({ streamSnapshots: true, limitsInDatabase: true }, SqlRateLimits.layer, reads), SqlJobLock.layer).pipe(
     Layer.provide(Migrated),
     Layer.provideMerge(client)
   )
@@ -77,24 +94,31 @@ export interface PostgresOptions {
    * scan, 45 s instead of 3.
    */
   readonly parallelQueries?: boolean
+  /**
+   * Streaming replicas of this server (DATABASE_READ_URL) for the reads that miss the API's cache
+   * (ReadReplicas.ts). Only the API asks: the import and the jobs write, and read what they write.
+   */
+  readonly readUrls?: ReadonlyArray<Redacted.Redacted>
 }
 
-/** A PostgreSQL server. */
-export const layerPostgres = (url: Redacted.Redacted, options: PostgresOptions = {}) =>
-  layerSql(
-    PgClient.layer({
-      url,
-      maxConnections: options.maxConnections ?? 10,
-      multiplex: options.multiplex ?? true,
-      // No JIT: it compiles a plan whose estimated cost is high, and the planner's guess for the
-      // import's slug lookup (a range per name, millions of rows guessed, none found) made each batch
-      // at 1M products pay 60-160 ms of compiling for a 1 ms statement. For a server, many small
-      // statements at once, not one big one: starting parallel workers cost a search for a
-      // distinctive word at 1M products 69 ms instead of 10 (docs/database.md, "Plans at 1,000,000
-      // products").
-      startupParameters: options.parallelQueries === true ? { jit: "off" } : { max_parallel_workers_per_gather: "0", jit: "off" }
-    })
+/** A PostgreSQL server, and its read replicas when `options.readUrls` names any. */
+export const layerPostgres = (url: Redacted.Redacted, options: PostgresOptions = {}) => {
+  const maxConnections = options.maxConnections ?? 10
+  // No JIT: it compiles a plan whose estimated cost is high, and the planner's guess for the
+  // import's slug lookup (a range per name, millions of rows guessed, none found) made each batch
+  // at 1M products pay 60-160 ms of compiling for a 1 ms statement. For a server, many small
+  // statements at once, not one big one: starting parallel workers cost a search for a
+  // distinctive word at 1M products 69 ms instead of 10 (docs/database.md, "Plans at 1,000,000
+  // products").
+  const startupParameters: Record<string, string> =
+    options.parallelQueries === true ? { jit: "off" } : { max_parallel_workers_per_gather: "0", jit: "off" }
+  const primary = describeServer(url)
+  const readUrls = options.readUrls ?? []
+  return layerSql(
+    PgClient.layer({ url, maxConnections, multiplex: options.multiplex ?? true, startupParameters }),
+    readUrls.length === 0 ? primaryReads(primary) : replicaReads(primary, readUrls, { maxConnections, startupParameters })
   )
+}
 
 /**
  * Embedded PGlite: in memory for this process alone, or in a data directory that
@@ -104,12 +128,12 @@ export const layerPostgres = (url: Redacted.Redacted, options: PostgresOptions =
  */
 export const layerPglite = (options: { readonly dataDir?: string | undefined; readonly role?: PgliteClient.Role } = {}) =>
   options.dataDir === undefined
-    ? Layer.mergeAll(sqlServices({ streamSnapshots: false, limitsInDatabase: false }, MemoryRateLimits), MemoryJobLock).pipe(
-        Layer.provide(Migrated),
-        Layer.provideMerge(PgliteClient.layerInMemory())
-      )
+    ? Layer.mergeAll(
+        sqlServices({ streamSnapshots: false, limitsInDatabase: false }, MemoryRateLimits, primaryReads("embedded")),
+        MemoryJobLock
+      ).pipe(Layer.provide(Migrated), Layer.provideMerge(PgliteClient.layerInMemory()))
     : Layer.mergeAll(
-        sqlServices({ streamSnapshots: false, limitsInDatabase: false }, MemoryRateLimits),
+        sqlServices({ streamSnapshots: false, limitsInDatabase: false }, MemoryRateLimits, primaryReads("embedded")),
         FileJobLock.layer(options.dataDir)
       ).pipe(
         Layer.provide(Migrated),

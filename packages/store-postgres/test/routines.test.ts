@@ -13,6 +13,7 @@ import { SqlClient } from "effect/sql"
 import { addressVoter, CatalogStore, fromImportRecord, hasDrifted, type ProductId, VoteLedger } from "@productdir/domain"
 import { sampleRecords } from "@productdir/fixtures/sample"
 import * as ChangeFeed from "../src/ChangeFeed.ts"
+import * as ReadReplicas from "../src/ReadReplicas.ts"
 import { PgliteClient, SqlCatalogStore } from "../src/index.ts"
 import { migrate, migrateThrough } from "../src/migrations/index.ts"
 import { hashOf, installRoutines, ROUTINES, type Routine, trustScoreWith } from "../src/routines/index.ts"
@@ -121,7 +122,11 @@ for (const database of databases) {
           const old = yield* openDatabase(database.client(), scope)
           yield* migrateThrough("0009_signature_nonces").pipe(Effect.provide(old))
           const oldCatalog = yield* Layer.buildWithScope(
-            SqlCatalogStore.layer.pipe(Layer.provide(ChangeFeed.layer), Layer.provide(old)),
+            SqlCatalogStore.layer.pipe(
+              Layer.provide(ChangeFeed.layer),
+              Layer.provide(ReadReplicas.layerPrimary("old")),
+              Layer.provide(old)
+            ),
             scope
           )
           yield* CatalogStore.use((c) => c.upsert(inputs)).pipe(Effect.provide(oldCatalog))

@@ -1,0 +1,226 @@
+/**
+ * Reads from streaming replicas (DATABASE_READ_URL; docs/operations.md, "Replicas"). The product
+ * reads, lists and searches go to a replica; everything else (votes, registrations, imports, the
+ * jobs, and every transaction) stays on the primary, through the layer's own SqlClient.
+ *
+ * Fresh as the primary, as far as anyone can tell: a read goes to a replica only once that replica
+ * has replayed every change the change feed has told of what it reads (readPositions.ts), else to
+ * the primary. Each replica's replay position is asked every CHECK_INTERVAL; a position known a
+ * moment ago is a lower bound of the one now (replay only moves forward), so routing on it is safe.
+ *
+ * A replica that does not answer its check within CHECK_TIMEOUT, or fails a read with a connection
+ * error or within READ_TIMEOUT, is skipped until a check answers again; the read that found it down
+ * is read again on the primary, so no request fails because a replica is down. A server that is not
+ * in recovery (a promoted replica, or a primary by mistake) gets no reads: its data may have left
+ * the primary's.
+ */
+import { PgClient } from "@effect/sql-pg"
+import { Cause, Clock, Context, Duration, Effect, Layer, Option, type Redacted, Schedule } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import { ProductChanges } from "@productdir/domain"
+import { FeedPositions } from "./ChangeFeed.ts"
+import { describeServer } from "./connect.ts"
+import type { Needed } from "./readPositions.ts"
+
+/** How often each replica's replay position is asked. */
+export const CHECK_INTERVAL = Duration.millis(100)
+/** A replica that does not answer its check within this is skipped until it does. */
+export const CHECK_TIMEOUT = Duration.seconds(1)
+/** A read a replica has not answered within this is read again on the primary. */
+export const READ_TIMEOUT = Duration.seconds(3)
+/** Opening a connection to a replica (a host that is gone drops packets: no refusal comes). */
+const CONNECT_TIMEOUT = Duration.seconds(2)
+
+/** One database server as /readyz reports it. */
+export interface ServerStatus {
+  readonly role: "primary" | "replica"
+  /** host:port/database, never a password. */
+  readonly server: string
+  readonly reachable: boolean
+  /** Whether reads are sent to it now (a replica that answers and is a standby). */
+  readonly serving?: boolean
+  /** Why it is not reachable, or not serving. */
+  readonly detail?: string
+}
+
+/** A read: statements on the client it is handed, which is the primary's or a replica's. */
+export type Read<A> = (sql: SqlClient.SqlClient) => Effect.Effect<A, SqlError>
+
+export class ReadRouter extends Context.Service<
+  ReadRouter,
+  {
+    /**
+     * A read of one product, by `ref` (its id, canonical, or its slug). `again` says when a replica's
+     * answer should be asked of the primary too (nothing found: the product may be newer than the feed).
+     */
+    readonly product: <A>(ref: string, isId: boolean, read: Read<A>, again?: (answer: A) => boolean) => Effect.Effect<A, SqlError>
+    /** A read of many products: a list, a search, the categories. */
+    readonly many: <A>(read: Read<A>) => Effect.Effect<A, SqlError>
+    /** `slug` names product `id` (learnt from what a read found). */
+    readonly learn: (id: string, slug: string) => void
+    /** The primary's name and the replicas' states, as a check last found them. */
+    readonly servers: () => { readonly primary: string; readonly replicas: ReadonlyArray<ServerStatus> }
+  }
+>()("@productdir/store-postgres/ReadRouter") {}
+
+/** No replicas: every read on the layer's client. `primary` names it for /readyz. */
+export const layerPrimary = (primary: string) =>
+  Layer.effect(
+    ReadRouter,
+    Effect.map(SqlClient.SqlClient, (sql) =>
+      ReadRouter.of({
+        product: (_ref, _isId, read) => read(sql),
+        many: (read) => read(sql),
+        learn: () => undefined,
+        servers: () => ({ primary, replicas: [] })
+      })
+    )
+  )
+
+interface Replica {
+  readonly name: string
+  readonly client: PgClient.PgClient
+  reachable: boolean
+  /** A standby that answers: reads may go to it. */
+  serving: boolean
+  /** Replayed up to here (bytes), as the last check found. */
+  replayed: bigint
+  detail: string | undefined
+}
+
+export interface ReplicaOptions {
+  readonly maxConnections: number
+  readonly startupParameters: Readonly<Record<string, string>>
+}
+
+const replayQuery = (sql: SqlClient.SqlClient) =>
+  sql<{ lsn: string | null }>`SELECT (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::text AS lsn`
+
+const failureOf = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause)
+  return error instanceof Error ? error.message : String(error)
+}
+
+/**
+ * Reads on the replicas of `urls` when they have what the feed told (FeedPositions: the primary's
+ * layer tracks positions), else on the layer's client. `primary` names the primary for /readyz.
+ */
+export const layer = (primary: string, urls: ReadonlyArray<Redacted.Redacted>, options: ReplicaOptions) =>
+  Layer.effect(
+    ReadRouter,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const positions = yield* FeedPositions
+      const replicas: Array<Replica> = []
+      for (const url of urls) {
+        // A pool opens connections as reads need them: a replica that is down now does not stop the start.
+        const client = yield* PgClient.make({
+          url,
+          maxConnections: options.maxConnections,
+          multiplex: true,
+          connectTimeout: CONNECT_TIMEOUT,
+          startupParameters: options.startupParameters
+        }).pipe(Effect.provideServiceEffect(Reactivity.Reactivity, Reactivity.make))
+        replicas.push({ name: describeServer(url), client, reachable: false, serving: false, replayed: -1n, detail: "not checked yet" })
+      }
+
+      const down = (replica: Replica, detail: string) =>
+        Effect.suspend(() => {
+          const was = replica.reachable
+          replica.reachable = false
+          replica.serving = false
+          replica.detail = detail
+          return was ? Effect.logWarning(`replica ${replica.name} is not reachable (${detail}); its reads go to the primary`) : Effect.void
+        })
+
+      /** The replicas' least replay position: what every serving replica has, so no product needs tracking for it. */
+      const caughtUp = () => {
+        let least: bigint | undefined
+        for (const r of replicas) if (r.serving && (least === undefined || r.replayed < least)) least = r.replayed
+        if (least !== undefined) positions.replayed(least)
+      }
+
+      const check = (replica: Replica) =>
+        Effect.gen(function* () {
+          const answer = yield* Effect.exit(replayQuery(replica.client).pipe(Effect.timeoutOption(CHECK_TIMEOUT)))
+          if (answer._tag === "Failure") return yield* down(replica, failureOf(answer.cause))
+          if (Option.isNone(answer.value)) return yield* down(replica, `no answer within ${Duration.format(CHECK_TIMEOUT)}`)
+          const lsn = answer.value.value[0]?.lsn ?? null
+          const was = { reachable: replica.reachable, serving: replica.serving }
+          replica.reachable = true
+          if (lsn === null) {
+            replica.serving = false
+            replica.detail = "not a standby (not in recovery): no reads are sent to it"
+            if (was.serving || !was.reachable) yield* Effect.logWarning(`replica ${replica.name} is ${replica.detail}`)
+            return
+          }
+          const replayed = BigInt(lsn)
+          if (replayed > replica.replayed || !was.serving) replica.replayed = replayed
+          replica.serving = true
+          replica.detail = undefined
+          if (!was.serving) yield* Effect.logInfo(`replica ${replica.name} is serving reads`)
+          caughtUp()
+        })
+
+      for (const replica of replicas) {
+        yield* Effect.forkScoped(Effect.repeat(check(replica), Schedule.spaced(CHECK_INTERVAL)))
+      }
+      // The positions come from the feed's polls, which run while someone listens: the router does.
+      yield* (yield* ProductChanges).subscribe(() => undefined)
+
+      let turn = 0
+      /** A serving replica that has replayed what `needed` says, in turn; undefined: the primary. */
+      const pick = (needed: Needed): Replica | undefined => {
+        if (needed === "primary") return undefined
+        for (let i = 0; i < replicas.length; i++) {
+          const replica = replicas[(turn + i) % replicas.length]!
+          if (replica.serving && replica.replayed >= needed) {
+            turn = (turn + i + 1) % replicas.length
+            return replica
+          }
+        }
+        return undefined
+      }
+
+      const on = <A>(replica: Replica | undefined, read: Read<A>, again?: (answer: A) => boolean): Effect.Effect<A, SqlError> =>
+        replica === undefined
+          ? read(sql)
+          : Effect.gen(function* () {
+              const answer = yield* Effect.exit(read(replica.client).pipe(Effect.timeoutOption(READ_TIMEOUT)))
+              if (answer._tag === "Failure") {
+                if (Cause.hasInterruptsOnly(answer.cause)) return yield* Effect.failCause(answer.cause)
+                // A statement the replica refused (a conflict with its replay, say) is no sign it is down.
+                const error = Cause.squash(answer.cause)
+                const connection =
+                  typeof error === "object" && error !== null && "reason" in error && (error as SqlError).reason._tag === "ConnectionError"
+                if (connection) yield* down(replica, failureOf(answer.cause))
+                return yield* read(sql)
+              }
+              if (Option.isNone(answer.value)) {
+                yield* down(replica, `a read had no answer within ${Duration.format(READ_TIMEOUT)}`)
+                return yield* read(sql)
+              }
+              return again?.(answer.value.value) === true ? yield* read(sql) : answer.value.value
+            })
+
+      return ReadRouter.of({
+        product: (ref, isId, read, again) => Effect.suspend(() => on(pick(positions.forProduct(ref, isId)), read, again)),
+        many: (read) => Effect.flatMap(Clock.currentTimeMillis, (now) => on(pick(positions.forAny(now)), read)),
+        learn: (id, slug) => positions.learn(id, slug),
+        servers: () => ({
+          primary,
+          replicas: replicas.map(
+            (r): ServerStatus => ({
+              role: "replica",
+              server: r.name,
+              reachable: r.reachable,
+              serving: r.serving,
+              ...(r.detail === undefined ? {} : { detail: r.detail })
+            })
+          )
+        })
+      })
+    })
+  )
