@@ -1,5 +1,5 @@
 /** The API's configuration (README, "Configuration"), read once at start with `Config`. */
-import { Config, Context, Duration, Effect, Layer, Option, type Redacted, Schema } from "effect"
+import { Config, Context, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { type BurstGuard, DEFAULT_BURST_GUARD, defaultUtm, type Utm } from "@productdir/domain"
 import { burstGuardConfig } from "@productdir/runtime"
 import {
@@ -10,6 +10,9 @@ import {
   NETWORK_LEVELS,
   type NetworkLevel
 } from "@productdir/usecases"
+
+/** MCP sessions a process keeps: ~140 MB of them at most. */
+export const DEFAULT_MCP_MAX_SESSIONS = 10_000
 
 export interface ApiSettings {
   readonly port: number
@@ -55,10 +58,21 @@ export interface ApiSettings {
   readonly utm: Utm
   /** Origins whose browser requests may use /mcp; requests without an Origin header always may. */
   readonly mcpAllowedOrigins: ReadonlyArray<string>
+  /**
+   * MCP sessions this process keeps at most (MCP_MAX_SESSIONS): a new one past it ends the least recently used
+   * idle one. Each costs ~14 KB, and a client may start them as fast as it can send initialize.
+   */
+  readonly mcpMaxSessions: number
+  /** How long an MCP session with no request and no open stream lives (MCP_SESSION_IDLE, seconds). */
+  readonly mcpSessionIdle: Duration.Duration
   /** The URL clients reach this service at, e.g. https://productdir.example: absolute links, the server's own origin. */
   readonly publicUrl: Option.Option<string>
   /** A2A_SIGNING_KEY: the private JWK that signs the A2A agent card; none: a key generated once and kept in the store (a2a/signing.ts). */
   readonly a2aSigningKey: Option.Option<Redacted.Redacted>
+  /** METRICS_TOKEN: /metrics answers only requests with `Authorization: Bearer <token>` (observability/scrape.ts). */
+  readonly metricsToken: Option.Option<Redacted.Redacted>
+  /** METRICS_PORT: /metrics is served on 127.0.0.1 at this port only, not on the public one (0: any free port). */
+  readonly metricsPort: Option.Option<number>
 }
 
 export class ApiConfig extends Context.Service<ApiConfig, ApiSettings>()("@productdir/api/ApiConfig") {}
@@ -149,7 +163,20 @@ export const ApiConfigFromEnv = Config.all({
     )
   ),
   mcpAllowedOrigins: commaList("MCP_ALLOWED_ORIGINS"),
+  mcpMaxSessions: Config.schema(Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1)), "MCP_MAX_SESSIONS").pipe(
+    Config.withDefault(DEFAULT_MCP_MAX_SESSIONS)
+  ),
+  mcpSessionIdle: NonNegativeInt("MCP_SESSION_IDLE", 3_600).pipe(Config.map((s) => Duration.seconds(s))),
   a2aSigningKey: Config.option(Config.Redacted("A2A_SIGNING_KEY")),
+  metricsToken: Config.option(
+    Config.schema(
+      Schema.String.check(Schema.isPattern(/^[\x21-\x7e]{16,}$/u, { message: "must be at least 16 visible ASCII characters, no spaces" })),
+      "METRICS_TOKEN"
+    ).pipe(Config.map(Redacted.make))
+  ),
+  metricsPort: Config.option(
+    Config.schema(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 65535 })), "METRICS_PORT")
+  ),
   utm: Config.all({
     source: Config.String("UTM_SOURCE").pipe(Config.withDefault(defaultUtm.source)),
     medium: Config.String("UTM_MEDIUM").pipe(Config.withDefault(defaultUtm.medium)),
@@ -202,7 +229,11 @@ export const layerWith = (overrides: Partial<ApiSettings> = {}) =>
     maxConnectionsPerAddress: DEFAULT_CONNECTIONS_PER_ADDRESS,
     utm: defaultUtm,
     mcpAllowedOrigins: [],
+    mcpMaxSessions: DEFAULT_MCP_MAX_SESSIONS,
+    mcpSessionIdle: Duration.hours(1),
     publicUrl: Option.none(),
     a2aSigningKey: Option.none(),
+    metricsToken: Option.none(),
+    metricsPort: Option.none(),
     ...overrides
   })

@@ -2,7 +2,7 @@
  * The MCP sessions' subscriptions and streams (src/mcp/sessions.ts) on the
  * memory store's change feed: what a stream carries, and that nothing is left
  * behind (no subscription, no stream, no listener on the feed) once a session's
- * stream closes, the session ends, or its last subscription goes.
+ * session ends or its last subscription goes, and that a stream closing keeps the subscriptions for the next one.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Stream } from "effect"
@@ -42,10 +42,10 @@ const decoder = new TextDecoder()
 const text = (chunks: Iterable<Uint8Array>) => [...chunks].map((chunk) => decoder.decode(chunk)).join("")
 
 describe("MCP sessions", () => {
-  it.effect("a change waits for the session's stream; the stream closing ends its subscriptions and lets go of the feed", () =>
+  it.effect("a change waits for the session's stream; the stream closing keeps its subscriptions for the next stream", () =>
     Effect.gen(function* () {
       const { sessions, listeners, change } = yield* setup
-      sessions.opened("one")
+      sessions.opened("one", 0)
       expect(sessions.knows("one")).toBe(true)
       yield* sessions.subscribe("one", uriOf(a.id), a.id)
       expect([listeners.count, sessions.stats().following]).toEqual([1, true])
@@ -57,7 +57,14 @@ describe("MCP sessions", () => {
       const sent = text(yield* Stream.runCollect(Stream.take(events, 2)))
       expect(sent).toContain(`"method":"notifications/resources/updated","params":{"uri":"${uriOf(a.id)}"}`)
       expect(sent.match(/notifications\/resources\/updated/g)).toHaveLength(1)
-      expect(sessions.stats()).toEqual({ sessions: 1, subscriptions: 0, streams: 0, following: false })
+      expect(sessions.stats()).toEqual({ sessions: 1, subscriptions: 1, streams: 0, following: true })
+      // A change while no stream is open waits for the client's next one (it reconnected).
+      yield* change(a)
+      const again = text(yield* Stream.runCollect(Stream.take(yield* sessions.stream("one"), 2)))
+      expect(again.match(/notifications\/resources\/updated/g)).toHaveLength(1)
+      // The session ending lets go of everything.
+      yield* sessions.ended("one")
+      expect(sessions.stats()).toEqual({ sessions: 0, subscriptions: 0, streams: 0, following: false })
       expect(listeners.count).toBe(0)
     }).pipe(Effect.scoped, Effect.provide(MemoryStore.layer))
   )
@@ -66,7 +73,7 @@ describe("MCP sessions", () => {
   it.live("the session ending (DELETE) ends its open stream and lets go of the feed", () =>
     Effect.gen(function* () {
       const { sessions, listeners, change } = yield* setup
-      sessions.opened("two")
+      sessions.opened("two", 0)
       yield* sessions.subscribe("two", uriOf(b.id), b.id)
       const events = yield* sessions.stream("two")
       const received: Array<Uint8Array> = []

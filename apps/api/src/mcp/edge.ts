@@ -21,17 +21,21 @@
  * what the library does not do over HTTP is done here: resource subscriptions,
  * the GET stream their notifications go out on (subscriptions.ts).
  */
-import { Effect, Option } from "effect"
+import { Clock, Duration, Effect, Option } from "effect"
 import { Headers, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ApiConfig } from "../ApiConfig.ts"
 import { Callers, refusalResponse } from "../auth/callers.ts"
 import { problem } from "../http/problemResponses.ts"
 import { answeredAsSession } from "./revisions.ts"
+import { McpSessions } from "./sessions.ts"
 import { makeSubscriptionEdge } from "./subscriptions.ts"
 
 export const MCP_PATH = "/mcp"
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"])
+
+/** The host of the DELETE requests that end idle sessions in the library: a loopback name passes every host check. */
+const LOCAL_ORIGIN = "127.0.0.1"
 
 const hostnameOf = (host: string): string =>
   (host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0]!).toLowerCase()
@@ -176,6 +180,8 @@ export const makeMcpEdge = Effect.gen(function* () {
   const config = yield* ApiConfig
   const callers = yield* Callers
   const subscriptions = yield* makeSubscriptionEdge
+  const sessions = yield* McpSessions
+  const idleMillis = Duration.toMillis(config.mcpSessionIdle)
   const policy = { loopback: isLoopbackHost(config.host), publicUrl: config.publicUrl, allowed: config.mcpAllowedOrigins }
   return <E, R>(
     httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
@@ -194,6 +200,22 @@ export const makeMcpEdge = Effect.gen(function* () {
       const forwarded = request.modify({
         headers: answeredAsSession(request.headers) ? Headers.remove(withoutOrigin, "mcp-protocol-version") : withoutOrigin
       })
+      const sessionId = request.headers["mcp-session-id"]
+      const now = yield* Clock.currentTimeMillis
+      if (sessionId !== undefined) sessions.touched(sessionId, now)
+      else if (request.method === "POST") {
+        // Perhaps an initialize: room for its session first. Each ended in the library as a DELETE would.
+        for (const ending of sessions.toEnd(now, idleMillis, config.mcpMaxSessions)) {
+          const deletion = HttpServerRequest.fromWeb(
+            new Request(`http://${LOCAL_ORIGIN}${MCP_PATH}`, {
+              method: "DELETE",
+              headers: { host: LOCAL_ORIGIN, "mcp-session-id": ending }
+            })
+          )
+          yield* Effect.ignore(Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, deletion))
+          yield* sessions.ended(ending)
+        }
+      }
       if (request.method === "GET") return tidy(yield* subscriptions.openStream(forwarded), false)
       const response = yield* Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, forwarded)
       return tidy(yield* subscriptions.complete(forwarded, response), request.headers["mcp-protocol-version"] === STATELESS_REVISION)

@@ -12,9 +12,17 @@
  *   it right after initialize, and may subscribe first); each resource is
  *   notified once however often it changed before the stream took it, so what
  *   waits is bounded by the session's subscriptions.
- * - One stream per session: a new GET replaces the older one. When the stream
- *   closes (the client went away) the session's subscriptions end, as they do
- *   when the session is ended (DELETE /mcp); a draining server ends every stream.
+ * - One stream per session: a new GET replaces the older one. A stream that
+ *   closes (a dropped connection, a client reconnecting) leaves the session's
+ *   subscriptions as they were: what changes meanwhile waits for the next
+ *   stream. They end with the session: DELETE /mcp, or the session ending idle
+ *   (below); a draining server ends every stream.
+ * - Sessions are bounded: a client can send initialize as fast as it likes, and
+ *   each session costs the library and us ~14 KB, never freed without a DELETE.
+ *   So a session with no request and no open stream for MCP_SESSION_IDLE ends,
+ *   and past MCP_MAX_SESSIONS a new one ends the least recently used idle one
+ *   (`toEnd`; the edge ends them in the library, edge.ts). A client whose
+ *   session ended gets 404 and, as MCP says, initializes again.
  */
 import { type Cause, Context, Data, Effect, Exit, Layer, Queue, RcRef, Schedule, Scope, Stream } from "effect"
 import { type ProductChange, ProductChanges, type ProductId } from "@productdir/domain"
@@ -37,6 +45,8 @@ interface Session {
   outbox: Queue.Queue<string, Cause.Done> | undefined
   /** Holds the change feed while the session has subscriptions. */
   feed: Scope.Closeable | undefined
+  /** Epoch milliseconds of its last request. */
+  seen: number
 }
 
 export interface SessionStats {
@@ -50,8 +60,15 @@ export interface SessionStats {
 export class McpSessions extends Context.Service<
   McpSessions,
   {
-    /** A session initialize started (its MCP-Session-Id). */
-    readonly opened: (sessionId: string) => void
+    /** A session initialize started (its MCP-Session-Id), at `now` (epoch milliseconds). */
+    readonly opened: (sessionId: string, now: number) => void
+    /** A request of a session this process knows, at `now`: it is not idle. */
+    readonly touched: (sessionId: string, now: number) => void
+    /**
+     * The sessions to end before one more starts at `now`: those idle (no stream open) for longer than
+     * `idleMillis`, and, while that leaves `max` or more, the least recently used idle ones.
+     */
+    readonly toEnd: (now: number, idleMillis: number, max: number) => ReadonlyArray<string>
     /** Whether this process started the session and it has not ended. */
     readonly knows: (sessionId: string) => boolean
     readonly subscribe: (sessionId: string, uri: string, product: ProductId | undefined) => Effect.Effect<void, TooManySubscriptions>
@@ -105,13 +122,33 @@ export const make = Effect.gen(function* () {
     ).pipe(Effect.andThen(changes.subscribe(onChange)))
   })
 
-  const sessionOf = (sessionId: string): Session => {
+  // `sessions` is kept in the order they were last used: a touched session moves to the end.
+  const sessionOf = (sessionId: string, now = 0): Session => {
     let session = sessions.get(sessionId)
     if (session === undefined) {
-      session = { subscriptions: new Map(), unsent: new Set(), outbox: undefined, feed: undefined }
+      session = { subscriptions: new Map(), unsent: new Set(), outbox: undefined, feed: undefined, seen: now }
       sessions.set(sessionId, session)
     }
     return session
+  }
+
+  const touched = (sessionId: string, now: number) => {
+    const session = sessions.get(sessionId)
+    if (session === undefined) return
+    session.seen = now
+    sessions.delete(sessionId)
+    sessions.set(sessionId, session)
+  }
+
+  const toEnd = (now: number, idleMillis: number, max: number): ReadonlyArray<string> => {
+    const ending: Array<string> = []
+    for (const [id, session] of sessions) {
+      if (session.outbox !== undefined) continue
+      // Least recently used first: once one is recent enough and there is room, so is every one after it.
+      if (now - session.seen <= idleMillis && sessions.size - ending.length < max) break
+      ending.push(id)
+    }
+    return ending
   }
 
   const unwatch = (session: Session, uri: string) => {
@@ -197,10 +234,10 @@ export const make = Effect.gen(function* () {
       ).pipe(
         Stream.ensuring(
           Effect.suspend(() => {
-            if (session.outbox !== outbox) return Effect.void
-            // The client went away (or the server drains): the session's subscriptions end with its stream.
-            session.outbox = undefined
-            return clear(session)
+            // The session keeps its subscriptions: a client reconnecting its stream goes on where it was, and one that
+            // went away for good leaves a session that ends idle (toEnd).
+            if (session.outbox === outbox) session.outbox = undefined
+            return Effect.void
           })
         )
       )
@@ -232,7 +269,9 @@ export const make = Effect.gen(function* () {
   }
 
   const service = McpSessions.of({
-    opened: (sessionId) => void sessionOf(sessionId),
+    opened: (sessionId, now) => void sessionOf(sessionId, now),
+    touched,
+    toEnd,
     knows: (sessionId) => sessions.has(sessionId),
     subscribe,
     unsubscribe,

@@ -13,7 +13,7 @@
  * - GET /mcp with the session's id: the stream its notifications go out on.
  * - DELETE /mcp: when the library ended the session, its subscriptions end.
  */
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { ProductId } from "@productdir/domain"
 import { makeCachedDocument } from "../cache/cachedReads.ts"
@@ -122,10 +122,11 @@ export const makeSubscriptionEdge = Effect.gen(function* () {
       // Only a session's initialize: the stateless revision's discovery has no sessions to notify.
       if (capabilities === undefined || !SESSION_REVISIONS.has(json.result?.protocolVersion ?? "")) return response
       // The library names the session as the response leaves (a pre-response handler of its own, which runs before this one).
+      const now = yield* Clock.currentTimeMillis
       yield* HttpEffect.appendPreResponseHandler((_request, sent) =>
         Effect.sync(() => {
           const sessionId = sent.headers["mcp-session-id"]
-          if (sessionId !== undefined) sessions.opened(sessionId)
+          if (sessionId !== undefined) sessions.opened(sessionId, now)
           return sent
         })
       )
