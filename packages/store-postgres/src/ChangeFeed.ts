@@ -21,9 +21,10 @@
  * position, and the feed keeps, beside what it tells, the position a replica
  * must have replayed to have each change (readPositions.ts).
  */
-import { Clock, Context, Duration, Effect, type Fiber, Layer, Schedule, type Scope } from "effect"
+import { Clock, Context, Duration, Effect, type Fiber, Layer, Metric, Schedule, type Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { everythingChanged, type ProductChange, ProductChanges, type ProductId, productsChanged } from "@productdir/domain"
+import { ChangeFeedPolledAt } from "./feedMetrics.ts"
 import { ReadPositions } from "./readPositions.ts"
 
 /** How often other processes' changes are looked for: a change is seen everywhere within this (plus a query). */
@@ -55,9 +56,13 @@ interface Poll {
 
 /**
  * The insert position, not the write position: with synchronous_commit off a commit is visible before
- * its WAL is written, and the insert position is past it all the same.
+ * its WAL is written, and the insert position is past it all the same. Less 24 bytes: at a page
+ * boundary the insert position points past the next page's header (24 bytes), where no replay
+ * ends until more WAL comes, and an idle primary may write none for a while. Nothing is lost by it:
+ * a replica's replay position is the end of a record, and a commit record is longer than 24 bytes,
+ * so a replica within 24 bytes of the position has replayed every commit before it.
  */
-const POSITION = "(pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::text"
+const POSITION = "(pg_current_wal_insert_lsn() - '0/0'::pg_lsn - 24)::text"
 
 const make = (positions: ReadPositions | undefined) =>
   Effect.gen(function* () {
@@ -131,10 +136,12 @@ const make = (positions: ReadPositions | undefined) =>
         let watermark = start
         for (;;) {
           yield* Effect.sleep(POLL_INTERVAL)
+          const began = yield* Clock.currentTimeMillis
           if (watermark === undefined) {
             // (Re)start: a new watermark, then drop every copy made while changes could not be seen.
             const restart = yield* Effect.result(placedPoll(undefined))
             if (restart._tag === "Failure") continue
+            yield* Metric.update(ChangeFeedPolledAt, began / 1000)
             watermark = startOver(restart.success)
             told.clear()
             tell(everythingChanged)
@@ -142,8 +149,10 @@ const make = (positions: ReadPositions | undefined) =>
             continue
           }
           const next = yield* Effect.result(step(watermark))
-          if (next._tag === "Success") watermark = next.success
-          else {
+          if (next._tag === "Success") {
+            watermark = next.success
+            yield* Metric.update(ChangeFeedPolledAt, began / 1000)
+          } else {
             yield* Effect.logWarning("change feed: a poll failed; retrying, and cached reads will be dropped when it works", next.failure)
             watermark = undefined
           }
