@@ -36,7 +36,7 @@ import {
   UnsupportedMediaType
 } from "./problems.ts"
 import { RequestValidation } from "./RequestValidation.ts"
-import { DirectoryCard } from "./DirectoryCard.ts"
+import { ServedDirectoryCard } from "./DirectoryCard.ts"
 import { ServiceIndex } from "./ServiceIndex.ts"
 import { VERSION } from "./version.ts"
 
@@ -167,10 +167,10 @@ export class DirectoryApi extends HttpApiGroup.make("directory")
     HttpApiEndpoint.get("index", ROUTES.index, { success: ServiceIndex, error: ServiceUnavailable }).annotateMerge(
       describe("What this service is", "The service's name and version, where agents start, and every path it serves.")
     ),
-    HttpApiEndpoint.get("agentCard", ROUTES.directoryCard, { success: DirectoryCard, error: ServiceUnavailable }).annotateMerge(
+    HttpApiEndpoint.get("agentCard", ROUTES.directoryCard, { success: ServedDirectoryCard, error: ServiceUnavailable }).annotateMerge(
       describe(
         "This directory's A2A Agent Card",
-        "Who this service is for agents that discover services by their card: its HTTP and MCP interfaces (absolute URLs) and its skills: search, read a product, read its problems, vote."
+        "Who this service is for agents that discover services by their card: its HTTP and MCP interfaces (absolute URLs) and its skills: search, read a product, read its problems, vote. With the header A2A-Version: 1.0 the A2A 1.0 card; without it (A2A 0.3, as A2A 1.0 reads a request without the header) the card as A2A 0.3 clients read it."
       )
     ),
     HttpApiEndpoint.get("llms", ROUTES.llms, {

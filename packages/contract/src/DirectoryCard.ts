@@ -8,6 +8,12 @@
  * Fields at their protobuf default (an empty list, an empty string) are left
  * out rather than sent empty: A2A 1.0 signs the card with such fields removed
  * (§8.4.1), so a card that carries none is signed exactly as it is served.
+ *
+ * A request without `A2A-Version` is an A2A 0.3 request (A2A 1.0 §3.6.2), and
+ * is answered with the card as 0.3 clients read it (`DirectoryCardV03`): 0.3's
+ * `url`, `preferredTransport`, `protocolVersion`, `additionalInterfaces` and
+ * `type`-tagged security schemes, with the 1.0 interfaces kept beside them, as
+ * the official SDKs serve it. `A2A-Version: 1.0` gets the 1.0 card.
  */
 import { Schema } from "effect"
 
@@ -61,3 +67,46 @@ export const DirectoryCard = Schema.Struct({
   signatures: Schema.optionalKey(Schema.Array(AgentCardSignature))
 }).annotate({ identifier: "DirectoryCard", description: "An A2A 1.0 Agent Card (protobuf JSON form) describing this directory" })
 export type DirectoryCard = typeof DirectoryCard.Type
+
+/** A2A 0.3's form of a security scheme: JSON Schema's, tagged by `type`. */
+export const LegacySecurityScheme = Schema.Struct({
+  type: Schema.Literal("http"),
+  scheme: Schema.String.annotate({ description: "The HTTP authentication scheme: `Bearer`" }),
+  description: Schema.optionalKey(Schema.String)
+}).annotate({ identifier: "AgentSecuritySchemeV03" })
+
+/** An A2A 0.3 interface: its URL and transport. */
+export const LegacyAgentInterface = Schema.Struct({
+  url: Schema.String.annotate({ description: "Absolute URL of the interface" }),
+  transport: Schema.String.annotate({ description: "`JSONRPC` or `HTTP+JSON`" })
+}).annotate({ identifier: "AgentInterfaceV03" })
+
+export const DirectoryCardV03 = Schema.Struct({
+  name: Schema.String,
+  description: Schema.String,
+  url: Schema.String.annotate({ description: "The preferred interface's URL (A2A 0.3)" }),
+  preferredTransport: Schema.String.annotate({ description: "The transport at `url`: `JSONRPC`" }),
+  protocolVersion: Schema.String.annotate({ description: "The A2A protocol version of `url` and `additionalInterfaces`: `0.3`" }),
+  additionalInterfaces: Schema.Array(LegacyAgentInterface),
+  supportedInterfaces: Schema.Array(AgentInterface).annotate({
+    description: "Every interface with its protocol version, as A2A 1.0 lists them"
+  }),
+  provider: Schema.Struct({ organization: Schema.String, url: Schema.String }),
+  version: Schema.String,
+  documentationUrl: Schema.String,
+  capabilities: Schema.Struct({ streaming: Schema.Boolean, pushNotifications: Schema.Boolean }),
+  supportsAuthenticatedExtendedCard: Schema.Boolean,
+  securitySchemes: Schema.Record(Schema.String, LegacySecurityScheme),
+  defaultInputModes: Schema.Array(Schema.String),
+  defaultOutputModes: Schema.Array(Schema.String),
+  skills: Schema.Array(AgentSkill),
+  signatures: Schema.optionalKey(Schema.Array(AgentCardSignature))
+}).annotate({
+  identifier: "DirectoryCardV03",
+  description:
+    "The card for A2A 0.3 clients (a request without A2A-Version): 0.3's fields, the 1.0 interfaces beside them; signed over itself (RFC 8785, without signatures)"
+})
+export type DirectoryCardV03 = typeof DirectoryCardV03.Type
+
+/** What GET /.well-known/agent-card.json answers: the 1.0 card to `A2A-Version: 1.0`, else the 0.3 one. */
+export const ServedDirectoryCard = Schema.Union([DirectoryCard, DirectoryCardV03])

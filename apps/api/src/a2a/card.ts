@@ -1,15 +1,18 @@
 /**
  * The directory's A2A Agent Card (A2A 1.0, protobuf JSON form): where its A2A
  * interfaces are (absolute URLs under the base the client reached), what its
- * four skills take and answer, and the Bearer scheme a vote may use. The card
- * is signed by signing.ts before it is served.
+ * four skills take and answer, and the Bearer scheme a vote may use; and the
+ * same card as A2A 0.3 clients read it. Each is signed by signing.ts before
+ * it is served.
  */
-import type { DirectoryCard } from "@productdir/contract"
+import type { DirectoryCard, DirectoryCardV03 } from "@productdir/contract"
 import { VERSION } from "@productdir/contract"
 import { SERVICE_NAME } from "../catalogGuide.ts"
 
 /** The A2A protocol version the interfaces speak (Major.Minor, §3.6). */
 export const A2A_VERSION = "1.0"
+/** The older version the same interfaces also speak (legacy.ts). */
+export const LEGACY_A2A_VERSION = "0.3"
 
 export const JSONRPC_PATH = "/a2a/jsonrpc"
 export const REST_PATH = "/a2a/rest"
@@ -19,6 +22,7 @@ export const JWKS_PATH = "/.well-known/jwks.json"
 export const BEARER_SCHEME = "bearer"
 
 export type UnsignedCard = Omit<DirectoryCard, "signatures">
+export type UnsignedCardV03 = Omit<DirectoryCardV03, "signatures">
 
 const MODES = ["text/plain", "application/json"]
 
@@ -29,7 +33,11 @@ export const directoryCard = (base: string): UnsignedCard => ({
     "A directory of software products with community trust counters, built for AI agents: search it, judge a product by its decision view and known problems, and vote after using one. Send a message in plain words, or a data part naming a skill. The same directory answers over HTTP (GET / lists every path) and MCP (/mcp).",
   supportedInterfaces: [
     { url: `${base}${JSONRPC_PATH}`, protocolBinding: "JSONRPC", protocolVersion: A2A_VERSION },
-    { url: `${base}${REST_PATH}`, protocolBinding: "HTTP+JSON", protocolVersion: A2A_VERSION }
+    { url: `${base}${REST_PATH}`, protocolBinding: "HTTP+JSON", protocolVersion: A2A_VERSION },
+    // The same endpoints answer A2A 0.3 too, listed after 1.0 as the SDK's duplicateInterfacesForLegacy lists them:
+    // a 1.0 client picks the 1.0 entry of each binding.
+    { url: `${base}${JSONRPC_PATH}`, protocolBinding: "JSONRPC", protocolVersion: LEGACY_A2A_VERSION },
+    { url: `${base}${REST_PATH}`, protocolBinding: "HTTP+JSON", protocolVersion: LEGACY_A2A_VERSION }
   ],
   provider: { organization: SERVICE_NAME, url: `${base}/` },
   version: VERSION,
@@ -97,3 +105,42 @@ export const directoryCard = (base: string): UnsignedCard => ({
     }
   ]
 })
+
+/**
+ * The card as A2A 0.3 clients read it, served to a request without A2A-Version (A2A 1.0 §3.6.2
+ * reads one as 0.3): 0.3's `url`, `preferredTransport`, `protocolVersion` and `additionalInterfaces`
+ * (every interface, the preferred one too, as 0.3 advises), the extended card flag at the top and the
+ * security scheme `type`-tagged, with the 1.0 interfaces kept (the hybrid the official SDKs serve, so a
+ * 1.0 client that sent no header still finds them).
+ */
+export const legacyCard = (card: UnsignedCard): UnsignedCardV03 => {
+  const legacy = card.supportedInterfaces.filter((i) => i.protocolVersion === LEGACY_A2A_VERSION)
+  const preferred = legacy[0]!
+  return {
+    name: card.name,
+    description: card.description,
+    url: preferred.url,
+    preferredTransport: preferred.protocolBinding,
+    protocolVersion: LEGACY_A2A_VERSION,
+    additionalInterfaces: legacy.map((i) => ({ url: i.url, transport: i.protocolBinding })),
+    supportedInterfaces: card.supportedInterfaces,
+    provider: card.provider,
+    version: card.version,
+    documentationUrl: card.documentationUrl,
+    capabilities: { streaming: card.capabilities.streaming, pushNotifications: card.capabilities.pushNotifications },
+    supportsAuthenticatedExtendedCard: card.capabilities.extendedAgentCard,
+    securitySchemes: Object.fromEntries(
+      Object.entries(card.securitySchemes).map(([name, { httpAuthSecurityScheme: http }]) => [
+        name,
+        { type: "http" as const, scheme: http.scheme, ...(http.description === undefined ? {} : { description: http.description }) }
+      ])
+    ),
+    defaultInputModes: card.defaultInputModes,
+    defaultOutputModes: card.defaultOutputModes,
+    skills: card.skills
+  }
+}
+
+/** The card a request gets by the A2A version it asks for: 0.3's to 0.x (no header is 0.3), else 1.0's. */
+export const cardFor = (base: string, version: string): UnsignedCard | UnsignedCardV03 =>
+  /^0\./u.test(version) ? legacyCard(directoryCard(base)) : directoryCard(base)

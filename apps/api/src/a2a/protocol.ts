@@ -1,8 +1,10 @@
 /**
- * A2A 1.0 on the wire: the SendMessage request as this agent reads it, the
- * errors it answers (one table for both bindings, §5.4: a JSON-RPC code, an
- * HTTP status and google.rpc status for HTTP+JSON, and the details that name
- * what was wrong), and the envelopes of each binding.
+ * A2A on the wire: the SendMessage request as this agent reads it (A2A 1.0;
+ * 0.3's forms are read by legacy.ts into the same request), the errors it
+ * answers (one table for both bindings and both versions, §5.4: a JSON-RPC
+ * code, an HTTP status and google.rpc status for HTTP+JSON, and the details
+ * that name what was wrong), the envelopes of each, and which version a
+ * request speaks.
  */
 import { Schema, type SchemaIssue } from "effect"
 import { describeFieldErrors, fieldErrors, fieldName } from "@productdir/contract"
@@ -16,6 +18,7 @@ export const A2aErrorKind = Schema.Literals([
   "TaskNotFound",
   "PushNotificationNotSupported",
   "UnsupportedOperation",
+  "ExtendedCardNotConfigured",
   "ContentTypeNotSupported",
   "VersionNotSupported",
   "ProductNotFound",
@@ -68,6 +71,13 @@ const MAPPINGS: Record<A2aErrorKind, Mapping> = {
     http: 400,
     status: "FAILED_PRECONDITION",
     reason: { reason: "UNSUPPORTED_OPERATION", domain: A2A_DOMAIN }
+  },
+  // A2A 0.3's answer to agent/getAuthenticatedExtendedCard when the card has none (1.0 answers UnsupportedOperation).
+  ExtendedCardNotConfigured: {
+    code: -32007,
+    http: 400,
+    status: "FAILED_PRECONDITION",
+    reason: { reason: "EXTENDED_AGENT_CARD_NOT_CONFIGURED", domain: A2A_DOMAIN }
   },
   ContentTypeNotSupported: {
     code: -32005,
@@ -183,6 +193,15 @@ export const SendMessageRequest = Schema.Struct({
 })
 export type SendMessageRequest = typeof SendMessageRequest.Type
 
+/** A message's answer, whichever version and binding carries it: one text, one data part (each unless the client takes none of it). */
+export interface Reply {
+  readonly messageId: string
+  readonly contextId: string
+  readonly text: string | undefined
+  readonly data: unknown
+  readonly skill: string
+}
+
 /** The field violations of a decoding failure, under `prefix` (`params`, `message.parts[0].data`). */
 export const violationsOf = (issue: SchemaIssue.Issue, prefix: ReadonlyArray<string | number> = []) =>
   fieldErrors(issue).map((e) => ({ path: [...prefix, ...e.path], message: e.message }))
@@ -203,11 +222,47 @@ export const requestedVersion = (headers: Readonly<Record<string, string | undef
   return query?.trim() || "0.3"
 }
 
-/** `1.0` and `1.0.x` (a patch version does not change the protocol); anything else is refused. */
-export const checkVersion = (version: string): A2aError | undefined =>
-  /^1\.0(\.\d+)?$/u.test(version)
-    ? undefined
-    : new A2aError({
-        kind: "VersionNotSupported",
-        message: `This agent speaks A2A 1.0; the request asked for ${version}${version === "0.3" ? " (a request without A2A-Version is read as 0.3)" : ""}. Send the header A2A-Version: 1.0.`
-      })
+/** The A2A versions served: 1.0, and 0.3 for the clients that have not moved (legacy.ts). */
+export type Dialect = "1.0" | "0.3"
+
+/** The dialect a version names (a patch version does not change the protocol), or the error refusing it. */
+export const dialectOf = (version: string): Dialect | A2aError => {
+  if (/^1\.0(\.\d+)?$/u.test(version)) return "1.0"
+  if (/^0\.3(\.\d+)?$/u.test(version)) return "0.3"
+  return new A2aError({
+    kind: "VersionNotSupported",
+    message: `This agent speaks A2A 1.0 (send A2A-Version: 1.0) and A2A 0.3 (no A2A-Version, or 0.3); the request asked for ${version}.`
+  })
+}
+
+// ---- A2A 0.3's error envelopes --------------------------------------------------
+
+/**
+ * 0.3's error `data` (free-form there): which error it is and every wrong field, as an object
+ * (0.3's HTTP+JSON clients take only an object).
+ */
+const legacyData = (error: A2aError): Record<string, unknown> | undefined => {
+  const mapping = MAPPINGS[error.kind]
+  const data = {
+    ...(mapping.reason === undefined ? {} : { reason: mapping.reason.reason }),
+    ...(error.violations === undefined || error.violations.length === 0 ? {} : { fieldViolations: error.violations })
+  }
+  return Object.keys(data).length === 0 ? undefined : data
+}
+
+/** A 0.3 JSON-RPC error answer: the same codes and HTTP statuses as 1.0's, `data` as 0.3 takes it. */
+export const legacyJsonRpcError = (error: A2aError, id: JsonRpcId) => {
+  const mapping = MAPPINGS[error.kind]
+  const data = legacyData(error)
+  return {
+    status: mapping.httpLevel === true ? mapping.http : 200,
+    body: { jsonrpc: "2.0", id, error: { code: mapping.code, message: error.message, ...(data === undefined ? {} : { data }) } }
+  }
+}
+
+/** A 0.3 HTTP+JSON error answer: the bare `{code, message, data}` 0.3 sends, with the HTTP status of 1.0's table. */
+export const legacyRestError = (error: A2aError) => {
+  const mapping = MAPPINGS[error.kind]
+  const data = legacyData(error)
+  return { status: mapping.http, body: { code: mapping.code, message: error.message, ...(data === undefined ? {} : { data }) } }
+}

@@ -1,8 +1,12 @@
 /**
- * The A2A server (A2A 1.0): the JSON-RPC binding at /a2a/jsonrpc and the
- * HTTP+JSON binding under /a2a/rest, both answering the same operations, and
- * the card's public key set at /.well-known/jwks.json. Outside the HttpApi (and
- * so outside /openapi.json): A2A's envelopes and errors are its own.
+ * The A2A server: the JSON-RPC binding at /a2a/jsonrpc and the HTTP+JSON
+ * binding under /a2a/rest, both answering the same operations, and the card's
+ * public key set at /.well-known/jwks.json. Outside the HttpApi (and so outside
+ * /openapi.json): A2A's envelopes and errors are its own.
+ *
+ * Two versions on the same endpoints, chosen by A2A-Version (§3.6.2): 1.0 with
+ * `A2A-Version: 1.0`; 0.3 without the header (or with 0.3), as 0.3 clients send
+ * them: JSON-RPC's `message/send`, HTTP+JSON's paths under `/v1/` (legacy.ts).
  *
  * Every message is answered at once with a message (no task is created), so of
  * the operations A2A defines: SendMessage answers; GetTask and CancelTask find
@@ -25,18 +29,33 @@ import { baseUrlOf } from "../mcp/links.ts"
 import { refusals } from "../refusals.ts"
 import { JSONRPC_PATH, JWKS_PATH, REST_PATH } from "./card.ts"
 import {
+  CONTENT,
+  isLegacyMethod,
+  type LegacyMethod,
+  legacyNoExtendedCard,
+  legacyNoStreaming,
+  legacyRestOperation,
+  legacyRpcMessage,
+  protoSendResponse,
+  readLegacySend,
+  readProtoSend
+} from "./legacy.ts"
+import {
   A2aError,
-  checkVersion,
+  dialectOf,
   invalidParams,
   type JsonRpcId,
   jsonRpcError,
+  legacyJsonRpcError,
+  legacyRestError,
+  type Reply,
   requestedVersion,
   restError,
   SendMessageRequest,
   violationsOf
 } from "./protocol.ts"
 import { CardSigner } from "./signing.ts"
-import { A2A_DOOR, type Answer, interpret, makeSkills } from "./skills.ts"
+import { A2A_DOOR, type Answer, interpret, makeSkills, PARTS, type PartPaths } from "./skills.ts"
 
 /** The operations of A2A 1.0 by their JSON-RPC names (§5.3). */
 const OPERATIONS = [
@@ -56,7 +75,7 @@ type Operation = (typeof OPERATIONS)[number]
 
 const isOperation = (method: string): method is Operation => (OPERATIONS as ReadonlyArray<string>).includes(method)
 
-/** A2A 0.3's method names, which 1.0 renamed: a client that sends one is told the new name. */
+/** A2A 0.3's method names, which 1.0 renamed: a 1.0 request that sends one is told the new name. */
 const RENAMED: Record<string, Operation> = {
   "message/send": "SendMessage",
   "message/stream": "SendStreamingMessage",
@@ -80,6 +99,11 @@ const outputsFor = (accepted: ReadonlyArray<string> | undefined) => {
     })
   return { text: takes(MEDIA.text), data: takes(MEDIA.data) }
 }
+
+/** 1.0's names for 0.3's: a 0.3 request (no A2A-Version) that sends a 1.0 name is told both ways. */
+const LEGACY_NAME: Partial<Record<Operation, LegacyMethod>> = Object.fromEntries(
+  Object.entries(RENAMED).flatMap(([legacy, operation]) => (isLegacyMethod(legacy) ? [[operation, legacy]] : []))
+)
 
 const noTask = (id: string) =>
   new A2aError({
@@ -139,13 +163,17 @@ export const A2aLive = HttpRouter.use((router) =>
     const skills = yield* makeSkills
     const directory = yield* Directory.Directory
 
-    /** SendMessage: the message interpreted, its skill answered, the answer as one agent message. */
-    const sendMessage = (params: unknown, base: string | undefined, caster: Effect.Effect<Caster, A2aError>) =>
+    /**
+     * A message, as 1.0 reads it (0.3's are read into the same request): interpreted, its skill
+     * answered, the answer in the parts the client takes. `paths` name the parts as they were sent.
+     */
+    const reply = (
+      sent: SendMessageRequest,
+      base: string | undefined,
+      caster: Effect.Effect<Caster, A2aError>,
+      paths: PartPaths = PARTS
+    ): Effect.Effect<Reply, A2aError> =>
       Effect.gen(function* () {
-        const sent = yield* decodeSend(params, { errors: "all" }).pipe(Effect.mapError((error) => invalidParams(violationsOf(error.issue))))
-        if (sent.tenant !== undefined && sent.tenant !== "") {
-          return yield* invalidParams([{ path: ["tenant"], message: "must be empty: this agent's interfaces declare no tenant" }])
-        }
         if (sent.message.taskId !== undefined && sent.message.taskId !== "") return yield* noTask(sent.message.taskId)
         if (sent.configuration?.taskPushNotificationConfig !== undefined) return yield* noPush
         const outputs = outputsFor(sent.configuration?.acceptedOutputModes)
@@ -156,19 +184,36 @@ export const A2aLive = HttpRouter.use((router) =>
           })
         }
         const answer: Answer = yield* skills(
-          yield* interpret(sent.message).pipe(Effect.provideService(Directory.Directory, directory)),
+          yield* interpret(sent.message, paths).pipe(Effect.provideService(Directory.Directory, directory)),
           base,
           caster
         )
         const contextId = sent.message.contextId !== undefined && sent.message.contextId !== "" ? sent.message.contextId : randomUUID()
         return {
+          messageId: randomUUID(),
+          contextId,
+          text: outputs.text ? answer.text : undefined,
+          data: outputs.data ? answer.data : undefined,
+          skill: answer.skill
+        }
+      })
+
+    /** SendMessage (1.0): the request decoded, answered as one agent message. */
+    const sendMessage = (params: unknown, base: string | undefined, caster: Effect.Effect<Caster, A2aError>) =>
+      Effect.gen(function* () {
+        const sent = yield* decodeSend(params, { errors: "all" }).pipe(Effect.mapError((error) => invalidParams(violationsOf(error.issue))))
+        if (sent.tenant !== undefined && sent.tenant !== "") {
+          return yield* invalidParams([{ path: ["tenant"], message: "must be empty: this agent's interfaces declare no tenant" }])
+        }
+        const answer = yield* reply(sent, base, caster)
+        return {
           message: {
-            messageId: randomUUID(),
-            contextId,
+            messageId: answer.messageId,
+            contextId: answer.contextId,
             role: "ROLE_AGENT",
             parts: [
-              ...(outputs.text ? [{ text: answer.text, mediaType: MEDIA.text }] : []),
-              ...(outputs.data ? [{ data: answer.data, mediaType: MEDIA.data }] : [])
+              ...(answer.text === undefined ? [] : [{ text: answer.text, mediaType: MEDIA.text }]),
+              ...(answer.data === undefined ? [] : [{ data: answer.data, mediaType: MEDIA.data }])
             ],
             metadata: { skill: answer.skill }
           }
@@ -204,15 +249,49 @@ export const A2aLive = HttpRouter.use((router) =>
       }
     }
 
+    /** One A2A 0.3 operation; message/send read and answered in the binding's 0.3 form. */
+    const operateLegacy = (
+      operation: LegacyMethod,
+      params: unknown,
+      binding: "jsonrpc" | "rest",
+      base: string | undefined,
+      caster: Effect.Effect<Caster, A2aError>
+    ): Effect.Effect<unknown, A2aError> => {
+      const id = isRecord(params) && typeof params.id === "string" ? params.id : ""
+      switch (operation) {
+        case "message/send":
+          return binding === "jsonrpc"
+            ? Effect.map(
+                Effect.flatMap(readLegacySend(params), (sent) => reply(sent, base, caster)),
+                legacyRpcMessage
+              )
+            : Effect.map(
+                Effect.flatMap(readProtoSend(params), (sent) => reply(sent, base, caster, CONTENT)),
+                protoSendResponse
+              )
+        case "tasks/get":
+        case "tasks/cancel":
+          return Effect.fail(noTask(id))
+        case "message/stream":
+        case "tasks/resubscribe":
+          return Effect.fail(legacyNoStreaming)
+        case "tasks/pushNotificationConfig/set":
+        case "tasks/pushNotificationConfig/get":
+        case "tasks/pushNotificationConfig/list":
+        case "tasks/pushNotificationConfig/delete":
+          return Effect.fail(noPush)
+        case "agent/getAuthenticatedExtendedCard":
+          return Effect.fail(legacyNoExtendedCard)
+      }
+    }
+
     /**
-     * What every request goes through before its operation: the protocol version it asks for,
-     * and the API key it carries, checked at once (a bad key is refused whatever it came with).
-     * The caster is resolved once, when a vote needs it, or here when a key was sent.
+     * What every operation goes through, once its version is known: the API key the request
+     * carries, checked at once (a bad key is refused whatever it came with). The caster is
+     * resolved once, when a vote needs it, or here when a key was sent.
      */
     const admit = (request: HttpServerRequest.HttpServerRequest) =>
       Effect.gen(function* () {
-        const refused = checkVersion(requestedVersion(request.headers, request.url))
-        if (refused !== undefined) return yield* refused
         const caster = yield* Effect.cached(callers.identify(request).pipe(Effect.mapError(refusedIdentity)))
         if (request.headers.authorization !== undefined) yield* caster
         return { caster, base: baseUrlOf(config.publicUrl, Option.some(request)) }
@@ -238,6 +317,7 @@ export const A2aLive = HttpRouter.use((router) =>
     const jsonRpc = (request: HttpServerRequest.HttpServerRequest) =>
       Effect.gen(function* () {
         let id: JsonRpcId = null
+        const dialect = dialectOf(requestedVersion(request.headers, request.url))
         const outcome = yield* Effect.result(
           Effect.gen(function* () {
             const body = yield* readJson(request)
@@ -254,7 +334,7 @@ export const A2aLive = HttpRouter.use((router) =>
               ...(body.jsonrpc === "2.0" ? [] : [{ path: ["jsonrpc"], message: 'must be "2.0"' }]),
               ...(typeof body.method === "string"
                 ? []
-                : [{ path: ["method"], message: "must be the name of an A2A operation, such as SendMessage" }]),
+                : [{ path: ["method"], message: "must be the name of an A2A operation: SendMessage (A2A 1.0) or message/send (A2A 0.3)" }]),
               ...(typeof body.id === "string" || typeof body.id === "number"
                 ? []
                 : [{ path: ["id"], message: "must be a string or a number: this agent answers every request" }]),
@@ -269,13 +349,30 @@ export const A2aLive = HttpRouter.use((router) =>
               })
             }
             const method = body.method as string
+            if (dialect instanceof A2aError) return yield* dialect
+            if (dialect === "0.3") {
+              if (!isLegacyMethod(method)) {
+                const legacy = isOperation(method) ? LEGACY_NAME[method] : undefined
+                return yield* isOperation(method)
+                  ? new A2aError({
+                      kind: "VersionNotSupported",
+                      message: `${method} is A2A 1.0's method: send the header A2A-Version: 1.0 with it. A request without A2A-Version is read as A2A 0.3${legacy === undefined ? ", which has no such method" : `, whose name for it is ${legacy}`}.`
+                    })
+                  : new A2aError({
+                      kind: "MethodNotFound",
+                      message: `Method not found: ${method}. This agent answers message/send (A2A 0.3) and SendMessage (A2A 1.0, with the header A2A-Version: 1.0).`
+                    })
+              }
+              const { caster, base } = yield* admit(request)
+              return yield* operateLegacy(method, body.params ?? {}, "jsonrpc", base, caster)
+            }
             if (!isOperation(method)) {
               const renamed = RENAMED[method]
               return yield* new A2aError({
                 kind: "MethodNotFound",
                 message:
                   renamed !== undefined
-                    ? `Method not found: ${method} is A2A 0.3's name; A2A 1.0 calls it ${renamed}.`
+                    ? `Method not found: ${method} is A2A 0.3's name; A2A 1.0 calls it ${renamed} (or send ${method} without the A2A-Version header, as A2A 0.3).`
                     : `Method not found: ${method}. This agent answers SendMessage (A2A 1.0).`
               })
             }
@@ -284,7 +381,7 @@ export const A2aLive = HttpRouter.use((router) =>
           })
         )
         if (outcome._tag === "Success") return HttpServerResponse.jsonUnsafe({ jsonrpc: "2.0", id, result: outcome.success })
-        const { status, body } = jsonRpcError(outcome.failure, id)
+        const { status, body } = dialect === "0.3" ? legacyJsonRpcError(outcome.failure, id) : jsonRpcError(outcome.failure, id)
         return HttpServerResponse.jsonUnsafe(body, { status, headers: outcome.failure.headers ?? {} })
       })
 
@@ -305,16 +402,48 @@ export const A2aLive = HttpRouter.use((router) =>
       return { operation: "CreateTaskPushNotificationConfig", id }
     }
 
+    /** A2A 0.3's HTTP+JSON: the paths under /v1 (legacy.ts), for a 0.3 request. */
+    const legacyRest = (request: HttpServerRequest.HttpServerRequest, path: string) =>
+      Effect.gen(function* () {
+        const found = legacyRestOperation(request.method, path.slice("/v1".length))
+        if (found === undefined) {
+          return yield* new A2aError({
+            kind: "MethodNotFound",
+            message: `No A2A 0.3 operation is at ${request.method} ${path} here: send messages with POST ${REST_PATH}/v1/message:send.`
+          })
+        }
+        const { caster, base } = yield* admit(request)
+        const params = found.operation === "message/send" ? yield* readJson(request) : { id: found.id }
+        return yield* operateLegacy(found.operation, params, "rest", base, caster)
+      })
+
     const rest = (request: HttpServerRequest.HttpServerRequest) =>
       Effect.gen(function* () {
         const path = (request.url.split("?")[0] ?? "/").slice(REST_PATH.length)
+        const dialect = dialectOf(requestedVersion(request.headers, request.url))
+        const legacyPath = path === "/v1" || path.startsWith("/v1/")
+        const legacy = legacyPath && dialect === "0.3"
         const outcome = yield* Effect.result(
           Effect.gen(function* () {
+            if (dialect instanceof A2aError) return yield* dialect
+            if (legacy) return yield* legacyRest(request, path)
+            if (legacyPath) {
+              return yield* new A2aError({
+                kind: "MethodNotFound",
+                message: `${request.method} ${path} is an A2A 0.3 path (a request without A2A-Version); with A2A-Version: 1.0 send messages with POST ${REST_PATH}/message:send.`
+              })
+            }
             const found = restOperation(request.method, path)
             if (found === undefined) {
               return yield* new A2aError({
                 kind: "MethodNotFound",
-                message: `No A2A operation is at ${request.method} ${path || "/"} here: send messages with POST ${REST_PATH}/message:send.`
+                message: `No A2A operation is at ${request.method} ${path || "/"} here: send messages with POST ${REST_PATH}/message:send (A2A 1.0) or POST ${REST_PATH}/v1/message:send (A2A 0.3).`
+              })
+            }
+            if (dialect === "0.3") {
+              return yield* new A2aError({
+                kind: "VersionNotSupported",
+                message: `${path} is an A2A 1.0 path: send the header A2A-Version: 1.0 with it. A request without A2A-Version is read as A2A 0.3, whose paths are under ${REST_PATH}/v1 (POST ${REST_PATH}/v1/message:send).`
               })
             }
             const { caster, base } = yield* admit(request)
@@ -323,9 +452,10 @@ export const A2aLive = HttpRouter.use((router) =>
           })
         )
         if (outcome._tag === "Success") {
-          return HttpServerResponse.jsonUnsafe(outcome.success, { contentType: "application/a2a+json" })
+          // 0.3 answers in application/json, 1.0 in application/a2a+json.
+          return HttpServerResponse.jsonUnsafe(outcome.success, { contentType: legacy ? "application/json" : "application/a2a+json" })
         }
-        const { status, body } = restError(outcome.failure)
+        const { status, body } = legacy ? legacyRestError(outcome.failure) : restError(outcome.failure)
         // application/json rather than application/a2a+json: the API's failure guard keeps JSON error bodies as sent (http/problemResponses.ts).
         return HttpServerResponse.jsonUnsafe(body, { status, headers: outcome.failure.headers ?? {} })
       })

@@ -12,21 +12,23 @@
 import canonicalize from "canonicalize"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { Settings } from "@productdir/domain"
-import type { DirectoryCard } from "@productdir/contract"
+import type { AgentCardSignature } from "@productdir/contract"
 import { calculateJwkThumbprint, exportJWK, FlattenedSign, generateKeyPair, importJWK, type JWK } from "jose"
 import { ApiConfig } from "../ApiConfig.ts"
-import { JWKS_PATH, type UnsignedCard } from "./card.ts"
+import { JWKS_PATH } from "./card.ts"
 
 /** The store's name for the generated key. */
 const STORED_KEY = "a2a_signing_key"
 /** What a key is generated as when none is configured: ES256 is what every JOSE library verifies. */
 const DEFAULT_ALG = "ES256"
 
+export type Signed<C> = C & { readonly signatures: ReadonlyArray<typeof AgentCardSignature.Type> }
+
 export class CardSigner extends Context.Service<
   CardSigner,
   {
-    /** The card with its signature, for the base URL its interfaces and `jku` use. */
-    readonly sign: (card: UnsignedCard, base: string) => Effect.Effect<DirectoryCard>
+    /** The card (1.0's or 0.3's) with its signature, for the base URL its interfaces and `jku` use. */
+    readonly sign: <C extends object>(card: C, base: string) => Effect.Effect<Signed<C>>
     /** The public key set (`keys`: the one public JWK, with `kid`, `alg` and `use`). */
     readonly jwks: { readonly keys: ReadonlyArray<JWK> }
   }
@@ -78,18 +80,19 @@ export const layer = Layer.effect(
     const kid = yield* Effect.promise(() => calculateJwkThumbprint(publicJwk))
     const published: JWK = { ...publicJwk, kid, alg, use: "sig" }
 
-    const signed = new Map<string, DirectoryCard>()
-    const sign = (card: UnsignedCard, base: string) =>
+    const signed = new Map<string, Signed<object>>()
+    const sign = <C extends object>(card: C, base: string): Effect.Effect<Signed<C>> =>
       Effect.suspend(() => {
         const key = JSON.stringify(card)
         const known = signed.get(key)
-        if (known !== undefined) return Effect.succeed(known)
+        // The key is the card's whole JSON: a card signed under it is this card, signed.
+        if (known !== undefined) return Effect.succeed(known as Signed<C>)
         // RFC 8785: the card as served, less its signatures (it has none yet), each field set.
         const payload = encoder.encode(canonicalize(card) ?? "")
         return Effect.promise(() =>
           new FlattenedSign(payload).setProtectedHeader({ alg, typ: "JOSE", kid, jku: `${base}${JWKS_PATH}` }).sign(privateKey)
         ).pipe(
-          Effect.map((jws): DirectoryCard => ({ ...card, signatures: [{ protected: jws.protected ?? "", signature: jws.signature }] })),
+          Effect.map((jws): Signed<C> => ({ ...card, signatures: [{ protected: jws.protected ?? "", signature: jws.signature }] })),
           Effect.tap((result) =>
             Effect.sync(() => {
               if (signed.size >= SIGNED_CARDS_KEPT) signed.clear()

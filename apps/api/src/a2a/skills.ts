@@ -164,37 +164,50 @@ const fromText = (text: string, at: Path) =>
     return yield* fromWords("search", { q: text }, at)
   })
 
+/** Where a message's parts are in the request as sent: 1.0's and 0.3's JSON-RPC `parts`, 0.3's HTTP+JSON `content`. */
+export interface PartPaths {
+  readonly parts: Path
+  readonly part: (i: number) => Path
+  readonly data: (i: number) => Path
+  readonly text: (i: number) => Path
+}
+
+export const PARTS: PartPaths = {
+  parts: ["message", "parts"],
+  part: (i) => ["message", "parts", i],
+  data: (i) => ["message", "parts", i, "data"],
+  text: (i) => ["message", "parts", i, "text"]
+}
+
 /** What the message asks: its one data part, else its text parts read as plain words. */
-export const interpret = (message: Message) =>
+export const interpret = (message: Message, paths: PartPaths = PARTS) =>
   Effect.gen(function* () {
     const files = message.parts.flatMap((part, i) => (part.url !== undefined || part.raw !== undefined ? [i] : []))
     if (files.length > 0) {
       return yield* new A2aError({
         kind: "ContentTypeNotSupported",
-        message: `This agent reads text and JSON data parts; a file (url or raw) is not taken (message.parts[${files.join("], message.parts[")}]).`
+        message: `This agent reads text and JSON data parts; a file is not taken (${files.map((i) => fieldName(paths.part(i))).join(", ")}).`
       })
     }
     const data = message.parts.flatMap((part, i) => (part.data !== undefined ? [{ data: part.data, i }] : []))
     if (data.length > 1) {
       return yield* invalidParams(
-        data
-          .slice(1)
-          .map(({ i }) => ({ path: ["message", "parts", i, "data"], message: "is a second request: send one data part per message" }))
+        data.slice(1).map(({ i }) => ({ path: paths.data(i), message: "is a second request: send one data part per message" }))
       )
     }
-    if (data.length === 1) return yield* fromData(data[0]!.data, ["message", "parts", data[0]!.i, "data"])
+    if (data.length === 1) return yield* fromData(data[0]!.data, paths.data(data[0]!.i))
     const texts = message.parts.flatMap((part, i) =>
       part.text !== undefined && part.text.trim() !== "" ? [{ text: part.text.trim(), i }] : []
     )
     if (texts.length === 0) {
       return yield* invalidParams([
         {
-          path: ["message", "parts"],
+          path: paths.parts,
           message: `must hold a text part with your request in plain words, or a data part naming a skill ({"skill": "${SKILLS.join('" | "')}", …})`
         }
       ])
     }
-    return yield* fromText(texts.map((t) => t.text).join(" "), ["message", "parts", texts[0]!.i, "text"])
+    return yield* fromText(texts.map((t) => t.text).join(" "), paths.text(texts[0]!.i))
   })
 
 // ---- the answers ----------------------------------------------------------------

@@ -7,7 +7,7 @@ import { Api, ServiceUnavailable } from "@productdir/contract"
 import { Directory } from "@productdir/usecases"
 import { prometheusText } from "../cache/metrics.ts"
 import { ReadCache } from "../cache/ReadCache.ts"
-import { directoryCard } from "../a2a/card.ts"
+import { serveCard } from "../a2a/served.ts"
 import { CardSigner } from "../a2a/signing.ts"
 import { llmsTxt, serviceIndex } from "../catalogGuide.ts"
 import { ApiConfig } from "../ApiConfig.ts"
@@ -37,12 +37,12 @@ export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =
         // Prepared once with its ETag and codings (http/constantReads.ts).
         .handle("index", () => Effect.succeed(index))
         .handle("llms", () => Effect.succeed(guide))
-        // Absolute URLs (A2A asks for them): under PUBLIC_URL, else the origin the request came to; signed (a2a/signing.ts).
+        // Absolute URLs (A2A asks for them): under PUBLIC_URL, else the origin the request came to; signed (a2a/signing.ts);
+        // 1.0's card or 0.3's by the A2A-Version asked for (a2a/served.ts).
         .handle("agentCard", () =>
           Effect.gen(function* () {
             const request = yield* HttpServerRequest.HttpServerRequest
-            const base = baseUrlOf(config.publicUrl, Option.some(request)) ?? ""
-            return yield* cachedJson(yield* signer.sign(directoryCard(base), base))
+            return yield* serveCard(signer, baseUrlOf(config.publicUrl, Option.some(request)) ?? "")
           })
         )
         // Health answers describe this moment: never reused by a cache.

@@ -1,0 +1,21 @@
+/**
+ * GET /.well-known/agent-card.json: the card of the A2A version the request
+ * asks for (card.ts): 1.0's to `A2A-Version: 1.0`, 0.3's to a request without
+ * the header, which A2A reads as 0.3 and which is how 0.3 clients ask. Both
+ * signed; `Vary: A2A-Version` keeps shared caches from giving one to the other.
+ */
+import { Effect } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { cachedJson } from "../http/cachedJson.ts"
+import { cardFor } from "./card.ts"
+import { requestedVersion } from "./protocol.ts"
+import type { CardSigner } from "./signing.ts"
+
+export const serveCard = (signer: CardSigner["Service"], base: string) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const card = yield* signer.sign(cardFor(base, requestedVersion(request.headers, request.url)), base)
+    const response = yield* cachedJson(card)
+    const vary = response.headers.vary
+    return HttpServerResponse.setHeader(response, "vary", vary === undefined || vary === "" ? "A2A-Version" : `${vary}, A2A-Version`)
+  })
