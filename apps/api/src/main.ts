@@ -2,7 +2,7 @@
 /**
  * productdir API: the entry point, and its wiring diagram.
  *
- *   environment ─► ApiConfig, store choice (STORE / DATABASE_URL / DATA_DIR)
+ *   environment ─► ApiConfig, store choice (STORE / DATABASE_URL / DATA_DIR; DATABASE_READ_URL's replicas for reads)
  *   store ─► migrations ─► sample seed (embedded stores, first start)
  *   HttpLive (routes, docs, limits) on NodeServerLive (HOST:PORT, timeouts, connection caps, the front door:
  *   request ids, the access log, the read cache)
@@ -38,7 +38,8 @@ const AnnounceLive = Layer.effectDiscard(
 /** The API owns an embedded data directory and serves it to the CLIs on a local socket. */
 const ROLE: PgliteClient.Role = { tool: SHARING_TOOL, share: true }
 
-const StoresLive = Layer.provideMerge(SeedLive, layerFromConfig(ROLE))
+// The API reads from DATABASE_READ_URL's replicas too, when it names any (docs/operations.md, "Replicas").
+const StoresLive = Layer.provideMerge(SeedLive, layerFromConfig(ROLE, {}, { readReplicas: true }))
 
 // DrainOnShutdown is built after the server serves, so on SIGTERM it runs first: readiness
 // fails and keep-alive connections close while the server still answers.

@@ -184,9 +184,27 @@ export class DirectoryApi extends HttpApiGroup.make("directory")
       error: ServiceUnavailable
     }).annotateMerge(describe("The process is up", "Liveness: answers while the process runs.")),
     HttpApiEndpoint.get("readyz", ROUTES.readyz, {
-      success: Schema.Struct({ status: Schema.Literal("ready") }),
+      success: Schema.Struct({
+        status: Schema.Literal("ready"),
+        servers: Schema.optionalKey(
+          Schema.Array(
+            Schema.Struct({
+              role: Schema.Literals(["primary", "replica"]),
+              server: Schema.String,
+              reachable: Schema.Boolean,
+              serving: Schema.optionalKey(Schema.Boolean),
+              detail: Schema.optionalKey(Schema.String)
+            })
+          )
+        )
+      }),
       error: ServiceUnavailable
-    }).annotateMerge(describe("The service can serve", "Readiness: 503 while the store is unreachable or the server is shutting down.")),
+    }).annotateMerge(
+      describe(
+        "The service can serve",
+        "Readiness: 503 while the primary database is unreachable or the server is shutting down. On PostgreSQL, `servers` lists the primary and each read replica (DATABASE_READ_URL) with whether it is reachable and serving reads; a replica that is down leaves the service ready, its reads go to the primary."
+      )
+    ),
     HttpApiEndpoint.get("metrics", ROUTES.metrics, {
       success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/plain" })),
       error: ServiceUnavailable

@@ -5,7 +5,9 @@
  * server's programs (Debian's packages put them in
  * /usr/lib/postgresql/<version>/bin); as root it runs them as the `postgres`
  * user, the only way the server agrees to start. Durability is off: a test's
- * data need not survive a crash.
+ * data need not survive a crash. A server can have a streaming replica of its
+ * own (`standby`: `pg_basebackup -R`, hot standby), which a test can stop and
+ * start again.
  */
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
@@ -22,6 +24,17 @@ export interface PrivateServer {
   readonly url: (database?: string) => string
   /** A fast restart: every connection is closed, the server is down for a moment, then accepts again. */
   readonly restart: Effect.Effect<void>
+  /** A fast stop: every connection is closed and the server stays down (until `start`). */
+  readonly stop: Effect.Effect<void>
+  /** Starts a stopped server again, on the same port, and waits until it accepts connections. */
+  readonly start: Effect.Effect<void>
+  /** Where it listens on 127.0.0.1. */
+  readonly port: number
+}
+
+export interface Options {
+  /** More server settings (`name=value`), e.g. `shared_preload_libraries=pg_stat_statements`. */
+  readonly settings?: ReadonlyArray<string>
 }
 
 const ROOT = "/usr/lib/postgresql"
@@ -47,36 +60,68 @@ const freePort = Effect.callback<number>((resume) => {
   })
 })
 
+/** A temporary directory the server's programs may write to (as root they run as `postgres`). */
+const workDir = Effect.gen(function* () {
+  const bin = programs()
+  if (bin === undefined) return yield* Effect.die(new Error(`no PostgreSQL server programs under ${ROOT}`))
+  const dir = mkdtempSync(join(tmpdir(), "productdir-pg-"))
+  const asRoot = userInfo().uid === 0
+  if (asRoot) {
+    const [uid, gid] = yield* Effect.promise(() =>
+      Promise.all([run("id", ["-u", "postgres"]), run("id", ["-g", "postgres"])]).then((ids) => ids.map((id) => Number(id.stdout.trim())))
+    )
+    chownSync(dir, uid!, gid!)
+  }
+  const tool = (name: string, args: ReadonlyArray<string>) =>
+    Effect.promise(() =>
+      asRoot ? run("runuser", ["-u", "postgres", "--", join(bin, name), ...args]) : run(join(bin, name), [...args])
+    ).pipe(Effect.asVoid)
+  return { dir, data: join(dir, "data"), tool }
+})
+
+/**
+ * A server on the data directory `make` filled, on a free port of 127.0.0.1: started now, stopped
+ * and its directory deleted when the scope closes.
+ */
+const serve = (options: Options, make: (work: Effect.Success<typeof workDir>) => Effect.Effect<void>) =>
+  Effect.acquireRelease(
+    Effect.gen(function* () {
+      const work = yield* workDir
+      const { dir, data, tool } = work
+      const port = yield* freePort
+      const settings = [
+        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`,
+        ...(options.settings ?? []).map((setting) => `-c ${setting}`)
+      ].join(" ")
+      const pgCtl = (...args: ReadonlyArray<string>) =>
+        tool("pg_ctl", ["-D", data, "-o", settings, "-l", join(dir, "server.log"), "-w", ...args])
+      yield* make(work)
+      yield* pgCtl("start")
+      const server: PrivateServer = {
+        url: (database = "postgres") => `postgres://postgres@127.0.0.1:${port}/${database}`,
+        restart: pgCtl("-m", "fast", "restart"),
+        stop: pgCtl("-m", "fast", "stop"),
+        start: pgCtl("start"),
+        port
+      }
+      return { server, dir, stop: pgCtl("-m", "immediate", "stop") }
+    }),
+    // Stopped whatever its state (a failed stop is a server already down), then deleted.
+    ({ dir, stop }) => Effect.exit(stop).pipe(Effect.andThen(Effect.sync(() => rmSync(dir, { recursive: true, force: true }))))
+  ).pipe(Effect.map(({ server }) => server))
+
+/** A private server with `options`. */
+export const makeWith = (options: Options) =>
+  serve(options, ({ data, tool }) => tool("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"]))
+
 /** A private server on a free port of 127.0.0.1, stopped and deleted when the scope closes. */
-export const make = Effect.acquireRelease(
-  Effect.gen(function* () {
-    const bin = programs()
-    if (bin === undefined) return yield* Effect.die(new Error(`no PostgreSQL server programs under ${ROOT}`))
-    const dir = mkdtempSync(join(tmpdir(), "productdir-pg-"))
-    const data = join(dir, "data")
-    const asRoot = userInfo().uid === 0
-    if (asRoot) {
-      const [uid, gid] = yield* Effect.promise(() =>
-        Promise.all([run("id", ["-u", "postgres"]), run("id", ["-g", "postgres"])]).then((ids) => ids.map((id) => Number(id.stdout.trim())))
-      )
-      chownSync(dir, uid!, gid!)
-    }
-    const tool = (name: string, args: ReadonlyArray<string>) =>
-      Effect.promise(() =>
-        asRoot ? run("runuser", ["-u", "postgres", "--", join(bin, name), ...args]) : run(join(bin, name), [...args])
-      ).pipe(Effect.asVoid)
-    const port = yield* freePort
-    const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`
-    const pgCtl = (...args: ReadonlyArray<string>) =>
-      tool("pg_ctl", ["-D", data, "-o", settings, "-l", join(dir, "server.log"), "-w", ...args])
-    yield* tool("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"])
-    yield* pgCtl("start")
-    const server: PrivateServer = {
-      url: (database = "postgres") => `postgres://postgres@127.0.0.1:${port}/${database}`,
-      restart: pgCtl("-m", "fast", "restart")
-    }
-    return { server, dir, stop: pgCtl("-m", "immediate", "stop") }
-  }),
-  // Stopped whatever its state (a failed stop is a server already down), then deleted.
-  ({ dir, stop }) => Effect.exit(stop).pipe(Effect.andThen(Effect.sync(() => rmSync(dir, { recursive: true, force: true }))))
-).pipe(Effect.map(({ server }) => server))
+export const make = makeWith({})
+
+/**
+ * A streaming replica of `primary` (a hot standby: it answers reads), made with `pg_basebackup -R`
+ * from the primary's replication connection (initdb's trust rules allow it from 127.0.0.1).
+ */
+export const standby = (primary: PrivateServer, options: Options = {}) =>
+  serve(options, ({ data, tool }) =>
+    tool("pg_basebackup", ["-D", data, "-R", "-X", "stream", "-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres", "--no-sync"])
+  )

@@ -2,8 +2,7 @@
 import { Effect, Option } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { CatalogStore } from "@productdir/domain"
-import { Api, ServiceUnavailable } from "@productdir/contract"
+import { Api } from "@productdir/contract"
 import { Directory } from "@productdir/usecases"
 import { prometheusText } from "../cache/metrics.ts"
 import { ReadCache } from "../cache/ReadCache.ts"
@@ -14,17 +13,16 @@ import { ApiConfig } from "../ApiConfig.ts"
 import { baseUrlOf } from "../mcp/links.ts"
 import { cachedJson } from "../http/cachedJson.ts"
 import { storeUnavailable } from "../http/domainProblems.ts"
-import { Lifecycle } from "../http/lifecycle.ts"
+import { makeReadiness } from "../http/readiness.ts"
 
 const NO_STORE = { "cache-control": "no-store" }
 
 export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =>
   Effect.gen(function* () {
-    const catalog = yield* CatalogStore
     const directory = yield* Directory.Directory
     const cache = yield* ReadCache
     const config = yield* ApiConfig
-    const lifecycle = yield* Lifecycle
+    const readiness = yield* makeReadiness
     const signer = yield* CardSigner
     const index = serviceIndex()
     const guide = llmsTxt()
@@ -47,15 +45,8 @@ export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =
         )
         // Health answers describe this moment: never reused by a cache.
         .handle("healthz", () => Effect.succeed(HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: NO_STORE })))
-        // Not ready once the server drains (http/lifecycle.ts): a balancer stops sending here.
-        .handle("readyz", () =>
-          lifecycle.isDraining()
-            ? Effect.fail(new ServiceUnavailable({ detail: "The server is shutting down; send requests to another instance." }))
-            : catalog.ping.pipe(
-                Effect.as(HttpServerResponse.jsonUnsafe({ status: "ready" }, { headers: NO_STORE })),
-                Effect.catchTags({ StoreError: storeUnavailable })
-              )
-        )
+        // Not ready once the server drains; ready, listing the servers reached, while the primary answers (http/readiness.ts).
+        .handle("readyz", () => readiness)
         .handle("metrics", () =>
           Effect.succeed(
             HttpServerResponse.text(prometheusText(cache.stats()), {
