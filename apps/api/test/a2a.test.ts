@@ -248,11 +248,11 @@ for (const variant of variants) {
 
             const codeOf = (reply: { json: unknown }) => (reply.json as { error?: { code: number } }).error?.code
             // No A2A-Version: read as 0.3, whose name for it is message/send (a2a-legacy.test.ts).
-          const unversioned = yield* rpc(base, send(sendText("okonomi")), {})
-          expect(bodyOf<{ error: { code: number; message: string } }>(unversioned).error).toMatchObject({
-            code: -32009,
-            message: expect.stringContaining("message/send")
-          })
+            const unversioned = yield* rpc(base, send(sendText("okonomi")), {})
+            expect(bodyOf<{ error: { code: number; message: string } }>(unversioned).error).toMatchObject({
+              code: -32009,
+              message: expect.stringContaining("message/send")
+            })
             expect(codeOf(yield* rpc(base, send(sendText("okonomi"), "SendStreamingMessage")))).toBe(-32004)
             expect(codeOf(yield* rpc(base, send({ id: "t-1" }, "GetTask")))).toBe(-32001)
             expect(codeOf(yield* rpc(base, send({ taskId: "t-1" }, "CreateTaskPushNotificationConfig")))).toBe(-32003)
