@@ -40,6 +40,11 @@ import { McpLive } from "./mcp/server.ts"
 import { A2aLive } from "./a2a/routes.ts"
 import * as CardSigning from "./a2a/signing.ts"
 import * as McpSessions from "./mcp/sessions.ts"
+import * as HttpMetrics from "./observability/httpMetrics.ts"
+import { SessionGaugesLive, ToolCallsCounted } from "./observability/mcpMetrics.ts"
+import { MetricsListenerLive } from "./observability/scrape.ts"
+import { SpanNamesLive, TraceResponsesLive, tracingEnabled } from "./observability/tracing.ts"
+import { countVotes } from "./observability/voteMetrics.ts"
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
   Layer.provide([ProductsLive, EntitiesLive, VotesLive, AgentsLive, DirectoryLive]),
@@ -61,13 +66,16 @@ const UseCasesLive = Layer.unwrap(
     const signed = SignedAgents.layer({
       origin: (headers) => Option.getOrElse(config.publicUrl, () => (headers.host === undefined ? undefined : `http://${headers.host}`))
     }).pipe(Layer.provide(KeyDirectories.layer({ httpHosts: config.signedAgentsHttpHosts })))
-    const directory = Directory.layer({
-      votesPerVoter: config.votesPerVoter,
-      votesPerClient: config.votesPerAddress,
-      anonymousVotesPerNetwork: config.anonymousVotesPerNetwork,
-      burstGuard: config.burstGuard,
-      utm: config.utm
-    })
+    // Its votes counted in the metrics by outcome (observability/voteMetrics.ts).
+    const directory = countVotes(
+      Directory.layer({
+        votesPerVoter: config.votesPerVoter,
+        votesPerClient: config.votesPerAddress,
+        anonymousVotesPerNetwork: config.anonymousVotesPerNetwork,
+        burstGuard: config.burstGuard,
+        utm: config.utm
+      })
+    )
     return Layer.mergeAll(Callers.layer.pipe(Layer.provide([agents, signed, identity, directory])), directory, agents, identity)
   })
 )
@@ -78,10 +86,15 @@ const UseCasesLive = Layer.unwrap(
  */
 export const AppRoutes = Layer.mergeAll(
   ApiRoutes,
-  McpLive,
+  // Every tools/call counted, and the sessions' figures (observability/mcpMetrics.ts).
+  Layer.mergeAll(ToolCallsCounted, SessionGaugesLive).pipe(Layer.provideMerge(McpLive)),
   A2aLive,
-  HotReadsLive,
+  // Traced, the cache's reads go through the application, where requests become spans (observability/tracing.ts).
+  Layer.unwrap(Effect.map(tracingEnabled, (traced) => (traced ? Layer.empty : HotReadsLive))),
   DocsLive,
+  TraceResponsesLive,
+  // With METRICS_PORT, /metrics on its own loopback listener (observability/scrape.ts).
+  MetricsListenerLive,
   // Around every route, the docs and the fallback, outermost first: failures as problems,
   // compression of what is not prepared already, the prepared constant reads, the edge of /mcp,
   // the body policy. (Request ids, the access log and the connection policy are the front door's,
@@ -126,9 +139,10 @@ export const NodeServerLive = Layer.unwrap(
       FrontDoor.layer(server, { port: config.port, host: config.host }),
       NodeHttpServer.layerHttpServices,
       Layer.succeed(Connections, watchConnections(server, { perAddress: config.maxConnectionsPerAddress }))
-    ).pipe(Layer.provide(AccessLog.layer))
+      // Each access-log entry also counted in the request metrics (observability/httpMetrics.ts).
+    ).pipe(Layer.provide(HttpMetrics.layerAccessLog(server).pipe(Layer.provide(AccessLog.layer))))
   })
 )
 
-/** The served application; the request logger is ours (one structured line per request). */
-export const HttpLive = HttpRouter.serve(AppRoutes, { disableLogger: true, disableListenLog: true })
+/** The served application; the request logger is ours (one structured line per request). Traced, spans are named by route. */
+export const HttpLive = HttpRouter.serve(AppRoutes, { disableLogger: true, disableListenLog: true }).pipe(Layer.provide(SpanNamesLive))

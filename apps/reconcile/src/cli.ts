@@ -11,6 +11,7 @@ import { DEFAULT_RELEASE, IntegrityPass, type PassReport, reconcile } from "@pro
 import { ROLE } from "./role.ts"
 import { writeFileSync } from "node:fs"
 import { UsageError, WouldChange } from "./errors.ts"
+import { recordRun, writeMetricsFile } from "./metrics.ts"
 import { groupLines, integrityLine, makeProgress, reportJson, summaryLine } from "./output.ts"
 import { parseCron, parseEvery, type Plan } from "./schedule.ts"
 
@@ -64,6 +65,12 @@ export const reconcileCommand = Command.make(
     report: Flag.String("report").pipe(
       Flag.optional,
       Flag.withDescription("Write the JSON summary (with every drifted product) to this file")
+    ),
+    metricsFile: Flag.String("metrics-file").pipe(
+      Flag.optional,
+      Flag.withDescription(
+        "After every pass, write its figures in the Prometheus text format to this file (for node_exporter's textfile collector: a path ending in .prom)"
+      )
     )
   },
   (options) =>
@@ -95,6 +102,8 @@ export const reconcileCommand = Command.make(
         if (Option.isSome(options.report)) {
           writeFileSync(options.report.value, `${JSON.stringify(reportJson(summary, integrity, options.check, startedAt, ms), null, 2)}\n`)
         }
+        yield* recordRun({ summary, ms, integrity })
+        if (Option.isSome(options.metricsFile)) yield* writeMetricsFile(options.metricsFile.value)
         return { summary, integrity: integrity?.report }
       })
 

@@ -207,11 +207,11 @@ export class DirectoryApi extends HttpApiGroup.make("directory")
     ),
     HttpApiEndpoint.get("metrics", ROUTES.metrics, {
       success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/plain" })),
-      error: ServiceUnavailable
+      error: [Unauthorized, NotFound, ServiceUnavailable]
     }).annotateMerge(
       describe(
         "Operational figures of this process",
-        "Prometheus text format: the read cache's hits, misses, evictions, invalidations, flushes, entries and bytes against its budget. Per process: scrape every process."
+        "Prometheus text format: requests by route, method and status (`http_server_request_duration_seconds`, a histogram) and in flight, votes by outcome, MCP sessions and tool calls, the database's connections, the change feed's lag, the read cache and the process's memory. Per process: scrape every process. With METRICS_TOKEN set it takes `Authorization: Bearer <token>` (401 without it); with METRICS_PORT set it is served on that loopback port only, and here answers 404."
       )
     )
   )

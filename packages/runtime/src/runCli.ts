@@ -3,7 +3,9 @@
  * the version; a success exits 0; a failure the tool knows exits as the tool says (it prints its own
  * line); a failure of the store prints one line (storeFailures.ts) and exits 2, and so does a usage
  * error, which effect/cli has already printed; SIGTERM and SIGINT are a clean stop, exit 0. Logs go
- * to stderr (layerCli), and the output is flushed before the process exits.
+ * to stderr (layerCliFor), and the output is flushed before the process exits. With an OTLP endpoint
+ * configured (tracing.ts) the run is one trace: a root span named for the tool, its store calls
+ * beneath, exported before the process exits.
  */
 // Each module by its own path: the package index also loads its Redis, cluster and WebSocket modules.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -11,7 +13,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect, Layer } from "effect"
 import type { PgliteClient } from "@productdir/store-postgres"
 import { teardown } from "./exit.ts"
-import { layerCli } from "./logging.ts"
+import { layerCliFor } from "./logging.ts"
 import { storeFailure } from "./storeFailures.ts"
 
 export const USAGE_EXIT = 2
@@ -27,9 +29,11 @@ export interface CliRun<E> {
 
 export const runCli = <E>(cli: CliRun<E>): void => {
   const program = cli.run.pipe(
+    // The command (its first word) names what ran; its other arguments may name files, and stay out.
+    Effect.withSpan(cli.role.tool, { attributes: { "productdir.command": process.argv[2] ?? "" }, root: true }),
     Effect.as(0),
     Effect.catch((error: E) => cli.known(error) ?? storeFailure(cli.role, USAGE_EXIT)(error) ?? Effect.succeed(USAGE_EXIT)),
-    Effect.provide(Layer.mergeAll(NodeServices.layer, layerCli))
+    Effect.provide(Layer.mergeAll(NodeServices.layer, layerCliFor(cli.role.tool)))
   )
   NodeRuntime.runMain(program, { teardown: teardown(USAGE_EXIT) })
 }

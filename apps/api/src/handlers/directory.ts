@@ -4,8 +4,6 @@ import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "@productdir/contract"
 import { Directory } from "@productdir/usecases"
-import { prometheusText } from "../cache/metrics.ts"
-import { ReadCache } from "../cache/ReadCache.ts"
 import { serveCard } from "../a2a/served.ts"
 import { CardSigner } from "../a2a/signing.ts"
 import { llmsTxt, serviceIndex } from "../catalogGuide.ts"
@@ -14,16 +12,17 @@ import { baseUrlOf } from "../mcp/links.ts"
 import { cachedJson } from "../http/cachedJson.ts"
 import { storeUnavailable } from "../http/domainProblems.ts"
 import { makeReadiness } from "../http/readiness.ts"
+import { makeMetricsResponse } from "../observability/scrape.ts"
 
 const NO_STORE = { "cache-control": "no-store" }
 
 export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =>
   Effect.gen(function* () {
     const directory = yield* Directory.Directory
-    const cache = yield* ReadCache
     const config = yield* ApiConfig
     const readiness = yield* makeReadiness
     const signer = yield* CardSigner
+    const metricsResponse = yield* makeMetricsResponse
     const index = serviceIndex()
     const guide = llmsTxt()
 
@@ -47,13 +46,9 @@ export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =
         .handle("healthz", () => Effect.succeed(HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: NO_STORE })))
         // Not ready once the server drains; ready, listing the servers reached, while the primary answers (http/readiness.ts).
         .handle("readyz", () => readiness)
+        // Open, behind METRICS_TOKEN, or on METRICS_PORT only (observability/scrape.ts).
         .handle("metrics", () =>
-          Effect.succeed(
-            HttpServerResponse.text(prometheusText(cache.stats()), {
-              contentType: "text/plain; version=0.0.4; charset=utf-8",
-              headers: NO_STORE
-            })
-          )
+          Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => metricsResponse(request.headers))
         )
     )
   })

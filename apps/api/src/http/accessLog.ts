@@ -1,6 +1,6 @@
 /**
  * The access log: one line per request (method, path, status, duration,
- * request id), the shape every other log line has (`Logger.formatJson`).
+ * request id, and its trace id when tracing is on), the shape every other log line has (`Logger.formatJson`).
  * Written apart from the Effect logger because it is on every request's path:
  * built as one string and appended to a batch that one write flushes every
  * 50 ms (and at shutdown), it costs a read from the cache a few percent where
@@ -15,6 +15,8 @@ export interface AccessEntry {
   readonly status: number
   readonly durationMs: number
   readonly requestId: string
+  /** The request's trace, when tracing is on (observability/tracing.ts). */
+  readonly traceId?: string | undefined
 }
 
 export class AccessLog extends Context.Service<
@@ -35,7 +37,8 @@ const viaLogger = (entry: AccessEntry) =>
       path: entry.path,
       status: entry.status,
       duration_ms: entry.durationMs,
-      request_id: entry.requestId
+      request_id: entry.requestId,
+      ...(entry.traceId === undefined ? {} : { trace_id: entry.traceId })
     })
   )
 
@@ -63,7 +66,7 @@ export const layer = Layer.effect(
     }
     yield* Effect.addFinalizer(() => Effect.sync(flush))
     const recordNow = (entry: AccessEntry) => {
-      batch += `{"message":"request","level":"INFO","timestamp":"${new Date().toISOString()}","annotations":{"method":${JSON.stringify(entry.method)},"path":${JSON.stringify(entry.path)},"status":${entry.status},"duration_ms":${entry.durationMs},"request_id":${JSON.stringify(entry.requestId)}}}\n`
+      batch += `{"message":"request","level":"INFO","timestamp":"${new Date().toISOString()}","annotations":{"method":${JSON.stringify(entry.method)},"path":${JSON.stringify(entry.path)},"status":${entry.status},"duration_ms":${entry.durationMs},"request_id":${JSON.stringify(entry.requestId)}}${entry.traceId === undefined ? "" : `,"trace_id":${JSON.stringify(entry.traceId)}`}}\n`
       if (timer === undefined) timer = setTimeout(flush, FLUSH_EVERY_MS)
     }
     return AccessLog.of({ record: (entry) => Effect.sync(() => recordNow(entry)), recordNow })

@@ -17,7 +17,7 @@
  * on the socket.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Context, Effect, Layer, Scope } from "effect"
+import { Context, Effect, Layer, References, Scope } from "effect"
 import { HttpServer, HttpServerError } from "effect/http"
 import * as NetAddress from "effect/net/NetAddress"
 import { randomUUID } from "node:crypto"
@@ -85,13 +85,21 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
       /** Answers in the making: told to close their connection when the drain begins. */
       const inFlight = new Set<ServerResponse>()
 
-      const log = (request: IncomingMessage, status: number, started: number, requestId: string) =>
+      // With tracing on, the application names each response's trace (observability/tracing.ts): the line carries it.
+      const traced = yield* References.TracerEnabled
+      const traceIdOf = (response: ServerResponse): string | undefined => {
+        const header = traced ? response.getHeader("traceresponse") : undefined
+        return typeof header === "string" ? header.split("-")[1] : undefined
+      }
+
+      const log = (request: IncomingMessage, status: number, started: number, requestId: string, response?: ServerResponse) =>
         accessLog.recordNow({
           method: request.method ?? "",
           path: (request.url ?? "/").split("?")[0]!,
           status,
           durationMs: Math.round((performance.now() - started) * 10) / 10,
-          requestId
+          requestId,
+          traceId: response === undefined ? undefined : traceIdOf(response)
         })
 
       const handle = (request: IncomingMessage, response: ServerResponse): void => {
@@ -120,7 +128,7 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
         response.once("close", () => {
           inFlight.delete(response)
           // A client that left before its answer: the status nginx logs for it.
-          log(request, response.writableFinished ? response.statusCode : 499, started, requestId)
+          log(request, response.writableFinished ? response.statusCode : 499, started, requestId, response)
         })
         if (application !== undefined) application(request, response)
         else writeProblem(response, 503, "The server is starting; retry shortly.", { "retry-after": "1" })

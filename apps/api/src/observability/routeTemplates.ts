@@ -1,0 +1,96 @@
+/**
+ * The route a request path belongs to, as OpenTelemetry's `http.route` wants it: the template
+ * (`/products/{id}`), never the path itself, so a metric has one series per route however many
+ * products there are. Paths no route serves share one label, `unmatched`: a scanner walking
+ * random paths cannot grow the series. A walk down a tree of path segments, no regular expression
+ * and no allocation beyond the split: it runs for every request, the cache's reads included.
+ */
+import { ROUTES } from "@productdir/domain"
+import { JSONRPC_PATH, JWKS_PATH, REST_PATH } from "../a2a/card.ts"
+import { DOCS_PATH } from "../http/docsPage.ts"
+import { FAVICON_PATH } from "../http/favicon.ts"
+import { MCP_PATH } from "../mcp/edge.ts"
+
+export const UNMATCHED = "unmatched"
+
+/** Every path the server answers, in the router's form (`:name` a segment, a trailing `*` the rest). */
+export const SERVED_PATHS: ReadonlyArray<string> = [
+  ...Object.values(ROUTES),
+  "/openapi.json",
+  DOCS_PATH,
+  FAVICON_PATH,
+  MCP_PATH,
+  JSONRPC_PATH,
+  `${REST_PATH}/*`,
+  JWKS_PATH
+]
+
+interface Node {
+  readonly children: Map<string, Node>
+  param: Node | undefined
+  /** The template of the route ending here. */
+  route: string | undefined
+  /** The template of a route taking every path below (`/a2a/rest/*`). */
+  rest: string | undefined
+}
+
+const node = (): Node => ({ children: new Map(), param: undefined, route: undefined, rest: undefined })
+
+/** `/products/:id` -> `/products/{id}`. */
+export const templateOf = (path: string): string => path.replace(/:([A-Za-z_]\w*)/gu, "{$1}")
+
+/** A matcher for `paths`: a path to its route template, or UNMATCHED. */
+export const makeRouteMatcher = (paths: ReadonlyArray<string>): ((path: string) => string) => {
+  const root = node()
+  for (const path of paths) {
+    const template = templateOf(path)
+    let at = root
+    const segments = path.split("/").slice(1)
+    if (path === "/") {
+      root.route = template
+      continue
+    }
+    for (const segment of segments) {
+      if (segment === "*") {
+        at.rest = template
+        break
+      }
+      if (segment.startsWith(":")) {
+        at.param ??= node()
+        at = at.param
+      } else {
+        let next = at.children.get(segment)
+        if (next === undefined) {
+          next = node()
+          at.children.set(segment, next)
+        }
+        at = next
+      }
+    }
+    if (!path.endsWith("*")) at.route = template
+  }
+  return (path) => {
+    if (path === "/") return root.route ?? UNMATCHED
+    let at: Node | undefined = root
+    let rest: string | undefined
+    let start = 1
+    while (at !== undefined && start <= path.length) {
+      if (at.rest !== undefined) rest = at.rest
+      let end = path.indexOf("/", start)
+      if (end === -1) end = path.length
+      const segment = path.slice(start, end)
+      // An empty segment (`//`, a trailing `/`) is not a parameter's value.
+      at = at.children.get(segment) ?? (segment.length > 0 ? at.param : undefined)
+      start = end + 1
+    }
+    return at?.route ?? rest ?? UNMATCHED
+  }
+}
+
+/** The server's routes. */
+export const routeOf = makeRouteMatcher(SERVED_PATHS)
+
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT"])
+
+/** The request method as OpenTelemetry labels it: a known one, else `_OTHER` (any token is a method). */
+export const methodOf = (method: string): string => (METHODS.has(method) ? method : "_OTHER")

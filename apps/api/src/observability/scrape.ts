@@ -1,0 +1,115 @@
+/**
+ * GET /metrics: this process's figures in the Prometheus text format (0.0.4). The read cache's and
+ * the process's memory (cache/metrics.ts), then every metric in effect's registry
+ * (PrometheusMetrics): the request metrics (httpMetrics.ts), votes, MCP, the database and the
+ * change feed, the last read just now.
+ *
+ * Who may read it: anyone by default; with METRICS_TOKEN, a request with `Authorization: Bearer
+ * <token>` (else 401); with METRICS_PORT, only a listener on 127.0.0.1 at that port serves it, and
+ * the public port answers 404 (the listener asks for the token too when both are set).
+ */
+import { Data, Effect, Layer, Option, Redacted } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { PrometheusMetrics } from "effect/observability"
+import { timingSafeEqual } from "node:crypto"
+import { createServer, type IncomingHttpHeaders } from "node:http"
+import { ApiConfig } from "../ApiConfig.ts"
+import { prometheusText } from "../cache/metrics.ts"
+import { ReadCache } from "../cache/ReadCache.ts"
+import { writeProblem } from "../http/frontDoor.ts"
+import { problem } from "../http/problemResponses.ts"
+import { refreshDatabaseGauges, refreshFeedLag } from "./storeMetrics.ts"
+
+export const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+const NO_STORE = { "cache-control": "no-store" }
+const CHALLENGE = { "www-authenticate": 'Bearer realm="metrics"' }
+
+/** The body of a scrape. */
+export const makeScrape = Effect.gen(function* () {
+  const cache = yield* ReadCache
+  const context = yield* Effect.context<never>()
+  return Effect.gen(function* () {
+    yield* refreshDatabaseGauges
+    yield* refreshFeedLag
+    return prometheusText(cache.stats()) + PrometheusMetrics.formatUnsafe(context)
+  }).pipe(Effect.provideContext(context))
+})
+
+const sameSecret = (given: string, expected: string) => {
+  const a = Buffer.from(given)
+  const b = Buffer.from(expected)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/** Why a request may not read the metrics under METRICS_TOKEN; undefined when it may. */
+export const refusalOf = (
+  token: Option.Option<Redacted.Redacted>,
+  headers: IncomingHttpHeaders | Readonly<Record<string, string | undefined>>
+) => {
+  if (Option.isNone(token)) return undefined
+  const authorization = headers.authorization
+  if (typeof authorization !== "string" || authorization.length === 0)
+    return "The metrics are closed: send Authorization: Bearer <METRICS_TOKEN>."
+  const match = /^Bearer\s+(\S+)\s*$/iu.exec(authorization)
+  if (match === null) return "The metrics take a Bearer token: Authorization: Bearer <METRICS_TOKEN>."
+  return sameSecret(match[1]!, Redacted.value(token.value)) ? undefined : "That token does not open the metrics."
+}
+
+/** The public port's GET /metrics, made where the store's services are at hand (the handler's layer). */
+export const makeMetricsResponse = Effect.gen(function* () {
+  const config = yield* ApiConfig
+  const scrape = yield* makeScrape
+  return (headers: Readonly<Record<string, string | undefined>>) => {
+    if (Option.isSome(config.metricsPort))
+      return Effect.succeed(problem(404, "The metrics are served on their own port (METRICS_PORT), on this host's loopback only."))
+    const refused = refusalOf(config.metricsToken, headers)
+    if (refused !== undefined) return Effect.succeed(problem(401, refused, CHALLENGE))
+    return Effect.map(scrape, (body) => HttpServerResponse.text(body, { contentType: CONTENT_TYPE, headers: NO_STORE }))
+  }
+})
+
+export class MetricsPortUnavailable extends Data.TaggedError("MetricsPortUnavailable")<{ readonly port: number; readonly cause: Error }> {
+  override get message() {
+    return `METRICS_PORT ${this.port}: the metrics listener could not start (${this.cause.message})`
+  }
+}
+
+/** With METRICS_PORT: a listener on 127.0.0.1 serving GET /metrics alone, for the scope's life. */
+export const MetricsListenerLive = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const config = yield* ApiConfig
+    if (Option.isNone(config.metricsPort)) return
+    const port = config.metricsPort.value
+    const scrape = yield* makeScrape
+    const run = Effect.runPromiseWith(yield* Effect.context<never>())
+    const server = createServer((request, response) => {
+      const path = (request.url ?? "/").split("?")[0]
+      if (path !== "/metrics") return writeProblem(response, 404, "Only /metrics is served on this port.")
+      if (request.method !== "GET" && request.method !== "HEAD")
+        return writeProblem(response, 405, `${request.method} is not served here: GET /metrics.`, { allow: "GET, HEAD" })
+      const refused = refusalOf(config.metricsToken, request.headers)
+      if (refused !== undefined) return writeProblem(response, 401, refused, CHALLENGE)
+      run(scrape).then(
+        (body) => {
+          response.writeHead(200, { "content-type": CONTENT_TYPE, "content-length": String(Buffer.byteLength(body)), ...NO_STORE })
+          response.end(request.method === "HEAD" ? undefined : body)
+        },
+        () => writeProblem(response, 500, "The metrics could not be read; the failure has been logged.")
+      )
+    })
+    yield* Effect.acquireRelease(
+      Effect.callback<void, Error>((resume) => {
+        server.once("error", (error) => resume(Effect.fail(error)))
+        server.listen(port, "127.0.0.1", () => resume(Effect.void))
+      }).pipe(Effect.mapError((cause) => new MetricsPortUnavailable({ port, cause }))),
+      () =>
+        Effect.callback<void>((resume) => {
+          server.close(() => resume(Effect.void))
+          server.closeAllConnections()
+        })
+    )
+    const bound = server.address()
+    const actual = typeof bound === "object" && bound !== null ? bound.port : port
+    yield* Effect.logInfo(`metrics on http://127.0.0.1:${actual}/metrics`)
+  })
+)
