@@ -1,7 +1,6 @@
 /**
- * IntegrityLedger on PostgreSQL. The window is read in one transaction: the votes it holds copied to a
- * temporary table, numbered densely (products, voters, networks), and sent as columns of integers in
- * chunks, so a window of millions of votes is a few arrays, not millions of rows. A verdict is written
+ * IntegrityLedger on PostgreSQL. The window is read in one snapshot as columns of integers
+ * (integrityWindow.ts), so a window of millions of votes is a few arrays, not millions of rows. A verdict is written
  * in one transaction, products locked first in id order as every writer does, then the votes, then
  * the recount under those locks.
  */
@@ -14,7 +13,6 @@ import {
   GroupNotFound,
   type GroupStatus,
   IntegrityLedger,
-  type LedgerWindow,
   type ProductId,
   type StandingRule,
   type Verdict,
@@ -23,13 +21,8 @@ import {
 import { Announcer } from "./ChangeFeed.ts"
 import { retryDeadlocks } from "./deadlocks.ts"
 import { storeError } from "./errors.ts"
+import { readWindow } from "./integrityWindow.ts"
 import { recount } from "./recount.ts"
-
-/** Votes sent per chunk of the window's columns. */
-const CHUNK = 250_000
-
-/** A window this large gets statistics for its temporary tables and an index on its columns' order. */
-const LARGE_WINDOW = 100_000
 
 interface GroupRow {
   readonly id: string
@@ -52,86 +45,20 @@ export const make = Effect.gen(function* () {
   const pg = yield* PgClient.PgClient
   const announcer = yield* Announcer
 
-  const window = (since: Date) =>
-    Effect.gen(function* () {
-      yield* sql`
-        CREATE TEMP TABLE pass_votes ON COMMIT DROP AS
-        SELECT v.product_id, v.voter, v.network, v.updated_at, v.counting, v.direction, coalesce(g.status = 'cleared', false) AS cleared
-        FROM votes v LEFT JOIN vote_groups g ON g.id = v.group_id
-        WHERE v.revoked_at IS NULL AND (v.updated_at >= ${since} OR v.counting = 'held')`
-      // The window starts at `since`, or earlier at the oldest held vote it holds.
-      const [{ start, votes }] = (yield* sql<{
-        start: Date | null
-        votes: number
-      }>`SELECT least(${since}::timestamptz, min(updated_at)) AS start, count(*)::int AS votes FROM pass_votes`) as [
-        { start: Date | null; votes: number }
-      ]
-      // Statistics and an index pay for themselves on a large window only; on a small one they are writes
-      // for nothing (catalog rows: a check on a nearly full disk would fail for them).
-      const large = votes >= LARGE_WINDOW
-      const from = start ?? since
-      yield* sql`
-        CREATE TEMP TABLE pass_products ON COMMIT DROP AS
-        SELECT product_id, (row_number() OVER (ORDER BY product_id) - 1)::int AS n FROM (SELECT DISTINCT product_id FROM pass_votes) d`
-      yield* sql`
-        CREATE TEMP TABLE pass_voters ON COMMIT DROP AS
-        SELECT voter, (row_number() OVER (ORDER BY voter COLLATE "C") - 1)::int AS n FROM (SELECT DISTINCT voter FROM pass_votes) d`
-      yield* sql`
-        CREATE TEMP TABLE pass_networks ON COMMIT DROP AS
-        SELECT network, (row_number() OVER (ORDER BY network COLLATE "C") - 1)::int AS n
-        FROM (SELECT DISTINCT network FROM pass_votes WHERE network IS NOT NULL) d`
-      const products = yield* sql<{ id: string }>`SELECT product_id::text AS id FROM pass_products ORDER BY n`
-      const voters = yield* sql<{ voter: string; standing: boolean }>`
-        SELECT p.voter, (a.standing_since IS NOT NULL) AS standing
-        FROM pass_voters p LEFT JOIN agents a ON p.voter LIKE 'agent:%' AND a.id::text = substr(p.voter, 7)
-        ORDER BY p.n`
-      const networks = yield* sql<{ network: string }>`SELECT network FROM pass_networks ORDER BY n`
-      // Temporary tables have no statistics until analysed: without them the planner joined ten million
-      // votes by merge joins over four external sorts (35-53 s at 10M votes; docs/benchmarks.md).
-      if (large) yield* sql`ANALYZE pass_votes, pass_products, pass_voters, pass_networks`
-      yield* sql`
-        CREATE TEMP TABLE pass_columns ON COMMIT DROP AS
-        SELECT (row_number() OVER (ORDER BY p.n, u.n) - 1)::int AS k, p.n AS product, u.n AS voter, coalesce(w.n, -1) AS network,
-          floor(extract(epoch FROM v.updated_at - ${from}::timestamptz))::int AS seconds,
-          CASE v.counting WHEN 'counted' THEN 0 WHEN 'held' THEN 1 ELSE 2 END AS counting,
-          CASE v.direction WHEN 'up' THEN 0 ELSE 1 END AS direction,
-          CASE WHEN v.cleared THEN 1 ELSE 0 END AS cleared
-        FROM pass_votes v JOIN pass_products p USING (product_id) JOIN pass_voters u USING (voter)
-        LEFT JOIN pass_networks w USING (network)`
-      // Each chunk is a range of k: without an index every chunk read scanned the whole table.
-      if (large) yield* sql`CREATE INDEX ON pass_columns (k)`
-      const [{ n }] = (yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pass_columns`) as [{ n: number }]
-      const columns = {
-        product: new Int32Array(n),
-        voter: new Int32Array(n),
-        network: new Int32Array(n),
-        seconds: new Int32Array(n),
-        counting: new Uint8Array(n),
-        direction: new Uint8Array(n),
-        cleared: new Uint8Array(n)
-      }
-      for (let at = 0; at < n; at += CHUNK) {
-        const [chunk] = yield* sql<Record<keyof typeof columns, ReadonlyArray<number>>>`
-          SELECT array_agg(product ORDER BY k) AS product, array_agg(voter ORDER BY k) AS voter, array_agg(network ORDER BY k) AS network,
-            array_agg(seconds ORDER BY k) AS seconds, array_agg(counting ORDER BY k) AS counting,
-            array_agg(direction ORDER BY k) AS direction, array_agg(cleared ORDER BY k) AS cleared
-          FROM pass_columns WHERE k >= ${at} AND k < ${at + CHUNK}`
-        for (const name of Object.keys(columns) as Array<keyof typeof columns>) columns[name].set(chunk![name], at)
-      }
-      return {
-        since: from,
-        products: products.map((p) => p.id as ProductId),
-        voters: voters.map((v) => v.voter),
-        networks: networks.map((w) => w.network),
-        ...columns,
-        standing: Uint8Array.from(voters, (v) => (v.standing ? 1 : 0))
-      } satisfies LedgerWindow
-    }).pipe(sql.withTransaction, storeError("integrity window"))
+  const window = (since: Date) => readWindow(sql, since).pipe(sql.withTransaction, storeError("integrity window"))
 
   const groups = sql<GroupRow>`SELECT id::text, status, found_at, decided_at, evidence FROM vote_groups ORDER BY found_at DESC, id`.pipe(
     Effect.map((rows) => rows.map(toGroup)),
     storeError("vote groups")
   )
+
+  /**
+   * "The vote is held", written so that the partial index `votes_held` cannot serve the statement: the
+   * planner took it to find each released vote by its product, and a viral product's thousands of held
+   * votes were scanned again for each of them (17-21 s for 75,000 votes at 10M; docs/benchmarks.md).
+   * The primary key finds each vote in one probe. Equal to `v.counting = 'held'` for every row.
+   */
+  const heldNotByIndex = sql.literal("(v.counting = 'held') IS TRUE")
 
   /** Locks `ids` in id order and stamps them changed (a vote's counting changes a product's reads even when its counters stay). */
   const lockAndStamp = (ids: ReadonlyArray<string>) =>
@@ -184,7 +111,7 @@ export const make = Effect.gen(function* () {
           : yield* sql<{ product_id: string }>`
               UPDATE votes v SET counting = 'counted'
               FROM jsonb_to_recordset(${pg.json(releasing)}) AS x(product_id uuid, voter text)
-              WHERE v.product_id = x.product_id AND v.voter = x.voter AND v.counting = 'held'
+              WHERE v.product_id = x.product_id AND v.voter = x.voter AND ${heldNotByIndex}
               RETURNING v.product_id`
       const recounted = yield* recount(sql, touchedIds)
       return { applied: { discounted: discounted.length, released: released.length, recounted }, touched: touchedIds }

@@ -15,11 +15,17 @@ export class Doubles {
 
   push(value: number): void {
     if (this.#length === this.#values.length) {
-      const grown = new Float64Array(this.#values.length * 2)
+      const grown = new Float64Array(Math.max(1024, this.#values.length * 2))
       grown.set(this.#values)
       this.#values = grown
     }
     this.#values[this.#length++] = value
+  }
+
+  /** Lets the values go (a pass's pairs can be tens of MB). */
+  release(): void {
+    this.#values = new Float64Array(0)
+    this.#length = 0
   }
 
   /** The values pushed, sorted ascending (a view: valid until the next push). */

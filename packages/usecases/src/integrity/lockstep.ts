@@ -54,11 +54,79 @@ export interface FoundGroup {
   readonly products: ReadonlyArray<number>
 }
 
-/** Which votes take part: not cleared by an operator. */
-const taking = (window: LedgerWindow): Int32Array => {
-  const kept: Array<number> = []
-  for (let i = 0; i < window.product.length; i++) if (window.cleared[i] === 0) kept.push(i)
-  return Int32Array.from(kept)
+/** Which votes take part: not cleared by an operator. Counted first: no array of ten million numbers on the way. */
+const taking = (window: LedgerWindow, n: number): Int32Array => {
+  const kept = new Int32Array(n)
+  let k = 0
+  for (let i = 0; i < window.product.length; i++) if (window.cleared[i] === 0) kept[k++] = i
+  return kept
+}
+
+/**
+ * The votes that take part, grouped by product (products ascending, each one's votes in index order):
+ * the vote at place k is `order[k]`, and the r-th product's places are `starts[r]..starts[r + 1]`.
+ * A window read by product (the PostgreSQL store's) is that order already: with no vote cleared,
+ * `order` is undefined and place k is vote k (no copy of ten million indices).
+ */
+interface Runs {
+  readonly order: Int32Array | undefined
+  readonly starts: Int32Array
+}
+
+const voteAt = (runs: Runs, k: number): number => (runs.order === undefined ? k : runs.order[k]!)
+
+const byProduct = (window: LedgerWindow): Runs => {
+  let n = 0
+  for (let i = 0; i < window.product.length; i++) if (window.cleared[i] === 0) n++
+  const votes = n === window.product.length ? undefined : taking(window, n)
+  const vote = (k: number) => (votes === undefined ? k : votes[k]!)
+  let sorted = true
+  for (let k = 1; k < n && sorted; k++) sorted = window.product[vote(k)]! >= window.product[vote(k - 1)]!
+  let order = votes
+  if (!sorted) {
+    order = orderBy(n, (k) => window.product[vote(k)]!)
+    for (let k = 0; k < n; k++) order[k] = vote(order[k]!)
+  }
+  const runs = { order, starts: new Int32Array(0) }
+  let count = 0
+  for (let k = 0; k < n; k++) if (k === 0 || window.product[voteAt(runs, k)] !== window.product[voteAt(runs, k - 1)]) count++
+  const starts = new Int32Array(count + 1)
+  let r = 0
+  for (let k = 0; k < n; k++) if (k === 0 || window.product[voteAt(runs, k)] !== window.product[voteAt(runs, k - 1)]) starts[r++] = k
+  starts[count] = n
+  return { order, starts }
+}
+
+/**
+ * `run` (vote indices) reordered in place by `keyOf`, ascending, ties kept in place order: an insertion
+ * sort for a handful, else key and place packed in a double (a native numeric sort, no comparator).
+ * Keys must be integers in [0, 2^31), runs shorter than 2^21.
+ */
+const sortRun = (run: Int32Array, keyOf: (i: number) => number, scratch: { keys: Float64Array; copy: Int32Array }) => {
+  const length = run.length
+  if (length <= 32) {
+    for (let a = 1; a < length; a++) {
+      const i = run[a]!
+      const key = keyOf(i)
+      let b = a - 1
+      while (b >= 0 && keyOf(run[b]!) > key) {
+        run[b + 1] = run[b]!
+        b--
+      }
+      run[b + 1] = i
+    }
+    return
+  }
+  if (scratch.keys.length < length) {
+    scratch.keys = new Float64Array(length)
+    scratch.copy = new Int32Array(length)
+  }
+  const keys = scratch.keys.subarray(0, length)
+  const copy = scratch.copy.subarray(0, length)
+  copy.set(run)
+  for (let k = 0; k < length; k++) keys[k] = keyOf(copy[k]!) * 2_097_152 + k
+  keys.sort()
+  for (let k = 0; k < length; k++) run[k] = copy[keys[k]! % 2_097_152]!
 }
 
 /**
@@ -95,37 +163,67 @@ const core = (window: LedgerWindow, cells: ReadonlyArray<number>, method: FoundG
   return { method, votes: votes.sort((a, b) => a - b), members, products } satisfies FoundGroup
 }
 
+/** The two grids of buckets: on the hour, and half an hour later. */
+const GRIDS = [0, 1] as const
+
+/**
+ * Each product's (product, window) buckets on both grids, as runs of `times` (the product's votes
+ * sorted by time; a bucket is a stretch of it on either grid): `bucket(grid, start, end)` for each.
+ */
+const forEachBucket = (
+  window: LedgerWindow,
+  runs: Runs,
+  settings: LockstepSettings,
+  bucket: (grid: 0 | 1, times: Int32Array, start: number, end: number) => void
+) => {
+  const { starts } = runs
+  const half = settings.bucketSeconds / 2
+  const scratch = { keys: new Float64Array(0), copy: new Int32Array(0) }
+  let times = new Int32Array(0)
+  const seconds = (i: number) => window.seconds[i]!
+  for (let r = 0; r + 1 < starts.length; r++) {
+    const length = starts[r + 1]! - starts[r]!
+    if (length < 2) continue
+    if (times.length < length) times = new Int32Array(Math.max(length, 2 * times.length))
+    const run = times.subarray(0, length)
+    for (let k = 0; k < length; k++) run[k] = voteAt(runs, starts[r]! + k)
+    sortRun(run, seconds, scratch)
+    for (const grid of GRIDS) {
+      const shift = grid * half
+      let start = 0
+      let at = Math.floor((window.seconds[run[0]!]! + shift) / settings.bucketSeconds)
+      for (let k = 1; k <= length; k++) {
+        const next = k === length ? Number.NaN : Math.floor((window.seconds[run[k]!]! + shift) / settings.bucketSeconds)
+        if (next !== at) {
+          bucket(grid, run, start, k)
+          start = k
+          at = next
+        }
+      }
+    }
+  }
+}
+
 /** Voters paired by sharing hour buckets on at least `minShared` products, in components; each component's votes in shared buckets. */
 export const findLockstep = (window: LedgerWindow, settings: LockstepSettings = DEFAULT_LOCKSTEP): ReadonlyArray<FoundGroup> => {
-  const votes = taking(window)
-  const n = votes.length
-  let latest = 0
-  for (const i of votes) latest = Math.max(latest, window.seconds[i]!)
-  const hours = Math.floor(latest / settings.bucketSeconds) + 2
-  const half = settings.bucketSeconds / 2
-  const windowOf = (grid: number, i: number) => Math.floor((window.seconds[i]! + grid * half) / settings.bucketSeconds)
-  const grids = [0, 1].map((grid) => {
-    const keyOf = (k: number) => window.product[votes[k]!]! * hours + windowOf(grid, votes[k]!)
-    return { grid, keyOf, order: orderBy(n, keyOf) }
-  })
+  const windowOf0 = (i: number) => Math.floor(window.seconds[i]! / settings.bucketSeconds)
+  const runs = byProduct(window)
 
   // Pairs: a key per shared bucket. A pair on grid 1 counts only where grid 0 split it, so each product counts once.
   const pairs = new Doubles()
-  for (const { grid, keyOf, order } of grids) {
-    forEachRun(order, keyOf, (start, end) => {
-      if (end - start < 2 || end - start > settings.maxBucket) return
-      for (let a = start; a < end; a++) {
-        const va = votes[order[a]!]!
-        for (let b = a + 1; b < end; b++) {
-          const vb = votes[order[b]!]!
-          if (grid === 1 && windowOf(0, va) === windowOf(0, vb)) continue
-          const [lo, hi] =
-            window.voter[va]! < window.voter[vb]! ? [window.voter[va]!, window.voter[vb]!] : [window.voter[vb]!, window.voter[va]!]
-          if (lo !== hi) pairs.push(lo * 2 ** 24 + hi)
-        }
+  forEachBucket(window, runs, settings, (grid, run, start, end) => {
+    if (end - start < 2 || end - start > settings.maxBucket) return
+    for (let a = start; a < end; a++) {
+      const va = run[a]!
+      for (let b = a + 1; b < end; b++) {
+        const vb = run[b]!
+        if (grid === 1 && windowOf0(va) === windowOf0(vb)) continue
+        const lo = Math.min(window.voter[va]!, window.voter[vb]!)
+        const hi = Math.max(window.voter[va]!, window.voter[vb]!)
+        if (lo !== hi) pairs.push(lo * 2 ** 24 + hi)
       }
-    })
-  }
+    }
+  })
   const sets = new UnionFind(window.voters.length)
   const paired = new Set<number>()
   const sorted = pairs.sorted()
@@ -141,17 +239,22 @@ export const findLockstep = (window: LedgerWindow, settings: LockstepSettings = 
     }
     k = end
   }
+  pairs.release()
 
   // Cells: a member's votes in buckets that hold at least three members of its component.
   const component = new Map<number, number>()
   for (const voter of paired) if (sets.sizeOf(voter) >= settings.minMembers) component.set(voter, sets.find(voter))
   const cells = new Map<number, Set<number>>()
-  for (const { keyOf, order } of grids) {
-    forEachRun(order, keyOf, (start, end) => {
+  if (component.size > 0) {
+    forEachBucket(window, runs, settings, (_grid, run, start, end) => {
       if (end - start < 3 || end - start > settings.maxBucket) return
+      // Most buckets hold no member of a component: nothing is allocated for them.
+      let members = 0
+      for (let k = start; k < end && members < 3; k++) if (component.has(window.voter[run[k]!]!)) members++
+      if (members < 3) return
       const byComponent = new Map<number, Array<number>>()
       for (let k = start; k < end; k++) {
-        const i = votes[order[k]!]!
+        const i = run[k]!
         const c = component.get(window.voter[i]!)
         if (c === undefined) continue
         const list = byComponent.get(c)
@@ -192,38 +295,69 @@ const MAX_BAND_BUCKET = 64
 
 /** Products whose voters overlap far more than chance, clustered; each cluster's votes peeled to their core. */
 export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = DEFAULT_LOCKSTEP): ReadonlyArray<FoundGroup> => {
-  const votes = taking(window)
-  const productOf = (k: number) => window.product[votes[k]!]!
-  // The voters of each product with enough votes, sorted.
-  const order = orderBy(votes.length, productOf)
-  const voterLists = new Map<number, Int32Array>()
-  forEachRun(order, productOf, (start, end) => {
-    if (end - start < settings.minVotesForOverlap) return
-    const list = new Int32Array(end - start)
-    for (let k = start; k < end; k++) list[k - start] = window.voter[votes[order[k]!]!]!
-    list.sort()
-    voterLists.set(window.product[votes[order[start]!]!]!, list)
-  })
-  const products = [...voterLists.keys()].sort((a, b) => a - b)
-  // MinHash signatures, banded: products sharing a band are candidates.
-  const bandKeys = new Map<string, Array<number>>()
-  for (const p of products) {
-    const list = voterLists.get(p)!
-    const signature = SEEDS.map((seed) => {
-      let min = 0xffffffff
-      for (const v of list) {
-        const h = mix(v, seed)
-        if (h < min) min = h
-      }
-      return min
-    })
-    for (let b = 0; b < SIGNATURE / BAND; b++) {
-      const key = `${b}:${signature.slice(b * BAND, b * BAND + BAND).join(":")}`
-      const bucket = bandKeys.get(key)
-      if (bucket === undefined) bandKeys.set(key, [p])
-      else bucket.push(p)
+  // The voters of each product with enough votes, sorted: views of the window's voter column where it
+  // holds them so (a window read by product, then voter), else copies.
+  const runs = byProduct(window)
+  const { starts } = runs
+  const products: Array<number> = []
+  const lists: Array<Int32Array> = []
+  for (let r = 0; r + 1 < starts.length; r++) {
+    const start = starts[r]!
+    const end = starts[r + 1]!
+    if (end - start < settings.minVotesForOverlap) continue
+    const first = voteAt(runs, start)
+    let contiguous = voteAt(runs, end - 1) - first === end - start - 1
+    for (let k = start + 1; contiguous && k < end; k++) contiguous = window.voter[voteAt(runs, k)]! > window.voter[voteAt(runs, k - 1)]!
+    let list: Int32Array
+    if (contiguous) list = window.voter.subarray(first, first + end - start)
+    else {
+      list = new Int32Array(end - start)
+      for (let k = start; k < end; k++) list[k - start] = window.voter[voteAt(runs, k)]!
+      list.sort()
     }
+    products.push(window.product[first]!)
+    lists.push(list)
   }
+  // MinHash signatures, a band (two minimums) at a time: products with the same band are candidates.
+  // A band's buckets are found by sorting, not in a map of keys (16 keys a product: a gigabyte at ten
+  // million votes); they are visited as a map of them would have been filled, band by band for each
+  // product in turn, so that clusters form in the same order.
+  const buckets: Array<{ readonly first: number; readonly band: number; readonly members: Int32Array }> = []
+  const h1 = new Uint32Array(products.length)
+  const h2 = new Uint32Array(products.length)
+  for (let b = 0; b < SIGNATURE / BAND; b++) {
+    const [s1, s2] = [SEEDS[b * BAND]!, SEEDS[b * BAND + 1]!]
+    for (let x = 0; x < products.length; x++) {
+      const list = lists[x]!
+      let m1 = 0xffffffff
+      let m2 = 0xffffffff
+      for (let k = 0; k < list.length; k++) {
+        const a = mix(list[k]!, s1)
+        const c = mix(list[k]!, s2)
+        if (a < m1) m1 = a
+        if (c < m2) m2 = c
+      }
+      h1[x] = m1
+      h2[x] = m2
+    }
+    // By the first minimum (radix), then the second within equal firsts; equal pairs are a bucket.
+    const byFirst = orderBy(products.length, (x) => h1[x]!)
+    forEachRun(
+      byFirst,
+      (x) => h1[x]!,
+      (start, end) => {
+        if (end - start < 2) return
+        const same = Array.from(byFirst.subarray(start, end)).sort((x, y) => h2[x]! - h2[y]! || x - y)
+        for (let a = 0; a < same.length; ) {
+          let z = a + 1
+          while (z < same.length && h2[same[z]!] === h2[same[a]!]) z++
+          if (z - a >= 2) buckets.push({ first: same[a]!, band: b, members: Int32Array.from(same.slice(a, z)) })
+          a = z
+        }
+      }
+    )
+  }
+  buckets.sort((x, y) => x.first - y.first || x.band - y.band)
   const shared = (a: Int32Array, b: Int32Array) => {
     let i = 0
     let j = 0
@@ -240,19 +374,19 @@ export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = D
   }
   const clusters = new UnionFind(window.products.length)
   const clustered = new Set<number>()
-  const seen = new Set<string>()
-  for (const bucket of bandKeys.values()) {
-    if (bucket.length < 2 || bucket.length > MAX_BAND_BUCKET) continue
-    for (let x = 0; x < bucket.length; x++) {
-      for (let y = x + 1; y < bucket.length; y++) {
-        const [p, q] = bucket[x]! < bucket[y]! ? [bucket[x]!, bucket[y]!] : [bucket[y]!, bucket[x]!]
-        const pair = `${p}:${q}`
-        if (seen.has(pair)) continue
-        seen.add(pair)
-        const a = voterLists.get(p)!
-        const b = voterLists.get(q)!
+  // A pair in two buckets is compared twice (rarely: 1 % of pairs at a million votes): a set of the pairs
+  // seen took more memory than that saves, and a union already made changes nothing.
+  for (const bucket of buckets) {
+    const members = bucket.members
+    if (members.length > MAX_BAND_BUCKET) continue
+    for (let x = 0; x < members.length; x++) {
+      for (let y = x + 1; y < members.length; y++) {
+        // Members are places in `products`, ascending: p < q.
+        const a = lists[members[x]!]!
+        const b = lists[members[y]!]!
         const common = shared(a, b)
         if (common >= settings.minMembers && common >= settings.density * Math.min(a.length, b.length)) {
+          const [p, q] = [products[members[x]!]!, products[members[y]!]!]
           clusters.union(p, q)
           clustered.add(p)
           clustered.add(q)
@@ -261,9 +395,9 @@ export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = D
     }
   }
   const cellsOf = new Map<number, Array<number>>()
-  for (const i of votes) {
+  for (let i = 0; i < window.product.length; i++) {
     const p = window.product[i]!
-    if (!clustered.has(p)) continue
+    if (window.cleared[i] !== 0 || !clustered.has(p)) continue
     const root = clusters.find(p)
     const list = cellsOf.get(root)
     if (list === undefined) cellsOf.set(root, [i])
@@ -288,15 +422,17 @@ export const expand = (
   settings: LockstepSettings = DEFAULT_LOCKSTEP
 ): Array<FoundGroup> => {
   if (groups.length === 0) return []
-  const votes = taking(window)
-  const voterOf = (k: number) => window.voter[votes[k]!]!
-  const order = orderBy(votes.length, voterOf)
+  // The members' votes (that take part), in index order: one scan, kept for the members alone.
+  const member = new Uint8Array(window.voters.length)
+  for (const group of groups) for (const m of group.members) member[m] = 1
   const votesOf = new Map<number, Array<number>>()
-  forEachRun(order, voterOf, (start, end) => {
-    const list: Array<number> = []
-    for (let k = start; k < end; k++) list.push(votes[order[k]!]!)
-    votesOf.set(voterOf(order[start]!), list)
-  })
+  for (let i = 0; i < window.voter.length; i++) {
+    const v = window.voter[i]!
+    if (member[v] === 0 || window.cleared[i] !== 0) continue
+    const list = votesOf.get(v)
+    if (list === undefined) votesOf.set(v, [i])
+    else list.push(i)
+  }
   return groups.map((group) => {
     const targets = new Set(group.products)
     const elsewhere = new Map<number, Array<number>>()

@@ -1,0 +1,394 @@
+/**
+ * The integrity pass's window read on PostgreSQL (IntegrityLedger.window): every vote cast since `since`
+ * (and every held vote), as columns of small integers, in the order of the memory store's contract:
+ * by product, then by voter. Built for ten million votes (docs/benchmarks.md, the integrity pass),
+ * where PostgreSQL hashing every vote's keys (grouping ten million rows by product, voter and network,
+ * then joining them to their numbers) took 20-90 s on a busy machine, and node does it in about two:
+ *
+ * - One snapshot (REPEATABLE READ): every statement below sees the same votes.
+ * - One scan of `votes`, a range of its pages at a time (a TID range scan), each vote sent as bytes in
+ *   one `bytea` a message: its product's id, its time, its voter's and network's 128-bit keys (two
+ *   `hashtextextended` seeds), its counting, direction and cleared mark, and its voter's and network's
+ *   text. No row objects; a text becomes a string only the first time its key is seen.
+ * - Node numbers the keys in hash tables of typed arrays (ten million lookups in a few seconds, where
+ *   PostgreSQL's grouping and joins on them took tens).
+ * - The columns are put in order in place: a counting sort by product, then each run sorted by voter.
+ *
+ * Two voters (or networks) with the same 128-bit key would be read as one: with 2^-128 a pair, never.
+ */
+import { Effect } from "effect"
+import type { SqlClient } from "effect/sql"
+import type { LedgerWindow, ProductId } from "@productdir/domain"
+
+/** Pages of `votes` read per message: about 50 votes a page, ~140 bytes each, well within the client's 16 MB a message. */
+const PAGES_PER_CHUNK = 1_000
+/** Microseconds from 1970 to PostgreSQL's epoch (2000-01-01), as `timestamptz_send` counts. */
+const PG_EPOCH_MICROS = 946_684_800_000_000
+
+/**
+ * Distinct 16-byte keys, numbered in the order first seen: open addressing over typed arrays (a
+ * million keys in 24 MB; a Map of strings would take five times that, and a string for every vote).
+ */
+class Keys16 {
+  words = new Int32Array(4 * 1024)
+  slots = new Int32Array(2048).fill(-1)
+  count = 0
+
+  /** The number of the key in `view` at `at`, added when new. */
+  add(view: DataView, at: number): number {
+    const a = view.getInt32(at)
+    const b = view.getInt32(at + 4)
+    const c = view.getInt32(at + 8)
+    const d = view.getInt32(at + 12)
+    const mask = this.slots.length - 1
+    let h = Math.imul(a ^ Math.imul(b, 0x9e3779b1) ^ Math.imul(c, 0x85ebca6b) ^ Math.imul(d, 0xc2b2ae35), 0x27d4eb2f)
+    h = (h ^ (h >>> 15)) & mask
+    for (;;) {
+      const slot = this.slots[h]!
+      if (slot === -1) break
+      const w = slot * 4
+      if (this.words[w] === a && this.words[w + 1] === b && this.words[w + 2] === c && this.words[w + 3] === d) return slot
+      h = (h + 1) & mask
+    }
+    const key = this.count++
+    if (this.words.length < this.count * 4) {
+      const grown = new Int32Array(this.words.length * 2)
+      grown.set(this.words)
+      this.words = grown
+    }
+    this.words.set([a, b, c, d], key * 4)
+    this.slots[h] = key
+    if (this.count * 2 > this.slots.length) this.#grow()
+    return key
+  }
+
+  #grow() {
+    this.slots = new Int32Array(this.slots.length * 2).fill(-1)
+    const mask = this.slots.length - 1
+    for (let key = 0; key < this.count; key++) {
+      const w = key * 4
+      let h = Math.imul(
+        this.words[w]! ^
+          Math.imul(this.words[w + 1]!, 0x9e3779b1) ^
+          Math.imul(this.words[w + 2]!, 0x85ebca6b) ^
+          Math.imul(this.words[w + 3]!, 0xc2b2ae35),
+        0x27d4eb2f
+      )
+      h = (h ^ (h >>> 15)) & mask
+      while (this.slots[h] !== -1) h = (h + 1) & mask
+      this.slots[h] = key
+    }
+  }
+
+  /** Key `key`'s 16 bytes, written at `out[at]`. */
+  write(key: number, out: DataView, at: number) {
+    for (let k = 0; k < 4; k++) out.setInt32(at + 4 * k, this.words[key * 4 + k]!)
+  }
+
+  /** Keys in ascending order of their bytes (a uuid's order); `order[n]` is the key numbered n. */
+  sorted(): Int32Array {
+    const order = Int32Array.from({ length: this.count }, (_, k) => k)
+    const words = this.words
+    order.sort((x, y) => {
+      for (let k = 0; k < 4; k++) {
+        const a = words[x * 4 + k]! >>> 0
+        const b = words[y * 4 + k]! >>> 0
+        if (a !== b) return a - b
+      }
+      return 0
+    })
+    return order
+  }
+
+  release() {
+    this.slots = new Int32Array(0)
+  }
+}
+
+/** Each vote's place, in place: `column[i]` moves to `column[to[i]]` (cycle by cycle, a bit each for the moved). */
+const permute = <A extends Int32Array | Uint8Array>(column: A, to: Int32Array, moved: Uint8Array) => {
+  moved.fill(0)
+  for (let start = 0; start < to.length; start++) {
+    if (moved[start >> 3]! & (1 << (start & 7))) continue
+    let i = start
+    let carried = column[i]!
+    for (;;) {
+      moved[i >> 3]! |= 1 << (i & 7)
+      const next = to[i]!
+      if (next === start) {
+        column[next] = carried
+        break
+      }
+      const bumped = column[next]!
+      column[next] = carried
+      carried = bumped
+      i = next
+    }
+  }
+}
+
+const HEX = new TextEncoder().encode("0123456789abcdef")
+
+/**
+ * The window's product ids, kept as their 16 bytes each (`uuid_send`) and printed when read: a
+ * million ids are 16 MB so, 64 MB as strings. Read-only, like the array it stands for (index, length,
+ * iteration, the array methods that read).
+ */
+const productIds = (bytes: Uint8Array, count: number): ReadonlyArray<ProductId> => {
+  const text = Buffer.alloc(36)
+  const at = (p: number): ProductId => {
+    let out = 0
+    for (let k = 0; k < 16; k++) {
+      if (k === 4 || k === 6 || k === 8 || k === 10) text[out++] = 0x2d
+      const byte = bytes[p * 16 + k]!
+      text[out++] = HEX[byte >> 4]!
+      text[out++] = HEX[byte & 15]!
+    }
+    return text.toString("latin1") as ProductId
+  }
+  const index = (key: string | symbol): number | undefined => {
+    if (typeof key !== "string") return undefined
+    const p = Number(key)
+    return Number.isInteger(p) && p >= 0 && p < count && String(p) === key ? p : undefined
+  }
+  return new Proxy([] as Array<ProductId>, {
+    get: (target, key, receiver) => {
+      if (key === "length") return count
+      const p = index(key)
+      return p === undefined ? Reflect.get(target, key, receiver) : at(p)
+    },
+    has: (target, key) => index(key) !== undefined || Reflect.has(target, key),
+    set: () => false,
+    deleteProperty: () => false
+  })
+}
+
+/**
+ * Sorts each product's run of the columns by voter, in place. Most runs are a handful of votes (an
+ * insertion sort); a popular product's thousands are sorted as packed numbers (voter and place in the
+ * run in one double: a native numeric sort, no comparator), then moved. Voters are distinct within a
+ * product (the ledger's key), so the order is total.
+ */
+const sortRunsByVoter = (
+  starts: Int32Array,
+  columns: { readonly voter: Int32Array; readonly network: Int32Array; readonly seconds: Int32Array; readonly flags: Uint8Array }
+) => {
+  const { voter, network, seconds, flags } = columns
+  let keys = new Float64Array(0)
+  let spare = new Int32Array(0)
+  let spareFlags = new Uint8Array(0)
+  for (let p = 0; p + 1 < starts.length; p++) {
+    const start = starts[p]!
+    const end = starts[p + 1]!
+    const length = end - start
+    if (length <= 32) {
+      for (let i = start + 1; i < end; i++) {
+        const v = voter[i]!
+        const w = network[i]!
+        const s = seconds[i]!
+        const f = flags[i]!
+        let j = i - 1
+        while (j >= start && voter[j]! > v) {
+          voter[j + 1] = voter[j]!
+          network[j + 1] = network[j]!
+          seconds[j + 1] = seconds[j]!
+          flags[j + 1] = flags[j]!
+          j--
+        }
+        voter[j + 1] = v
+        network[j + 1] = w
+        seconds[j + 1] = s
+        flags[j + 1] = f
+      }
+      continue
+    }
+    if (keys.length < length) {
+      keys = new Float64Array(length)
+      spare = new Int32Array(length)
+      spareFlags = new Uint8Array(length)
+    }
+    // voter × 2^21 + place: exact in a double for voters < 2^31 and runs < 2^21 (two million votes on one product).
+    const run = keys.subarray(0, length)
+    for (let k = 0; k < length; k++) run[k] = voter[start + k]! * 2_097_152 + k
+    run.sort()
+    const place = (k: number) => run[k]! % 2_097_152
+    for (const column of [network, seconds]) {
+      for (let k = 0; k < length; k++) spare[k] = column[start + place(k)]!
+      column.set(spare.subarray(0, length), start)
+    }
+    for (let k = 0; k < length; k++) spareFlags[k] = flags[start + place(k)]!
+    flags.set(spareFlags.subarray(0, length), start)
+    for (let k = 0; k < length; k++) voter[start + k] = Math.floor(run[k]! / 2_097_152)
+  }
+}
+
+/** Numbers in the sorted order of `texts` (as the memory store sorts them): `number[key]`, and the texts so ordered. */
+const numbered = (texts: ReadonlyArray<string>) => {
+  const order = Array.from(texts.keys()).sort((x, y) => (texts[x]! < texts[y]! ? -1 : texts[x]! > texts[y]! ? 1 : 0))
+  const number = new Int32Array(texts.length)
+  order.forEach((key, n) => {
+    number[key] = n
+  })
+  return { number, sorted: order.map((key) => texts[key]!) }
+}
+
+/** `pagesPerChunk`: the pages of `votes` read per message (tests read a page at a time, to cross many chunks). */
+export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk: number = PAGES_PER_CHUNK) =>
+  Effect.gen(function* () {
+    // The first statement of the transaction: every statement below reads one snapshot.
+    yield* sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`
+    // Only held votes are in the window before `since`: the window starts at the oldest of them, to the
+    // millisecond (a Date), as it always has.
+    const [head] = yield* sql<{
+      oldest: Date | null
+      pages: number
+      cleared: ReadonlyArray<string> | null
+      standing: ReadonlyArray<string> | null
+      estimate: number
+    }>`
+      SELECT (SELECT min(updated_at) FROM votes WHERE counting = 'held' AND revoked_at IS NULL AND updated_at < ${since}) AS oldest,
+        (pg_relation_size('votes') / current_setting('block_size')::int)::int AS pages,
+        (SELECT array_agg(id::text) FROM vote_groups WHERE status = 'cleared') AS cleared,
+        (SELECT array_agg(id::text) FROM agents WHERE standing_since IS NOT NULL) AS standing,
+        (SELECT greatest(reltuples, 0)::float8 FROM pg_class WHERE oid = 'votes'::regclass) AS estimate`
+    const from = head?.oldest ?? since
+    const fromMicros = from.getTime() * 1000 - PG_EPOCH_MICROS
+    const cleared = head?.cleared ?? []
+
+    const products = new Keys16()
+    const voterKeys = new Keys16()
+    const networkKeys = new Keys16()
+    const voterTexts: Array<string> = []
+    const networkTexts: Array<string> = []
+    const utf8 = new TextDecoder()
+    // The columns in the order read, with the keys' numbers as first seen; renumbered and ordered below.
+    // Sized by the table's estimated rows (what is never written costs no memory); grown by half when short.
+    let capacity = Math.max(1024, Math.ceil((head?.estimate ?? 0) * 1.02))
+    let product = new Int32Array(capacity)
+    let voter = new Int32Array(capacity)
+    let network = new Int32Array(capacity)
+    let seconds = new Int32Array(capacity)
+    let flags = new Uint8Array(capacity)
+    let n = 0
+    const pages = head?.pages ?? 0
+    for (let page = 0; page < pages; page += pagesPerChunk) {
+      // The last range is open: a page added since the size was read holds no vote this snapshot sees, but costs nothing to look at.
+      const last = page + pagesPerChunk >= pages
+      const [chunk] = yield* sql<{ rows: Uint8Array | null; count: number }>`
+        SELECT count(*)::int AS count, string_agg(
+          uuid_send(v.product_id) || timestamptz_send(v.updated_at)
+            || int8send(hashtextextended(v.voter, 0)) || int8send(hashtextextended(v.voter, 1))
+            || int8send(coalesce(hashtextextended(v.network, 0), 0)) || int8send(coalesce(hashtextextended(v.network, 1), 0))
+            || int2send((CASE v.counting WHEN 'counted' THEN 0 WHEN 'held' THEN 1 ELSE 2 END
+              | CASE v.direction WHEN 'up' THEN 0 ELSE 4 END
+              | CASE WHEN v.group_id = ANY(${cleared}::uuid[]) THEN 8 ELSE 0 END
+              | CASE WHEN v.network IS NULL THEN 16 ELSE 0 END)::int2)
+            || int4send(octet_length(v.voter)) || textsend(v.voter)
+            || int4send(coalesce(octet_length(v.network), 0)) || coalesce(textsend(v.network), ''::bytea),
+          ''::bytea) AS rows
+        FROM votes v
+        WHERE v.ctid >= ${`(${page},0)`}::tid ${last ? sql`` : sql`AND v.ctid < ${`(${page + pagesPerChunk},0)`}::tid`}
+          AND v.revoked_at IS NULL AND (v.updated_at >= ${since} OR v.counting = 'held')`
+      const bytes = chunk?.rows ?? null
+      if (bytes === null) continue
+      const rows = chunk!.count
+      if (n + rows > capacity) {
+        capacity = Math.max(n + rows, Math.ceil(capacity * 1.5))
+        const grow = <A extends Int32Array | Uint8Array>(a: A, make: (size: number) => A): A => {
+          const b = make(capacity)
+          b.set(a.subarray(0, n))
+          return b
+        }
+        product = grow(product, (size) => new Int32Array(size))
+        voter = grow(voter, (size) => new Int32Array(size))
+        network = grow(network, (size) => new Int32Array(size))
+        seconds = grow(seconds, (size) => new Int32Array(size))
+        flags = grow(flags, (size) => new Uint8Array(size))
+      }
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+      for (let r = 0, at = 0; r < rows; r++) {
+        const f = view.getInt16(at + 56)
+        product[n] = products.add(view, at)
+        const micros = view.getInt32(at + 16) * 4_294_967_296 + view.getUint32(at + 20)
+        seconds[n] = Math.floor((micros - fromMicros) / 1_000_000)
+        // A key's text is made a string once, when the key is first seen.
+        const voterLength = view.getInt32(at + 58)
+        const seen = voterKeys.count
+        voter[n] = voterKeys.add(view, at + 24)
+        if (voterKeys.count > seen) voterTexts.push(utf8.decode(bytes.subarray(at + 62, at + 62 + voterLength)))
+        at += 62 + voterLength
+        const networkLength = view.getInt32(at)
+        if (f & 16) network[n] = -1
+        else {
+          const known = networkKeys.count
+          network[n] = networkKeys.add(view, at - 62 - voterLength + 40)
+          if (networkKeys.count > known) networkTexts.push(utf8.decode(bytes.subarray(at + 4, at + 4 + networkLength)))
+        }
+        at += 4 + networkLength
+        flags[n] = f & 15
+        n++
+      }
+    }
+    product = product.subarray(0, n)
+    voter = voter.subarray(0, n)
+    network = network.subarray(0, n)
+    seconds = seconds.subarray(0, n)
+    flags = flags.subarray(0, n)
+
+    // Standing: the agents among the voters that have it.
+    const standingAgents = new Set<string>()
+    for (const id of head?.standing ?? []) standingAgents.add(`agent:${id}`)
+    // Numbers in sorted order: products by id (their bytes' order is their text's), voters and networks by text.
+    const productOrder = products.sorted()
+    const productNumber = new Int32Array(products.count)
+    for (let k = 0; k < productOrder.length; k++) productNumber[productOrder[k]!] = k
+    const productBytes = new Uint8Array(products.count * 16)
+    const productView = new DataView(productBytes.buffer)
+    for (let k = 0; k < productOrder.length; k++) products.write(productOrder[k]!, productView, k * 16)
+    products.release()
+    const voters = numbered(voterTexts)
+    const networks = numbered(networkTexts)
+    const standing = Uint8Array.from(voters.sorted, (text) => (standingAgents.has(text) ? 1 : 0))
+    for (let i = 0; i < n; i++) {
+      product[i] = productNumber[product[i]!]!
+      voter[i] = voters.number[voter[i]!]!
+      if (network[i]! >= 0) network[i] = networks.number[network[i]!]!
+    }
+
+    // By product (a counting sort into places, the columns moved in place), then each product's votes by voter.
+    const starts = new Int32Array(productOrder.length + 1)
+    for (let i = 0; i < n; i++) starts[product[i]! + 1]!++
+    for (let p = 0; p < productOrder.length; p++) starts[p + 1]! += starts[p]!
+    const next = starts.slice(0, productOrder.length)
+    const to = new Int32Array(n)
+    for (let i = 0; i < n; i++) to[i] = next[product[i]!]!++
+    const moved = new Uint8Array((n >> 3) + 1)
+    for (const column of [product, voter, network, seconds]) permute(column, to, moved)
+    permute(flags, to, moved)
+    sortRunsByVoter(starts, { voter, network, seconds, flags })
+
+    // The flags' column becomes the counting's, in place.
+    const counting = flags
+    const direction = new Uint8Array(n)
+    const clearedColumn = new Uint8Array(n)
+    for (let i = 0; i < n; i++) {
+      const f = flags[i]!
+      direction[i] = (f >> 2) & 1
+      clearedColumn[i] = f >> 3
+      counting[i] = f & 3
+    }
+    return {
+      since: from,
+      products: productIds(productBytes, productOrder.length),
+      voters: voters.sorted,
+      networks: networks.sorted,
+      product,
+      voter,
+      network,
+      seconds,
+      counting,
+      direction,
+      cleared: clearedColumn,
+      standing
+    } satisfies LedgerWindow
+  })

@@ -1,0 +1,137 @@
+/**
+ * The integrity pass's window read (src/integrityWindow.ts) against the ledger read plainly in SQL: a
+ * ledger of a few thousand votes on twenty products (agents with and without standing, addresses,
+ * votes without a network, a cleared group's votes, held votes older than the window, revoked votes and
+ * votes too old to be read), read in one chunk and a page at a time (the keys' numbers are kept across
+ * chunks). The store contract (packages/testkit) holds the memory store to the same read. On PGlite,
+ * and on the server when DATABASE_URL is set.
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import type { LedgerWindow } from "@productdir/domain"
+import { layerPglite, layerPostgres } from "../src/index.ts"
+import { readWindow } from "../src/integrityWindow.ts"
+import { freshDatabaseUrl, testStores } from "../src/testing.ts"
+
+const NOW = Date.parse("2031-03-01T12:00:00.000Z")
+const SINCE = new Date(NOW - 8 * 86_400_000)
+
+/** The ledger: every vote by (product, voter), with times in whole milliseconds. */
+const ledger = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function* () {
+    yield* sql`
+      INSERT INTO products (id, slug, name, name_key, category, content)
+      SELECT md5('wp' || i)::uuid, 'window-' || i, 'W ' || i, 'w ' || i, 'Window', '{}'::jsonb FROM generate_series(0, 19) i`
+    yield* sql`
+      INSERT INTO agents (id, kind, name, key_hash, key_hint, created_at, standing_since)
+      SELECT md5('wa' || j)::uuid, 'registered', 'window agent ' || j, md5('wk' || j), 'w', ${new Date(NOW - 40 * 86_400_000)},
+        CASE WHEN j % 2 = 0 THEN ${new Date(NOW - 30 * 86_400_000)}::timestamptz END
+      FROM generate_series(0, 59) j`
+    yield* sql`
+      INSERT INTO vote_groups (id, status, found_at, evidence)
+      VALUES (md5('wg-cleared')::uuid, 'cleared', ${new Date(NOW)}, '{}'::jsonb), (md5('wg-open')::uuid, 'suspected', ${new Date(NOW)}, '{}'::jsonb)`
+    yield* sql`
+      INSERT INTO votes (product_id, voter, direction, created_at, updated_at, counting, network, revoked_at, group_id)
+      SELECT md5('wp' || (i % 20))::uuid,
+        CASE WHEN (i / 20) % 3 = 0 THEN 'agent:' || md5('wa' || ((i / 20) % 300))::uuid ELSE 'ip:' || md5('wi' || ((i / 20) % 300)) END,
+        CASE WHEN i % 5 = 0 THEN 'down' ELSE 'up' END, t.at, t.at,
+        CASE WHEN i % 13 = 0 THEN 'held' WHEN i % 17 = 0 THEN 'discounted' ELSE 'counted' END,
+        CASE WHEN i % 11 = 0 THEN NULL ELSE 'net-' || (i % 37) END,
+        CASE WHEN i % 29 = 0 THEN t.at END,
+        CASE WHEN i % 19 = 0 THEN md5('wg-cleared')::uuid WHEN i % 23 = 0 THEN md5('wg-open')::uuid END
+      FROM generate_series(0, 5999) i
+      CROSS JOIN LATERAL (SELECT ${new Date(NOW)}::timestamptz - (i * 173 % 864000) * interval '1 second' - (i % 1000) * interval '1 millisecond' AS at) t
+      ON CONFLICT DO NOTHING`
+  })
+
+/** The window's votes as rows, in its order. */
+const rowsOf = (window: LedgerWindow) =>
+  Array.from(window.product, (p, i) => ({
+    product: window.products[p]!,
+    voter: window.voters[window.voter[i]!]!,
+    network: window.network[i]! < 0 ? null : window.networks[window.network[i]!]!,
+    seconds: window.seconds[i]!,
+    counting: window.counting[i]!,
+    direction: window.direction[i]!,
+    cleared: window.cleared[i]!,
+    standing: window.standing[window.voter[i]!]!
+  }))
+
+const behaviours = (name: string, store: Layer.Layer<SqlClient.SqlClient, unknown>) =>
+  describe(`the integrity window read (${name})`, () => {
+    layer(store, { timeout: "120 seconds" })((it) => {
+      it.effect("reads every vote of the window as the plain SQL does, ordered by product then voter, in one chunk or many", () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* ledger(sql)
+          const expected = yield* sql<{
+            product: string
+            voter: string
+            network: string | null
+            at: Date
+            counting: string
+            direction: string
+            cleared: boolean
+            standing: boolean
+          }>`
+            SELECT v.product_id::text AS product, v.voter, v.network, v.updated_at AS at, v.counting, v.direction,
+              coalesce(g.status = 'cleared', false) AS cleared, (a.standing_since IS NOT NULL) AS standing
+            FROM votes v LEFT JOIN vote_groups g ON g.id = v.group_id
+            LEFT JOIN agents a ON v.voter LIKE 'agent:%' AND a.id::text = substr(v.voter, 7)
+            WHERE v.revoked_at IS NULL AND (v.updated_at >= ${SINCE} OR v.counting = 'held')
+            ORDER BY v.product_id, v.voter COLLATE "C"`
+          const [{ oldest }] = (yield* sql<{ oldest: Date }>`
+            SELECT min(updated_at) AS oldest FROM votes WHERE revoked_at IS NULL AND counting = 'held'`) as [{ oldest: Date }]
+          // Held votes reach back before `since`, and votes too old or revoked are in the ledger too.
+          expect(oldest.getTime()).toBeLessThan(SINCE.getTime())
+          const [{ all }] = (yield* sql<{ all: number }>`SELECT count(*)::int AS all FROM votes`) as [{ all: number }]
+          expect(expected.length).toBeGreaterThan(1_000)
+          expect(all).toBeGreaterThan(expected.length)
+
+          const whole = yield* readWindow(sql, SINCE).pipe(sql.withTransaction)
+          expect(whole.since).toEqual(oldest)
+          const code = { counted: 0, held: 1, discounted: 2 } as Record<string, number>
+          expect(rowsOf(whole)).toEqual(
+            expected.map((r) => ({
+              product: r.product,
+              voter: r.voter,
+              network: r.network,
+              seconds: Math.floor((r.at.getTime() - oldest.getTime()) / 1000),
+              counting: code[r.counting],
+              direction: r.direction === "up" ? 0 : 1,
+              cleared: r.cleared ? 1 : 0,
+              standing: r.standing ? 1 : 0
+            }))
+          )
+          // Numbered in sorted order; every key numbered is used.
+          expect([...whole.products]).toEqual([...new Set(expected.map((r) => r.product))].sort())
+          expect([...whole.voters]).toEqual([...new Set(expected.map((r) => r.voter))].sort())
+          expect([...whole.networks]).toEqual([...new Set(expected.flatMap((r) => (r.network === null ? [] : [r.network])))].sort())
+          // Each of these kinds of vote is there.
+          const rows = rowsOf(whole)
+          for (const seen of [
+            rows.some((r) => r.network === null),
+            rows.some((r) => r.cleared === 1),
+            rows.some((r) => r.standing === 1),
+            rows.some((r) => r.counting === 1),
+            rows.some((r) => r.counting === 2)
+          ])
+            expect(seen).toBe(true)
+
+          // A page at a time: the same window.
+          const paged = yield* readWindow(sql, SINCE, 1).pipe(sql.withTransaction)
+          const [{ pages }] = (yield* sql<{ pages: number }>`
+            SELECT (pg_relation_size('votes') / current_setting('block_size')::int)::int AS pages`) as [{ pages: number }]
+          expect(pages).toBeGreaterThan(10)
+          expect(rowsOf(paged)).toEqual(rows)
+          expect(paged.since).toEqual(whole.since)
+        })
+      )
+    })
+  })
+
+const { pglite, server } = testStores()
+if (pglite) behaviours("pglite", layerPglite())
+if (server !== undefined)
+  behaviours("postgres", Layer.unwrap(Effect.map(freshDatabaseUrl(server), ({ url }) => layerPostgres(Redacted.make(url)))))
