@@ -5,7 +5,8 @@
  * or of callers waiting for one), so the figures are the server's: `productdir_db_connections` by
  * `state` (`active`: running a statement, `idle in transaction`, `idle`) and
  * `productdir_db_connections_waiting` (waiting for a lock), from pg_stat_activity for this database:
- * every process on it, the other API processes and the CLIs included. Absent on the memory store,
+ * every process on it, the other API processes and the CLIs included, and the scrape's own query
+ * (one `active`: this process's connections are shared by its requests). Absent on the memory store,
  * and left as they were when the query fails.
  *
  * The change feed's lag, `productdir_change_feed_lag_seconds`: how long ago its last successful poll
@@ -43,7 +44,7 @@ export const refreshDatabaseGauges: Effect.Effect<void> = Effect.gen(function* (
   const rows = yield* sql<Row>`
     SELECT state, wait_event_type = 'Lock' AS waiting, count(*)::int AS count
     FROM pg_stat_activity
-    WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()
+    WHERE datname = current_database() AND backend_type = 'client backend'
     GROUP BY 1, 2`.pipe(Effect.timeout(Duration.seconds(2)), Effect.option)
   if (rows._tag === "None") return
   const counts = new Map<string, number>(STATES.map((state) => [state, 0]))
