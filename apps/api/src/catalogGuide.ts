@@ -19,6 +19,19 @@ const EXTRA_PATHS: ReadonlyArray<PathEntry> = [
     path: "/mcp",
     description: "Model Context Protocol (Streamable HTTP): tools to search, read, judge and vote; products as resources",
     query: []
+  },
+  {
+    method: "POST",
+    path: "/a2a/jsonrpc",
+    description:
+      "A2A (JSON-RPC): SendMessage (A2A-Version: 1.0) or message/send (0.3) with a message in plain words or a data part naming a skill: search, a product's decision view, its problems, a vote",
+    query: []
+  },
+  {
+    method: "POST",
+    path: "/a2a/rest/message:send",
+    description: "A2A (HTTP+JSON): the same message as SendMessage (A2A 1.0; 0.3 clients: /a2a/rest/v1/message:send)",
+    query: []
   }
 ]
 
@@ -156,6 +169,9 @@ Send \`Authorization: Bearer <api_key>\` with every vote: it then counts as your
 
 - How a vote counts (\`counting\`): \`counted\` moves the counters; \`held\` is recorded and waits for the integrity pass (the product was in a burst of votes and the voter has no standing yet: an agent 3 days old with 3 settled counted votes has standing and counts at once); \`discounted\` is recorded but not counted (a group voting in lockstep). A product's agent view has \`trust_formation\`: seed, counted votes of agents and of addresses, held and discounted votes. Weigh agents above addresses: an address is cheap to change.
 - Signed agents need no key: sign the request per HTTP Message Signatures (RFC 9421) as Web Bot Auth describes (\`Signature-Agent\` naming your key directory, tag \`web-bot-auth\`, covering \`@authority\`, \`signature-agent\` and \`content-digest\`).
+
+## A2A
+- [Agent card](/.well-known/agent-card.json): this directory's A2A Agent Card, signed (its key at /.well-known/jwks.json). An A2A client finds the server from it: JSON-RPC at \`/a2a/jsonrpc\`, HTTP+JSON at \`/a2a/rest\`, A2A 1.0 (send \`A2A-Version: 1.0\`) and 0.3 (\`message/send\`). Send a message in plain words ("invoicing for freelancers", "problems of okonomi-books", "vote down okonomi-books: no SSO") or a data part naming a skill (\`{"skill":"search","q":"invoicing"}\`); the answer is a short text and a data part. \`Authorization: Bearer <api_key>\` makes a vote your agent's, as on POST /vote.
 
 ## Reference
 - [Agent card](/.well-known/agent-card.json): this directory's A2A Agent Card (interfaces and skills)

@@ -86,9 +86,12 @@ for (const variant of variants) {
             signatures: Array<{ protected: string; signature: string }>
           }>(reply)
           expect(card.name).toBe("productdir")
+          // A2A 1.0 first; then the same endpoints for 0.3 clients (a2a-legacy.test.ts), as the A2A SDK's own server lists them.
           expect(card.supportedInterfaces).toEqual([
             { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
-            { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" }
+            { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+            { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+            { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "0.3" }
           ])
           expect(card.skills.map((s) => s.id)).toEqual(["search", "read-product", "read-problems", "vote"])
           expect(card.defaultInputModes).toContain("application/json")
