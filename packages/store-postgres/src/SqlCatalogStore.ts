@@ -35,6 +35,7 @@ import { Announcer } from "./ChangeFeed.ts"
 import { storeError } from "./errors.ts"
 import { ReadRouter } from "./ReadReplicas.ts"
 import { RANK_WEIGHTS, searchQuery, tsquery } from "./search.ts"
+import { searchCandidates } from "./searchLists.ts"
 import { stamp } from "./stamp.ts"
 import { PRODUCT_COLUMNS, type ProductRow, toProduct } from "./rows.ts"
 
@@ -275,9 +276,15 @@ export const make = Effect.gen(function* () {
       if (Result.isFailure(key)) return yield* Effect.fail<InvalidCursor>(key.failure)
       after = key.success
     }
+    const primary = sql
     const read = (sql: SqlClient.SqlClient) =>
       Effect.gen(function* () {
         const search = query.q === undefined ? undefined : yield* searchQuery(sql, query.q)
+        // A first page by relevance on a large catalog ranks a bounded set of candidates (searchLists.ts).
+        const candidates =
+          search !== undefined && query.sort === "relevance" && after === undefined && query.updatedSince === undefined
+            ? yield* searchCandidates(sql, primary, search.sought, query.category, query.limit)
+            : undefined
         const filters = [sql`removed_at IS NULL`]
         // Searched, the category is matched beside the vector (one table, one bitmap AND); listed, on the products.
         if (query.category !== undefined)
@@ -288,6 +295,7 @@ export const make = Effect.gen(function* () {
           )
         if (query.updatedSince !== undefined) filters.push(sql`updated_at >= ${query.updatedSince}`)
         if (search !== undefined) filters.push(sql`product_search.search @@ ${tsquery(sql, search)}`)
+        if (candidates !== undefined) filters.push(sql`product_search.product_id = ANY(${candidates}::uuid[])`)
         // Relevance as the cursor carries it: rounded, so the next page compares equal values.
         const rank =
           search !== undefined && query.sort === "relevance"

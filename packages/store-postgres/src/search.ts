@@ -10,6 +10,7 @@
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import { ENGLISH_STOP_WORDS, isTypoOf, PREFIX_MIN_LENGTH, queryWords, TYPO_MIN_LENGTH } from "@productdir/domain"
+import type { Sought } from "./searchLists.ts"
 
 /** ts_rank's weights for {D, C, B, A}: body (C) 0.2, category (B) 0.4, name (A) 1.0. */
 export const RANK_WEIGHTS = "{0.1, 0.2, 0.4, 1.0}"
@@ -24,6 +25,8 @@ const operand = (word: string, prefix: boolean) => `'${word}'${prefix ? ":*" : "
 export interface SearchQuery {
   readonly english: string
   readonly prefixes: string | undefined
+  /** The same words, for the candidates of a large catalog (searchLists.ts). */
+  readonly sought: Sought
 }
 
 /** How many vocabulary words a typo may stand for are searched, the most alike first. */
@@ -107,9 +110,11 @@ export const searchQuery = (sql: SqlClient.SqlClient, q: string) =>
     const fixes = words.flatMap((w) => known.get(w)?.fixes ?? []).filter((w) => !ENGLISH_STOP_WORDS.has(w))
     // A word the catalog has is searched by its stem alone; any other also as the start of the word being typed.
     const typed = words.filter((w) => w.length >= PREFIX_MIN_LENGTH && known.get(w)?.whole !== true)
+    const english = [...new Set([...words, ...fixes])]
     return {
-      english: [...new Set([...words, ...fixes])].map((w) => operand(w, false)).join(" | "),
-      prefixes: typed.length > 0 ? typed.map((w) => operand(w, true)).join(" | ") : undefined
+      english: english.map((w) => operand(w, false)).join(" | "),
+      prefixes: typed.length > 0 ? typed.map((w) => operand(w, true)).join(" | ") : undefined,
+      sought: { words: english, typed }
     } satisfies SearchQuery
   })
 

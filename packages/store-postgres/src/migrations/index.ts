@@ -18,6 +18,7 @@ import { migration as m0008 } from "./0008_search_before_product.ts"
 import { migration as m0009 } from "./0009_signature_nonces.ts"
 import { migration as m0010 } from "./0010_routines.ts"
 import { migration as m0011 } from "./0011_crowd_defense.ts"
+import { migration as m0012 } from "./0012_search_lists.ts"
 
 export const MIGRATIONS_TABLE = "productdir_migrations"
 
@@ -33,7 +34,8 @@ const ALL = {
   "0008_search_before_product": m0008,
   "0009_signature_nonces": m0009,
   "0010_routines": m0010,
-  "0011_crowd_defense": m0011
+  "0011_crowd_defense": m0011,
+  "0012_search_lists": m0012
 }
 
 export const migrations = Migrator.fromRecord(ALL)

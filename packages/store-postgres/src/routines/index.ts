@@ -7,7 +7,7 @@ import { castVote, castVoteWithin } from "./castVote.ts"
 import { reportChanged, stampChange } from "./changeStamps.ts"
 import { countedVotes } from "./countedVotes.ts"
 import type { Routine } from "./Routine.ts"
-import { searchBody, searchVector, unaccent } from "./search.ts"
+import { buildSearchLists, lexemeScore, searchBody, searchVector, unaccent } from "./search.ts"
 import { takeTokens } from "./tokenBuckets.ts"
 import { trustScore } from "./trust.ts"
 
@@ -15,6 +15,8 @@ export const ROUTINES: ReadonlyArray<Routine> = [
   unaccent,
   searchBody,
   searchVector,
+  lexemeScore,
+  buildSearchLists,
   trustScore,
   countedVotes,
   stampChange,

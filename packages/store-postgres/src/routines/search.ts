@@ -50,3 +50,66 @@ export const searchVector = fn({
 `,
   rewrites: ["search vectors"]
 })
+
+/**
+ * A lexeme's score in a vector alone, from the weights of its positions in order: ts_rank's formula
+ * for a one-word query (calc_rank_or in PostgreSQL's tsrank.c, in single precision as there), with the
+ * search's weights (RANK_WEIGHTS: D 0.1, C 0.2, B 0.4, A 1.0). The search lists are ordered by it.
+ */
+export const lexemeScore = fn({
+  name: "productdir_lexeme_score",
+  args: "weights text[]",
+  returns: "real",
+  attributes: "LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT",
+  body: `
+DECLARE
+  w real;
+  resj real := 0;
+  wjm real := -1;
+  jm integer := 0;
+BEGIN
+  FOR j IN 1..coalesce(array_length(weights, 1), 0) LOOP
+    w := CASE weights[j] WHEN 'A' THEN 1.0 WHEN 'B' THEN 0.4 WHEN 'C' THEN 0.2 ELSE 0.1 END;
+    resj := resj + w / (j * j)::real;
+    IF w > wjm THEN wjm := w; jm := j; END IF;
+  END LOOP;
+  RETURN ((wjm + resj - wjm / (jm * jm)::real)::float8 / 1.64493406685)::real;
+END
+`
+})
+
+/**
+ * One category's search lists (migration 0012, ../searchLists.ts): for every lexeme that more than
+ * p_min_df products have, the category's p_depth best products by the lexeme's score, then trust,
+ * then id. Replaces what the category had; the number of lists written.
+ */
+export const buildSearchLists = fn({
+  name: "productdir_build_search_lists",
+  args: "p_category text, p_min_df integer, p_depth integer",
+  returns: "integer",
+  attributes: "LANGUAGE plpgsql",
+  body: `
+DECLARE
+  n integer;
+BEGIN
+  PERFORM set_config('work_mem', '128MB', true);
+  DELETE FROM search_lists WHERE category_key = p_category;
+  INSERT INTO search_lists (lexeme, category_key, product_ids, scores, trusts)
+  SELECT lexeme, p_category, array_agg(product_id ORDER BY rn), array_agg(score ORDER BY rn), array_agg(trust ORDER BY rn)
+  FROM (
+    SELECT u.lexeme, s.product_id, x.score, p.trust_score AS trust,
+           row_number() OVER (PARTITION BY u.lexeme ORDER BY x.score DESC, p.trust_score DESC, s.product_id) AS rn
+    FROM product_search s
+    JOIN products p ON p.id = s.product_id AND p.removed_at IS NULL
+    CROSS JOIN LATERAL unnest(s.search) AS u
+    CROSS JOIN LATERAL (SELECT productdir_lexeme_score(u.weights) AS score) AS x
+    WHERE s.category_key = p_category
+      AND u.lexeme IN (SELECT l.lexeme FROM search_lexemes l WHERE l.df > p_min_df)
+  ) AS ranked
+  WHERE rn <= p_depth
+  GROUP BY lexeme;
+  GET DIAGNOSTICS n = ROW_COUNT;
+  RETURN n;
+END
+`
+})

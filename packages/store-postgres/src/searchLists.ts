@@ -1,0 +1,161 @@
+/**
+ * Search at a million products (issue 23; docs/search.md). Ranking a search is one `ts_rank` per
+ * matching product, one read of its vector each: 4 s for a word in 73 % of a million products. For a
+ * query with a common lexeme (one more than MIN_DF_SHARE of the products have), this ranks a bounded
+ * set of candidates instead: each common lexeme's best products by its own score (search_lists,
+ * migration 0012, per category), and every product with one of the query's rare lexemes (the GIN
+ * index, few by definition). The page is then ranked exactly as before, with `ts_rank` over the whole
+ * query and live trust, among those candidates. What it may miss: a product that has several of the
+ * query's common words but is among the best for none of them, and a product whose text changed
+ * since the lists were built (until the next build).
+ *
+ * The lists are built in the background (`ensureFresh`, started by a search that finds them missing
+ * or stale) on catalogs of LISTS_FROM products or more, category by category, each in a transaction
+ * of its own; a process claims the build in search_lists_state, so only one builds at a time.
+ * Smaller catalogs never have lists: their searches rank every match, as they always have.
+ */
+import { Clock, Effect } from "effect"
+import type { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+
+/** Catalogs smaller than this rank every match: fast enough, and exact. */
+export const LISTS_FROM = 20_000
+/** A lexeme is common, and listed, when more than this share of the products have it (at least 50 of them). */
+const MIN_DF_SHARE = 0.0005
+const MIN_DF_FLOOR = 50
+/** How many best products a list keeps per lexeme and category. */
+export const LIST_DEPTH = 200
+/** Rare lexemes of a query that match more products than this together: the lists are not used. */
+const RARE_MAX = 5_000
+/** Completions of a typed word start beyond this: the lists are not used. */
+const COMPLETIONS_MAX = 200
+/** Lists older than this are rebuilt when the catalog has changed since. */
+const REBUILD_AFTER_MS = 10 * 60_000
+/** A build claimed this long ago and not finished was abandoned (its process stopped). */
+const CLAIM_EXPIRES = "1 hour"
+
+/** What a search looks for, as the candidates' statement needs it. */
+export interface Sought {
+  /** The words searched by their English stems (the query's words and the typos' fixes). */
+  readonly words: ReadonlyArray<string>
+  /** The words searched as the start of a word too. */
+  readonly typed: ReadonlyArray<string>
+}
+
+/**
+ * The products worth ranking for a first page of relevance-sorted results, or undefined when every
+ * match must be ranked (no lists yet, no common lexeme in the query, too many rare matches). A search
+ * that finds the lists missing or stale on a large catalog starts a build on `primary`.
+ */
+export const searchCandidates = (
+  db: SqlClient.SqlClient,
+  primary: SqlClient.SqlClient,
+  sought: Sought,
+  category: string | undefined,
+  limit: number
+) =>
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const [row] = yield* db<{
+      usable: boolean
+      candidates: ReadonlyArray<string> | null
+      built_at: Date | null
+      changed: boolean
+      products: number
+    }>`
+      WITH st AS (SELECT built_xid, built_at, min_df FROM search_lists_state WHERE built_xid IS NOT NULL),
+      starts AS (
+        SELECT p, ARRAY(
+          SELECT l.lexeme FROM search_lexemes l WHERE l.lexeme >= p AND l.lexeme < p || chr(1114111) LIMIT ${COMPLETIONS_MAX + 1}
+        ) AS completions
+        FROM unnest(${sought.typed}::text[]) AS t(w), LATERAL (SELECT productdir_unaccent(t.w) AS p) AS u
+      ),
+      items AS (
+        SELECT DISTINCT lexeme FROM (
+          SELECT e AS lexeme FROM unnest(tsvector_to_array(to_tsvector('english', productdir_unaccent(${sought.words.join(" ")})))) AS e
+          UNION ALL SELECT unnest(completions) FROM starts
+        ) AS x
+      ),
+      lx AS (
+        SELECT i.lexeme, coalesce(l.df, 0) AS df, coalesce(l.df, 0) > st.min_df AS listed
+        FROM items i CROSS JOIN st LEFT JOIN search_lexemes l ON l.lexeme = i.lexeme
+      ),
+      plan AS (
+        SELECT count(*) FILTER (WHERE listed) AS listed,
+               coalesce(sum(df) FILTER (WHERE NOT listed), 0) AS rare_df,
+               count(*) FILTER (WHERE NOT listed) AS rare
+        FROM lx
+      ),
+      usable AS (
+        SELECT EXISTS (SELECT 1 FROM st) AND p.listed > 0 AND p.rare_df <= ${RARE_MAX}
+           AND NOT EXISTS (SELECT 1 FROM starts WHERE cardinality(completions) > ${COMPLETIONS_MAX}) AS ok,
+           p.listed
+        FROM plan p
+      ),
+      best AS (
+        SELECT x.id FROM lx, usable, LATERAL (
+          SELECT e.id FROM search_lists sl, unnest(sl.product_ids, sl.scores, sl.trusts) AS e(id, score, trust)
+          WHERE sl.lexeme = lx.lexeme AND (${category ?? null}::text IS NULL OR sl.category_key = lower(${category ?? null}::text))
+          ORDER BY e.score DESC, e.trust DESC, e.id
+          LIMIT greatest(${limit + 1}, least(${LIST_DEPTH}, ${2 * LIST_DEPTH} / greatest(usable.listed, 1)))
+        ) AS x
+        WHERE usable.ok AND lx.listed
+      ),
+      rare AS (
+        SELECT s.product_id AS id FROM product_search s, usable
+        WHERE usable.ok AND EXISTS (SELECT 1 FROM lx WHERE NOT listed)
+          -- The category as a filter, not an index: the rare matches are few, the category's rows many.
+          AND (${category ?? null}::text IS NULL OR (s.category_key || '') = lower(${category ?? null}::text))
+          AND s.search @@ (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery FROM lx WHERE NOT listed)
+      )
+      SELECT (SELECT ok FROM usable) AS usable,
+             (SELECT array_agg(DISTINCT id) FROM (SELECT id FROM best UNION ALL SELECT id FROM rare) AS c)::text[] AS candidates,
+             (SELECT built_at FROM search_lists_state) AS built_at,
+             EXISTS (SELECT 1 FROM products, st WHERE products.changed_xid > st.built_xid) AS changed,
+             (SELECT reltuples FROM pg_class WHERE oid = 'product_search'::regclass)::float8 AS products`
+    const stale =
+      row !== undefined &&
+      row.products >= LISTS_FROM &&
+      (row.built_at === null || (row.changed && now - row.built_at.getTime() > REBUILD_AFTER_MS))
+    if (stale) yield* Effect.forkDetach(build(primary).pipe(Effect.ignore))
+    return row?.usable === true ? (row.candidates ?? []) : undefined
+  })
+
+/**
+ * Builds the lists if no process is building them: the lexemes' document counts, then each
+ * category's lists in a transaction of its own, then the state. The number of lists, or none when
+ * another process holds the build or the lists are fresh.
+ */
+export const build = (sql: SqlClient.SqlClient): Effect.Effect<number | undefined, SqlError> =>
+  Effect.gen(function* () {
+    const [claim] = yield* sql<{ products: number }>`
+      UPDATE search_lists_state SET building_since = now()
+      WHERE (building_since IS NULL OR building_since < now() - ${CLAIM_EXPIRES}::interval)
+        AND (built_at IS NULL OR built_at < now() - ${`${REBUILD_AFTER_MS / 1000} seconds`}::interval)
+      RETURNING (SELECT count(*) FROM product_search)::float8 AS products`
+    if (claim === undefined) return undefined
+    const minDf = Math.max(MIN_DF_FLOOR, Math.floor(claim.products * MIN_DF_SHARE))
+    return yield* Effect.gen(function* () {
+      // The transaction the lists start from: a product changed after it may be missing from them.
+      const [start] = yield* sql<{ xid: string }>`SELECT pg_current_xact_id()::text AS xid`
+      yield* sql.withTransaction(
+        Effect.gen(function* () {
+          yield* sql`DELETE FROM search_lexemes`
+          yield* sql`INSERT INTO search_lexemes (lexeme, df) SELECT word, ndoc FROM ts_stat('SELECT search FROM product_search')`
+        })
+      )
+      const categories = yield* sql<{ key: string }>`SELECT DISTINCT category_key AS key FROM product_search ORDER BY 1`
+      let lists = 0
+      for (const { key } of categories) {
+        const [built] = yield* sql<{ n: number }>`SELECT productdir_build_search_lists(${key}, ${minDf}, ${LIST_DEPTH}) AS n`
+        lists += built?.n ?? 0
+      }
+      yield* sql`
+        DELETE FROM search_lists l WHERE NOT EXISTS (SELECT 1 FROM product_search s WHERE s.category_key = l.category_key)`
+      yield* sql`
+        UPDATE search_lists_state SET built_xid = ${start!.xid}::xid8, built_at = now(), min_df = ${minDf},
+          depth = ${LIST_DEPTH}, products = ${claim.products}, building_since = NULL`
+      yield* Effect.logInfo(`search lists built: ${lists} lists, lexemes in more than ${minDf} products`)
+      return lists
+    }).pipe(Effect.onError(() => sql`UPDATE search_lists_state SET building_since = NULL`.pipe(Effect.ignore)))
+  })

@@ -1,0 +1,72 @@
+/**
+ * Search lists (src/searchLists.ts): once built, a first page by relevance ranks the candidates they
+ * give instead of every match, and it is the same page as ranking every match: for one common word,
+ * two, a common word within a category, the start of a word, a common word beside a rare one. On a
+ * catalog of 400 products where three words are in more than 50 of them (the lists' floor). On PGlite,
+ * and on the server when DATABASE_URL is set.
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { CatalogStore, fromImportRecord, type ProductId } from "@productdir/domain"
+import { generateRecord } from "@productdir/fixtures/generator"
+import { layerPglite, layerPostgres } from "../src/index.ts"
+import { build, searchCandidates } from "../src/searchLists.ts"
+import { freshDatabaseUrl, testStores } from "../src/testing.ts"
+
+const COMMON = ["quillon", "marrowby", "tessaract"]
+const PRODUCTS = 400
+
+/** Product i: common words in some of them, in the name of a few, more than once in others. */
+const inputs = Array.from({ length: PRODUCTS }, (_, i) => {
+  const record = generateRecord(23, i)
+  const words = COMMON.filter((_, k) => i % (k + 2) === 0)
+  const name = i % 17 === 0 ? `${record.name} ${COMMON[i % 3]}` : record.name
+  const summary = `${record.ai_summary} ${words.join(" ")} ${i % 5 === 0 ? words.join(" ") : ""}`
+  return fromImportRecord({ ...record, name, ai_summary: summary.trim() }, record.id as ProductId).input
+})
+
+const QUERIES: ReadonlyArray<{ q: string; category?: string }> = [
+  { q: "quillon" },
+  { q: "marrowby tessaract" },
+  { q: "quillon", category: inputs[0]!.content.category },
+  { q: "tessa" },
+  { q: `quillon ${inputs[34]!.content.name.split(" ")[0]}` }
+]
+
+const behaviours = (name: string, stores: Layer.Layer<CatalogStore | SqlClient.SqlClient, unknown>) =>
+  describe(`search lists (${name})`, () => {
+    layer(stores, { timeout: "120 seconds" })((it) => {
+      it.effect("a first page from the lists' candidates is the page of ranking every match", () =>
+        Effect.gen(function* () {
+          const catalog = yield* CatalogStore
+          const sql = yield* SqlClient.SqlClient
+          yield* catalog.upsert(inputs)
+          const page = (q: string, category?: string) =>
+            Effect.map(catalog.list({ q, category, sort: "relevance", limit: 20 }), (p) => p.items.map((item) => item.id))
+          const sought = (q: string) => ({ words: q.split(" "), typed: [] as ReadonlyArray<string> })
+          // No lists yet: every match is ranked.
+          expect(yield* searchCandidates(sql, sql, sought("quillon"), undefined, 20)).toBeUndefined()
+          const exact = yield* Effect.forEach(QUERIES, ({ q, category }) => page(q, category))
+          for (const ids of exact) expect(ids.length).toBeGreaterThan(0)
+
+          expect(yield* build(sql)).toBeGreaterThan(0)
+          const [state] = yield* sql<{ min_df: number }>`SELECT min_df FROM search_lists_state`
+          expect(state?.min_df).toBe(50)
+          const candidates = yield* searchCandidates(sql, sql, sought("quillon"), undefined, 20)
+          expect(candidates).toBeDefined()
+          // Bounded: the list's depth, not the 200 products that have the word.
+          expect(candidates!.length).toBeLessThanOrEqual(200)
+          const rare = yield* searchCandidates(sql, sql, sought("zzyzzyx"), undefined, 20)
+          expect(rare).toBeUndefined()
+          const fromLists = yield* Effect.forEach(QUERIES, ({ q, category }) => page(q, category))
+          expect(fromLists).toEqual(exact)
+        })
+      )
+    })
+  })
+
+const { pglite, server } = testStores()
+if (pglite) behaviours("pglite", layerPglite())
+if (server !== undefined)
+  behaviours("postgres", Layer.unwrap(Effect.map(freshDatabaseUrl(server), ({ url }) => layerPostgres(Redacted.make(url)))))
