@@ -547,6 +547,18 @@ const statementRows = (run: Run, top: number) =>
       return `| \`${text.replace(/\|/g, "\\|")}\` | ${t.calls} | ${s1(t.ms)} | ${s1(t.cpuMs)} | ${t.peakRiseMb.toFixed(0)} |`
     })
 
+/** How the pass reads and searches at this size, and what it took before (for the figures below to be read against). */
+const HOW = `The window is read in one scan of \`votes\` (packages/store-postgres/src/integrityWindow.ts): a range of pages a
+statement, each vote sent as bytes (its product's id, time, its voter's and network's 128-bit keys and texts, its flags), the
+keys numbered in node's hash tables of typed arrays and the columns ordered in place (by product, then voter). PostgreSQL
+grouping and joining the ten million votes on their keys had taken 60-100 s of the pass. Detection keeps no map per key:
+the MinHash bands' buckets are found by sorting (a map of their 3.5 million string keys had taken a gigabyte), a product's
+voters are views of the voter column, the members' votes one scan. The release UPDATE finds each vote by its primary key
+(the planner had taken \`votes_held\` and scanned a viral product's held votes for each of them: 17-28 s). Same groups,
+votes and releases as before (old and new detection compared on one 10M window). Before, on this machine the same day
+(load 4-9): check 108 s, first apply 217 s, again 225 s, peak RSS 2423 / 2431 / 2833 MB; the window read alone 96 s,
+findOverlap 17 s and +1.2 GB.`
+
 const main = async () => {
   const url = await ensureDatabase(DATABASE, process.env.BENCH_FRESH === "1")
   runChild("migrate", url)
@@ -628,17 +640,20 @@ const main = async () => {
 
   const applyRun = runs.apply[0]!
   const sqlMs = applyRun.result.statements.reduce((sum, t) => sum + t.ms, 0)
-  const windowSql = applyRun.result.statements.filter((t) => t.text.includes("pass_"))
+  // The window read (packages/store-postgres/src/integrityWindow.ts): its first statements, then its chunks of votes.
+  const windowSql = applyRun.result.statements.filter(
+    (t) => t.text.includes("v.ctid") || t.text.includes("pg_relation_size('votes')") || t.text.startsWith("SET TRANSACTION")
+  )
   const sum = (ts: ReadonlyArray<StatementTime>) => ts.reduce((total, t) => total + t.ms, 0)
-  const columnsMs = sum(windowSql.filter((t) => t.text.startsWith("CREATE TEMP TABLE pass_columns")))
-  const chunksMs = sum(windowSql.filter((t) => t.text.startsWith("SELECT array_agg(")))
+  const chunksMs = sum(windowSql.filter((t) => t.text.includes("v.ctid")))
+  const chunkCalls = windowSql.filter((t) => t.text.includes("v.ctid")).reduce((n, t) => n + t.calls, 0)
   const sqlCpuMs = applyRun.result.statements.reduce((sum, t) => sum + t.cpuMs, 0)
   const where = [
     `The first apply of round 1: ${s1(applyRun.wallMs)} s in all; node's start, the modules and the store layer (migrations checked) ${s1(applyRun.result.layerMs)} s;`,
     `the pass ${s1(applyRun.result.runMs)} s, of which SQL statements ${s1(sqlMs)} s (the pass's process busy ${s1(sqlCpuMs)} s of it, receiving and parsing)`,
     `and the TypeScript between them (detection, verdict) ${s1(applyRun.result.runMs - sqlMs)} s; PostgreSQL's CPU meanwhile ${s1(applyRun.postgresCpuMs)} s`,
-    `(every postgres process on the machine). The window's statements ${s1(sum(windowSql))} s (numbering the votes into \`pass_columns\` ${s1(columnsMs)} s,`,
-    `reading its chunks ${s1(chunksMs)} s), the verdict's and the standing's ${s1(sqlMs - sum(windowSql) - sum(applyRun.result.statements.filter((t) => t.text.includes("FROM vote_groups ORDER BY"))))} s.`,
+    `(every postgres process on the machine). The window's statements ${s1(sum(windowSql))} s (its ${chunkCalls} chunks of votes ${s1(chunksMs)} s;`,
+    `node numbers and orders them between the statements), the verdict's and the standing's ${s1(sqlMs - sum(windowSql) - sum(applyRun.result.statements.filter((t) => t.text.includes("FROM vote_groups ORDER BY"))))} s.`,
     `Peak RSS ${applyRun.rssMb.toFixed(0)} MB, ${applyRun.result.steps[0]!.peakMb.toFixed(0)} MB of it once the store layer was built. Its statements, slowest first:`,
     "",
     "| statement | calls | wall (s) | pass's process CPU (s) | its peak RSS rose (MB) |",
@@ -672,6 +687,8 @@ before it was generated), ${n(meta.products)} products by a power law of popular
 (median 20) and a daily cycle, 55 % of them agents; ${meta.rings} planted rings (${n(meta.ring_members)} agents; 80 % voting each target within
 an hour, 20 % over the week; 5-40 camouflage votes each); viral products and floods of fresh addresses whose burst votes
 are held: ${n(meta.held)} held in all (${((100 * meta.held) / meta.votes).toFixed(1)} %).
+
+${HOW}
 
 ${table}
 
