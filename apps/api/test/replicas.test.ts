@@ -7,7 +7,8 @@
  * would be seen to miss it. Which server answered is counted by the servers themselves
  * (pg_stat_statements on each). Shown: most reads reach the replicas; a vote is read back within a
  * second, through either process; reads go on while the replica is stopped, /readyz saying so, and
- * reach it again once it is back.
+ * reach it again once it is back; a replica that stops answering without closing anything (frozen, as
+ * a host that vanished) holds no read for longer than its check waits.
  */
 import { PgClient } from "@effect/sql-pg"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -232,6 +233,22 @@ if (PrivateServer.available()) {
       expect(statuses.every((status) => status === 200)).toBe(true)
       // Back in turn with the late one: about half of the reads, which it could not have had while down.
       expect((await productReads(replica.url())) - from).toBeGreaterThan(statuses.length / 4)
+    })
+
+    it("a replica that stops answering without closing its connections is skipped after its check times out", async () => {
+      await Effect.runPromise(replica.freeze)
+      try {
+        // The reads sent to it wait for its check (2 s), then go to the primary: every one is answered.
+        const statuses = await browse(direct, 9)
+        expect(statuses.every((status) => status === 200)).toBe(true)
+        const down = await readiness(direct)
+        expect(down.status).toBe(200)
+        expect(replicaAt(down, replica.port)).toMatchObject({ reachable: false, serving: false })
+        expect(replicaAt(down, replica.port)?.detail).toContain("no answer")
+      } finally {
+        await Effect.runPromise(replica.thaw)
+      }
+      await serving(replica.port, true, 60_000)
     })
   })
 }

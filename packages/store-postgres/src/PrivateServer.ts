@@ -11,7 +11,7 @@
  */
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir, userInfo } from "node:os"
 import { join } from "node:path"
@@ -28,9 +28,38 @@ export interface PrivateServer {
   readonly stop: Effect.Effect<void>
   /** Starts a stopped server again, on the same port, and waits until it accepts connections. */
   readonly start: Effect.Effect<void>
+  /**
+   * Freezes the server (SIGSTOP to it and its processes): connections stay open and nothing answers,
+   * as when a host vanishes from the network. `thaw` lets it go on.
+   */
+  readonly freeze: Effect.Effect<void>
+  readonly thaw: Effect.Effect<void>
   /** Where it listens on 127.0.0.1. */
   readonly port: number
 }
+
+/** The server's processes: the postmaster (postmaster.pid's first line) and its children. */
+const processesOf = (data: string): ReadonlyArray<number> => {
+  const postmaster = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0])
+  const children = readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        // The parent's pid is the 4th field of /proc/<pid>/stat, after the command in parentheses.
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === postmaster
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
+  return [postmaster, ...children]
+}
+
+const signal = (data: string, name: NodeJS.Signals) =>
+  Effect.sync(() => {
+    for (const pid of processesOf(data)) process.kill(pid, name)
+  })
 
 export interface Options {
   /** More server settings (`name=value`), e.g. `shared_preload_libraries=pg_stat_statements`. */
@@ -102,9 +131,12 @@ const serve = (options: Options, make: (work: Effect.Success<typeof workDir>) =>
         restart: pgCtl("-m", "fast", "restart"),
         stop: pgCtl("-m", "fast", "stop"),
         start: pgCtl("start"),
+        freeze: signal(data, "SIGSTOP"),
+        thaw: signal(data, "SIGCONT"),
         port
       }
-      return { server, dir, stop: pgCtl("-m", "immediate", "stop") }
+      // A frozen server would not stop: it is thawed first.
+      return { server, dir, stop: Effect.exit(signal(data, "SIGCONT")).pipe(Effect.andThen(pgCtl("-m", "immediate", "stop"))) }
     }),
     // Stopped whatever its state (a failed stop is a server already down), then deleted.
     ({ dir, stop }) => Effect.exit(stop).pipe(Effect.andThen(Effect.sync(() => rmSync(dir, { recursive: true, force: true }))))

@@ -8,14 +8,17 @@
  * the primary. Each replica's replay position is asked every CHECK_INTERVAL; a position known a
  * moment ago is a lower bound of the one now (replay only moves forward), so routing on it is safe.
  *
- * A replica that does not answer its check within CHECK_TIMEOUT, or fails a read with a connection
- * error or within READ_TIMEOUT, is skipped until a check answers again; the read that found it down
- * is read again on the primary, so no request fails because a replica is down. A server that is not
- * in recovery (a promoted replica, or a primary by mistake) gets no reads: its data may have left
- * the primary's.
+ * A replica whose check fails or does not answer within CHECK_TIMEOUT, or that fails a read with a
+ * connection error, is skipped until a check answers again; the reads it still had are read again on
+ * the primary at that moment, so no request fails because a replica is down, and none waits on a
+ * vanished host longer than the check does. The check has a connection of its own: on the reads'
+ * shared (pipelined) connections it would queue behind slow reads, and a busy replica is not a down
+ * one. A failed statement (a search cancelled by a conflict with replay, say) is read again on the
+ * primary. A server that is not in recovery (a promoted replica, or a primary by mistake) gets no
+ * reads: its data may have left the primary's.
  */
 import { PgClient } from "@effect/sql-pg"
-import { Cause, Clock, Context, Duration, Effect, Layer, Option, type Redacted, Schedule } from "effect"
+import { Cause, Clock, Context, Deferred, Duration, Effect, Layer, Option, type Redacted, Schedule } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
@@ -26,10 +29,12 @@ import type { Needed } from "./readPositions.ts"
 
 /** How often each replica's replay position is asked. */
 export const CHECK_INTERVAL = Duration.millis(100)
-/** A replica that does not answer its check within this is skipped until it does. */
-export const CHECK_TIMEOUT = Duration.seconds(1)
-/** A read a replica has not answered within this is read again on the primary. */
-export const READ_TIMEOUT = Duration.seconds(3)
+/**
+ * A replica that does not answer its check within this is skipped until it does, and its reads in
+ * flight are read on the primary. A trivial statement on a connection of its own: only a server
+ * that is gone, or starved for seconds, misses it.
+ */
+export const CHECK_TIMEOUT = Duration.seconds(2)
 /** Opening a connection to a replica (a host that is gone drops packets: no refusal comes). */
 const CONNECT_TIMEOUT = Duration.seconds(2)
 
@@ -81,7 +86,12 @@ export const layerPrimary = (primary: string) =>
 
 interface Replica {
   readonly name: string
+  /** The reads' pool. */
   readonly client: PgClient.PgClient
+  /** The checks' own connection. */
+  readonly checker: PgClient.PgClient
+  /** Completed when the replica is found down: the reads on it go to the primary. Renewed when it serves again. */
+  lost: Deferred.Deferred<void>
   reachable: boolean
   /** A standby that answers: reads may go to it. */
   serving: boolean
@@ -115,15 +125,25 @@ export const layer = (primary: string, urls: ReadonlyArray<Redacted.Redacted>, o
       const positions = yield* FeedPositions
       const replicas: Array<Replica> = []
       for (const url of urls) {
-        // A pool opens connections as reads need them: a replica that is down now does not stop the start.
-        const client = yield* PgClient.make({
-          url,
-          maxConnections: options.maxConnections,
-          multiplex: true,
-          connectTimeout: CONNECT_TIMEOUT,
-          startupParameters: options.startupParameters
-        }).pipe(Effect.provideServiceEffect(Reactivity.Reactivity, Reactivity.make))
-        replicas.push({ name: describeServer(url), client, reachable: false, serving: false, replayed: -1n, detail: "not checked yet" })
+        // Pools open connections as reads need them: a replica that is down now does not stop the start.
+        const pool = (maxConnections: number, multiplex: boolean) =>
+          PgClient.make({
+            url,
+            maxConnections,
+            multiplex,
+            connectTimeout: CONNECT_TIMEOUT,
+            startupParameters: options.startupParameters
+          }).pipe(Effect.provideServiceEffect(Reactivity.Reactivity, Reactivity.make))
+        replicas.push({
+          name: describeServer(url),
+          client: yield* pool(options.maxConnections, true),
+          checker: yield* pool(1, false),
+          lost: Deferred.makeUnsafe<void>(),
+          reachable: false,
+          serving: false,
+          replayed: -1n,
+          detail: "not checked yet"
+        })
       }
 
       const down = (replica: Replica, detail: string) =>
@@ -132,6 +152,7 @@ export const layer = (primary: string, urls: ReadonlyArray<Redacted.Redacted>, o
           replica.reachable = false
           replica.serving = false
           replica.detail = detail
+          Deferred.doneUnsafe(replica.lost, Effect.void)
           return was ? Effect.logWarning(`replica ${replica.name} is not reachable (${detail}); its reads go to the primary`) : Effect.void
         })
 
@@ -144,7 +165,7 @@ export const layer = (primary: string, urls: ReadonlyArray<Redacted.Redacted>, o
 
       const check = (replica: Replica) =>
         Effect.gen(function* () {
-          const answer = yield* Effect.exit(replayQuery(replica.client).pipe(Effect.timeoutOption(CHECK_TIMEOUT)))
+          const answer = yield* Effect.exit(replayQuery(replica.checker).pipe(Effect.timeoutOption(CHECK_TIMEOUT)))
           if (answer._tag === "Failure") return yield* down(replica, failureOf(answer.cause))
           if (Option.isNone(answer.value)) return yield* down(replica, `no answer within ${Duration.format(CHECK_TIMEOUT)}`)
           const lsn = answer.value.value[0]?.lsn ?? null
@@ -158,6 +179,7 @@ export const layer = (primary: string, urls: ReadonlyArray<Redacted.Redacted>, o
           }
           const replayed = BigInt(lsn)
           if (replayed > replica.replayed || !was.serving) replica.replayed = replayed
+          if (!was.serving) replica.lost = Deferred.makeUnsafe<void>()
           replica.serving = true
           replica.detail = undefined
           if (!was.serving) yield* Effect.logInfo(`replica ${replica.name} is serving reads`)
@@ -188,21 +210,23 @@ export const layer = (primary: string, urls: ReadonlyArray<Redacted.Redacted>, o
         replica === undefined
           ? read(sql)
           : Effect.gen(function* () {
-              const answer = yield* Effect.exit(read(replica.client).pipe(Effect.timeoutOption(READ_TIMEOUT)))
-              if (answer._tag === "Failure") {
-                if (Cause.hasInterruptsOnly(answer.cause)) return yield* Effect.failCause(answer.cause)
+              // The read, unless the replica is found down first (then it is cut, and read on the primary).
+              const answer = yield* Effect.raceFirst(
+                Effect.map(Effect.exit(read(replica.client)), Option.some),
+                Effect.as(Deferred.await(replica.lost), Option.none())
+              )
+              if (Option.isNone(answer)) return yield* read(sql)
+              const exit = answer.value
+              if (exit._tag === "Failure") {
+                if (Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.failCause(exit.cause)
                 // A statement the replica refused (a conflict with its replay, say) is no sign it is down.
-                const error = Cause.squash(answer.cause)
+                const error = Cause.squash(exit.cause)
                 const connection =
                   typeof error === "object" && error !== null && "reason" in error && (error as SqlError).reason._tag === "ConnectionError"
-                if (connection) yield* down(replica, failureOf(answer.cause))
+                if (connection) yield* down(replica, failureOf(exit.cause))
                 return yield* read(sql)
               }
-              if (Option.isNone(answer.value)) {
-                yield* down(replica, `a read had no answer within ${Duration.format(READ_TIMEOUT)}`)
-                return yield* read(sql)
-              }
-              return again?.(answer.value.value) === true ? yield* read(sql) : answer.value.value
+              return again?.(exit.value) === true ? yield* read(sql) : exit.value
             })
 
       return ReadRouter.of({
