@@ -131,15 +131,20 @@ describe("traces exported over OTLP/HTTP", { timeout: 180_000 }, () => {
     await eventually(
       10_000,
       async () => api.output(),
-      (output) => output.split("\n").some((line) => line.includes(`"path":"/products/${product.id}"`) && line.includes(`"trace_id":"${traceId}"`))
+      (output) =>
+        output.split("\n").some((line) => line.includes(`"path":"/products/${product.id}"`) && line.includes(`"trace_id":"${traceId}"`))
     )
   })
 
   it("a vote's store calls are child spans named for their statement, without its values", async () => {
     const traceId = hex(16)
-    const reply = await vote(base, { entity_id: product.id, direction: "down", reason: "tracing-test-reason" }, {
-      traceparent: `00-${traceId}-${hex(8)}-01`
-    })
+    const reply = await vote(
+      base,
+      { entity_id: product.id, direction: "down", reason: "tracing-test-reason" },
+      {
+        traceparent: `00-${traceId}-${hex(8)}-01`
+      }
+    )
     expect(reply.status).toBe(201)
 
     const spans = await eventually(
