@@ -19,7 +19,7 @@ import pg from "pg"
 import { ENGLISH_STOP_WORDS } from "@productdir/domain"
 import { type Random, seeded } from "@productdir/fixtures/random"
 import { cpuMillis } from "./cpu.ts"
-import { databaseUrl, ensureDatabase, median, ROOT, SERVER_URL, startServer, stopServer } from "./lib.ts"
+import { databaseUrl, ensureDatabase, median, ROOT, SERVER_URL, sleep, startServer, stopServer } from "./lib.ts"
 import { brandWords, CATEGORIES, searchRecord, vocabulary } from "./search-catalog.ts"
 
 export const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 1_000_000)
@@ -152,7 +152,10 @@ interface KindPlan {
 }
 
 /** The query sets: each query distinct within its kind; words that are whole words or starts of one are left out where the kind needs them not to be. */
-const querySets = async (notKnown: (words: ReadonlyArray<string>) => Promise<ReadonlySet<string>>) => {
+const querySets = async (
+  notKnown: (words: ReadonlyArray<string>) => Promise<ReadonlySet<string>>,
+  notWhole: (words: ReadonlyArray<string>) => Promise<ReadonlySet<string>>
+) => {
   const r = seeded(23)
   const brands = brandWords(PRODUCTS)
   const distinct = (n: number, make: () => string | undefined, tries = n * 50) => {
@@ -180,7 +183,7 @@ const querySets = async (notKnown: (words: ReadonlyArray<string>) => Promise<Rea
   const starts = [...new Set(vocabulary.slice(0, 2_000).map((w) => w.slice(0, 4)))].filter(
     (s) => s.length === 4 && !ENGLISH_STOP_WORDS.has(s)
   )
-  const startsUnknown = await notKnown(starts)
+  const startsUnknown = await notWhole(starts)
   const typoCandidates = distinct(QUERIES * 4, () => {
     const w = vocabulary[r.int(300, 3_000)]!
     return w.length >= 5 ? typoOf(w, r) : undefined
@@ -300,10 +303,53 @@ const slowestPlan = (from: number): string | undefined => {
 }
 const logSize = () => (existsSync(PG_LOG) ? statSync(PG_LOG).size : 0)
 
+/** A connection to the catalog's database: the server's, or the embedded API's socket. */
+const connect = async () => {
+  const client = EMBEDDED
+    ? new pg.Client({ host: DATA_DIR, port: 5432, user: "postgres", database: "postgres" })
+    : new pg.Client({ connectionString: databaseUrl(DATABASE) })
+  await client.connect()
+  return client
+}
+
+/**
+ * Where the store keeps search lists (migration 0012): a search starts their build, and the run waits
+ * for it (built once; a rerun finds them). The build's time and the lists' size, or undefined without them.
+ */
+const waitForLists = async (base: string, query: string) => {
+  const client = await connect()
+  try {
+    const has = await client.query("SELECT to_regclass('search_lists_state') IS NOT NULL AS has")
+    if (has.rows[0].has !== true) return undefined
+    const started = Date.now()
+    const built = async () => (await client.query("SELECT built_at FROM search_lists_state")).rows[0]?.built_at != null
+    if (!(await built())) {
+      await fetch(base + query)
+      console.log("building search lists…")
+      while (!(await built())) {
+        if (Date.now() - started > 3 * 3600_000) throw new Error("search lists not built within 3 hours")
+        await sleep(5_000)
+      }
+    }
+    const size = await client.query(
+      `SELECT (SELECT count(*) FROM search_lists)::int AS lists, pg_total_relation_size('search_lists')::float8 AS bytes,
+              (SELECT min_df FROM search_lists_state) AS min_df, (SELECT count(*) FROM search_lexemes WHERE df > (SELECT min_df FROM search_lists_state))::int AS lexemes`
+    )
+    const row = size.rows[0]
+    const seconds = (Date.now() - started) / 1000
+    const text = `search lists: ${row.lists.toLocaleString("en")} lists of ${row.lexemes.toLocaleString("en")} lexemes (in more than ${row.min_df} products), ${(row.bytes / 1024 / 1024).toFixed(0)} MB${seconds > 10 ? `, built in ${seconds.toFixed(0)} s` : ""}`
+    console.log(text)
+    return text
+  } finally {
+    await client.end()
+  }
+}
+
 const main = async () => {
   const env = await ensureCatalog()
   const url = env.DATABASE_URL
   let notKnown: (words: ReadonlyArray<string>) => Promise<ReadonlySet<string>> = async (words) => new Set(words)
+  let notWhole = notKnown
   let client: pg.Client | undefined
   if (url !== undefined) {
     client = new pg.Client({ connectionString: url })
@@ -324,8 +370,18 @@ const main = async () => {
           )
         ).rows.map((row: { w: string }) => row.w)
       )
+    notWhole = async (words) =>
+      new Set(
+        (
+          await c.query(`SELECT w FROM unnest($1::text[]) w WHERE NOT EXISTS (SELECT 1 FROM search_words s WHERE s.word = w)`, [words])
+        ).rows.map((row: { w: string }) => row.w)
+      )
   }
-  const { kinds, concurrent } = await querySets(notKnown)
+  const sets = await querySets(notKnown, notWhole)
+  // BENCH_KINDS=a,b: only these kinds (and the concurrent part only when "concurrent" is named).
+  const only = process.env.BENCH_KINDS?.split(",")
+  const kinds = sets.kinds.filter((k) => only === undefined || only.includes(k.name))
+  const concurrent = sets.concurrent
   const started = Date.now()
   const api = await startServer(
     [],
@@ -336,6 +392,7 @@ const main = async () => {
   console.log(`API ready in ${((Date.now() - started) / 1000).toFixed(1)} s (migrations, routines and their rewrites included)`)
   const base = `http://127.0.0.1:${PORT}`
   const pid = api.pid!
+  const lists = await waitForLists(base, kinds[2]!.queries[0]!)
   // A warm pass of other queries (the first of each kind's statements plans, caches fill).
   load({ base, kinds: kinds.map((k) => ({ name: k.name, queries: k.queries.slice(0, 3).map((q) => `${q}&limit=19`) })) })
   const results = new Map<string, Array<{ p50: number; p99: number; found?: number; of?: number; apiCpu: number; pgCpu: number }>>()
@@ -369,6 +426,7 @@ const main = async () => {
         `round ${round + 1} ${kind.name}: p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms${row.found !== undefined ? `, top 5 ${row.found}/${row.of}` : ""}`
       )
     }
+    if (only !== undefined && !only.includes("concurrent")) continue
     const backends = databaseBackends()
     const [api0, pg0] = [cpuMillis(pid), backendsCpu(backends)]
     const c = load({ base, kinds: [], concurrent: { connections: CONNECTIONS, seconds: SECONDS, paths: concurrent.slice(round * 5_000) } })
@@ -428,6 +486,7 @@ const main = async () => {
   console.log(`\n${STORE}, ${PRODUCTS.toLocaleString("en")} products, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)}\n`)
   console.log(table)
   console.log(`\n${memory}\n`)
+  if (lists !== undefined) console.log(`${lists}\n`)
   for (const [name, plan] of plans)
     console.log(`--- plan of the slowest statement, ${name} (${fmt(plan.ms)}: ${plan.query})\n${plan.plan}\n`)
   const out = join(DIR, `search-${STORE}-${PRODUCTS}-${LABEL}.json`)
@@ -438,6 +497,7 @@ const main = async () => {
         label: LABEL,
         store: STORE,
         products: PRODUCTS,
+        lists,
         rows,
         concurrent: cc,
         apiRss,

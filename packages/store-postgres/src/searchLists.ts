@@ -28,7 +28,7 @@ export const LIST_DEPTH = 200
 /** Rare lexemes of a query that match more products than this together: the lists are not used. */
 const RARE_MAX = 5_000
 /** Completions of a typed word start beyond this: the lists are not used. */
-const COMPLETIONS_MAX = 200
+const COMPLETIONS_MAX = 2_000
 /** Lists older than this are rebuilt when the catalog has changed since. */
 const REBUILD_AFTER_MS = 10 * 60_000
 /** A build claimed this long ago and not finished was abandoned (its process stopped). */
@@ -152,6 +152,9 @@ export const build = (sql: SqlClient.SqlClient): Effect.Effect<number | undefine
       }
       yield* sql`
         DELETE FROM search_lists l WHERE NOT EXISTS (SELECT 1 FROM product_search s WHERE s.category_key = l.category_key)`
+      // Statistics for the planner at once (the search's statement joins these tables).
+      yield* sql`ANALYZE search_lexemes`
+      yield* sql`ANALYZE search_lists`
       yield* sql`
         UPDATE search_lists_state SET built_xid = ${start!.xid}::xid8, built_at = now(), min_df = ${minDf},
           depth = ${LIST_DEPTH}, products = ${claim.products}, building_since = NULL`
