@@ -286,7 +286,8 @@ for (const variant of storeVariants()) {
         Effect.gen(function* () {
           const base = yield* baseUrl
           expect(bodyOf(yield* request(`${base}/healthz`))).toEqual({ status: "ok" })
-          expect(bodyOf(yield* request(`${base}/readyz`))).toEqual({ status: "ready" })
+          // On a PostgreSQL server it lists the servers too (replicas.test.ts).
+          expect(bodyOf(yield* request(`${base}/readyz`))).toMatchObject({ status: "ready" })
           const doc = bodyOf<{ openapi: string; paths: object }>(yield* request(`${base}/openapi.json`))
           expect(doc.openapi).toMatch(/^3\.1/)
           // Made on first request (http/docsPage.ts): the reference rendered from the OpenAPI document (newcomer.test.ts: what it loads).

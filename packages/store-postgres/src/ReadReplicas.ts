@@ -65,13 +65,13 @@ export class ReadRouter extends Context.Service<
     readonly many: <A>(read: Read<A>) => Effect.Effect<A, SqlError>
     /** `slug` names product `id` (learnt from what a read found). */
     readonly learn: (id: string, slug: string) => void
-    /** The primary's name and the replicas' states, as a check last found them. */
-    readonly servers: () => { readonly primary: string; readonly replicas: ReadonlyArray<ServerStatus> }
+    /** The primary's name (none for the embedded store) and the replicas' states, as a check last found them. */
+    readonly servers: () => { readonly primary: string | undefined; readonly replicas: ReadonlyArray<ServerStatus> }
   }
 >()("@productdir/store-postgres/ReadRouter") {}
 
-/** No replicas: every read on the layer's client. `primary` names it for /readyz. */
-export const layerPrimary = (primary: string) =>
+/** No replicas: every read on the layer's client. `primary` names a server for /readyz (the embedded store has none). */
+export const layerPrimary = (primary: string | undefined) =>
   Layer.effect(
     ReadRouter,
     Effect.map(SqlClient.SqlClient, (sql) =>

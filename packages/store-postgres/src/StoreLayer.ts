@@ -44,7 +44,7 @@ const Migrated = Layer.effectDiscard(
  */
 type Reads = Layer.Layer<ReadReplicas.ReadRouter | ProductChanges | ChangeFeed.Announcer, SqlError, SqlClient.SqlClient>
 
-const primaryReads = (name: string): Reads => Layer.merge(ReadReplicas.layerPrimary(name), ChangeFeed.layer)
+const primaryReads = (name: string | undefined): Reads => Layer.merge(ReadReplicas.layerPrimary(name), ChangeFeed.layer)
 
 const replicaReads = (name: string, urls: ReadonlyArray<Redacted.Redacted>, options: ReadReplicas.ReplicaOptions): Reads =>
   ReadReplicas.layer(name, urls, options).pipe(Layer.provideMerge(ChangeFeed.layerTracking))
@@ -129,11 +129,11 @@ export const layerPostgres = (url: Redacted.Redacted, options: PostgresOptions =
 export const layerPglite = (options: { readonly dataDir?: string | undefined; readonly role?: PgliteClient.Role } = {}) =>
   options.dataDir === undefined
     ? Layer.mergeAll(
-        sqlServices({ streamSnapshots: false, limitsInDatabase: false }, MemoryRateLimits, primaryReads("embedded")),
+        sqlServices({ streamSnapshots: false, limitsInDatabase: false }, MemoryRateLimits, primaryReads(undefined)),
         MemoryJobLock
       ).pipe(Layer.provide(Migrated), Layer.provideMerge(PgliteClient.layerInMemory()))
     : Layer.mergeAll(
-        sqlServices({ streamSnapshots: false, limitsInDatabase: false }, MemoryRateLimits, primaryReads("embedded")),
+        sqlServices({ streamSnapshots: false, limitsInDatabase: false }, MemoryRateLimits, primaryReads(undefined)),
         FileJobLock.layer(options.dataDir)
       ).pipe(
         Layer.provide(Migrated),

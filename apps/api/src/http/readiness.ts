@@ -18,7 +18,7 @@ const NO_STORE = { "cache-control": "no-store" }
 export const makeReadiness = Effect.gen(function* () {
   const catalog = yield* CatalogStore
   const lifecycle = yield* Lifecycle
-  // A PostgreSQL store (server or embedded) routes its reads; the memory store has no servers to list.
+  // A PostgreSQL server's store lists it and its replicas; the embedded and memory stores have no servers to list.
   const router = yield* Effect.serviceOption(ReadReplicas.ReadRouter)
 
   return Effect.suspend(() => {
@@ -27,8 +27,8 @@ export const makeReadiness = Effect.gen(function* () {
     }
     return catalog.ping.pipe(
       Effect.map(() => {
-        if (Option.isNone(router)) return HttpServerResponse.jsonUnsafe({ status: "ready" }, { headers: NO_STORE })
-        const { primary, replicas } = router.value.servers()
+        const { primary, replicas } = Option.isSome(router) ? router.value.servers() : { primary: undefined, replicas: [] }
+        if (primary === undefined) return HttpServerResponse.jsonUnsafe({ status: "ready" }, { headers: NO_STORE })
         const servers: ReadonlyArray<ReadReplicas.ServerStatus> = [{ role: "primary", server: primary, reachable: true }, ...replicas]
         return HttpServerResponse.jsonUnsafe({ status: "ready", servers }, { headers: NO_STORE })
       }),
