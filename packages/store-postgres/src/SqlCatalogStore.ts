@@ -294,7 +294,14 @@ export const make = Effect.gen(function* () {
               : sql`product_search.category_key = lower(${query.category})`
           )
         if (query.updatedSince !== undefined) filters.push(sql`updated_at >= ${query.updatedSince}`)
-        if (search !== undefined) filters.push(sql`product_search.search @@ ${tsquery(sql, search)}`)
+        // Among candidates, the match is checked per row (ts_match_vq, the function behind @@, which no index serves):
+        // the planner would otherwise read the words' posting lists for a bitmap AND.
+        if (search !== undefined)
+          filters.push(
+            candidates === undefined
+              ? sql`product_search.search @@ ${tsquery(sql, search)}`
+              : sql`ts_match_vq(product_search.search, ${tsquery(sql, search)})`
+          )
         if (candidates !== undefined) filters.push(sql`product_search.product_id = ANY(${candidates}::uuid[])`)
         // Relevance as the cursor carries it: rounded, so the next page compares equal values.
         const rank =

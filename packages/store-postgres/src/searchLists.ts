@@ -93,14 +93,24 @@ export const searchCandidates = (
         FROM plan p
       ),
       best AS (
-        SELECT x.id FROM lx, usable, LATERAL (
-          SELECT e.id FROM search_lists sl, unnest(sl.product_ids, sl.scores, sl.trusts) AS e(id, score, trust)
+        SELECT lx.lexeme, x.id, x.score FROM lx, usable, LATERAL (
+          SELECT e.id, e.score FROM search_lists sl, unnest(sl.product_ids, sl.scores, sl.trusts) AS e(id, score, trust)
           WHERE sl.lexeme = lx.lexeme AND (${category ?? null}::text IS NULL OR sl.category_key = lower(${category ?? null}::text))
           ORDER BY e.score DESC, e.trust DESC, e.id
           LIMIT greatest(${limit + 1}, least(${LIST_DEPTH}, ${2 * LIST_DEPTH} / greatest(usable.listed, 1)))
         ) AS x
         WHERE usable.ok AND lx.listed
       ),
+      -- A product missing from a lexeme's slice scores at most the slice's last score for it.
+      bounds AS (SELECT lexeme, min(score) AS bound FROM best GROUP BY lexeme),
+      known AS (SELECT id, sum(score) AS known, array_agg(lexeme) AS lexemes FROM best GROUP BY id),
+      scored AS (
+        SELECT k.id, k.known, k.known + coalesce((SELECT sum(b.bound) FROM bounds b WHERE b.lexeme <> ALL (k.lexemes)), 0) AS upper
+        FROM known k
+      ),
+      -- The page's last place scores at least this much: a product that cannot reach it is not ranked.
+      cut AS (SELECT known FROM scored ORDER BY known DESC OFFSET ${limit} LIMIT 1),
+      kept AS (SELECT id FROM scored WHERE upper >= coalesce((SELECT known FROM cut), 0) - 0.0001),
       rare AS (
         SELECT s.product_id AS id FROM product_search s, usable
         WHERE usable.ok AND EXISTS (SELECT 1 FROM lx WHERE NOT listed)
@@ -109,9 +119,10 @@ export const searchCandidates = (
           AND s.search @@ (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery FROM lx WHERE NOT listed)
       )
       SELECT (SELECT ok FROM usable) AS usable,
-             (SELECT array_agg(DISTINCT id) FROM (SELECT id FROM best UNION ALL SELECT id FROM rare) AS c)::text[] AS candidates,
+             (SELECT array_agg(DISTINCT id) FROM (SELECT id FROM kept UNION ALL SELECT id FROM rare) AS c)::text[] AS candidates,
              (SELECT built_at FROM search_lists_state) AS built_at,
-             EXISTS (SELECT 1 FROM products, st WHERE products.changed_xid > st.built_xid) AS changed,
+             -- A scalar bound, so that the index on changed_xid answers (a join to st scanned every product).
+             EXISTS (SELECT 1 FROM products WHERE changed_xid > (SELECT built_xid FROM st)) AS changed,
              (SELECT reltuples FROM pg_class WHERE oid = 'product_search'::regclass)::float8 AS products`
     const stale =
       row !== undefined &&
