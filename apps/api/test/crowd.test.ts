@@ -224,7 +224,7 @@ describe(`crowd defense through HTTP (${server ? "two API processes on one Postg
     expect(refusedVotes.map((r) => [r.status, r.body.detail]).slice(0, 3)).toEqual([])
 
     const checked = await reconcile(["--check"])
-    expect(checked.code).toBe(1)
+    expect(checked.code, `${checked.stdout}\n${checked.stderr}`).toBe(1)
     expect(checked.stdout).toMatch(
       /integrity pass \(--check: report only\): read [\d,]+ votes, 1 voter group \(1 new\), would discount 480 votes/
     )

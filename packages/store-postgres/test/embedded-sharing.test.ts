@@ -72,6 +72,31 @@ describe("embedded database shared on its socket", () => {
   )
 
   it.live(
+    "an answer of several megabytes reaches a socket client whole (PGlite reuses the memory it hands out)",
+    () =>
+      Effect.gen(function* () {
+        const { path } = yield* shared
+        // The integrity pass reads its window as one bytea per thousand pages: megabytes in one message.
+        const rows = yield* SqlClient.SqlClient.use((sql) =>
+          Effect.forEach(
+            [1, 2, 3],
+            () =>
+              sql<{ bytes: Uint8Array }>`
+              SELECT string_agg(int8send(g) || textsend(md5(g::text)), ''::bytea ORDER BY g) AS bytes
+              FROM generate_series(1, 60000) g`
+          )
+        ).pipe(Effect.provide(client({ path })))
+        for (const [row] of rows) {
+          const bytes = Buffer.from(row!.bytes)
+          assert.strictEqual(bytes.length, 60_000 * 40)
+          // Every record where it belongs: its number, then its digest's text.
+          for (const g of [1, 30_000, 60_000]) assert.strictEqual(Number(bytes.readBigInt64BE((g - 1) * 40)), g)
+        }
+      }).pipe(Effect.scoped),
+    120_000
+  )
+
+  it.live(
     "a client that disconnects inside a transaction leaves nothing behind, and the others go on",
     () =>
       Effect.gen(function* () {

@@ -35,8 +35,10 @@ const serveConnection = (session: PgliteSession, socket: Socket) => {
   const framer = new FrontendFramer()
   const connection = session.connect({ idleTimeoutMs: IDLE_HOLD_TIMEOUT_MS, onIdleTimeout: () => socket.destroy() })
   let work: Promise<void> = Promise.resolve()
+  // A copy: PGlite hands out views of its own memory, which it reuses for the next bytes, while a socket
+  // that cannot take a large answer at once keeps the view queued (the answer arrived garbled past ~1 MB).
   const write = (data: Uint8Array) => {
-    if (!socket.destroyed) socket.write(data)
+    if (!socket.destroyed) socket.write(Buffer.from(data))
   }
   socket.on("data", (chunk: Buffer) => {
     for (const message of framer.push(chunk)) {
