@@ -58,7 +58,14 @@ const processesOf = (data: string): ReadonlyArray<number> => {
 
 const signal = (data: string, name: NodeJS.Signals) =>
   Effect.sync(() => {
-    for (const pid of processesOf(data)) process.kill(pid, name)
+    for (const pid of processesOf(data)) {
+      try {
+        process.kill(pid, name)
+      } catch (error) {
+        // A backend that exited between the listing and the signal (ESRCH) has nothing left to stop.
+        if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error
+      }
+    }
   })
 
 export interface Options {
