@@ -118,8 +118,11 @@ export const searchQuery = (sql: SqlClient.SqlClient, q: string) =>
     } satisfies SearchQuery
   })
 
-/** The tsquery of a search, as SQL. */
+/**
+ * The tsquery of a search, as SQL: a scalar subquery, so that it is parsed once per statement (an
+ * InitPlan) rather than once per row where ts_rank and the row-wise match use it.
+ */
 export const tsquery = (sql: SqlClient.SqlClient, query: SearchQuery) =>
   query.prefixes === undefined
-    ? sql`to_tsquery('english', productdir_unaccent(${query.english}))`
-    : sql`(to_tsquery('english', productdir_unaccent(${query.english})) || to_tsquery('simple', productdir_unaccent(${query.prefixes})))`
+    ? sql`(SELECT to_tsquery('english', productdir_unaccent(${query.english})))`
+    : sql`(SELECT to_tsquery('english', productdir_unaccent(${query.english})) || to_tsquery('simple', productdir_unaccent(${query.prefixes})))`

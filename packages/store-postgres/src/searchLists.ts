@@ -26,9 +26,9 @@ const MIN_DF_FLOOR = 50
 /** How many best products a list keeps per lexeme and category. */
 export const LIST_DEPTH = 200
 /** Rare lexemes of a query that match more products than this together: the lists are not used. */
-const RARE_MAX = 5_000
+const RARE_MAX = 50_000
 /** Completions of a typed word start beyond this: the lists are not used. */
-const COMPLETIONS_MAX = 2_000
+const COMPLETIONS_MAX = 20_000
 /** Lists older than this are rebuilt when the catalog has changed since. */
 const REBUILD_AFTER_MS = 10 * 60_000
 /** A build claimed this long ago and not finished was abandoned (its process stopped). */
@@ -102,7 +102,7 @@ export const searchCandidates = (
         WHERE usable.ok AND lx.listed
       ),
       -- A product missing from a lexeme's slice scores at most the slice's last score for it.
-      bounds AS (SELECT lexeme, min(score) AS bound FROM best GROUP BY lexeme),
+      bounds AS MATERIALIZED (SELECT lexeme, min(score) AS bound FROM best GROUP BY lexeme),
       known AS (SELECT id, sum(score) AS known, array_agg(lexeme) AS lexemes FROM best GROUP BY id),
       scored AS (
         SELECT k.id, k.known, k.known + coalesce((SELECT sum(b.bound) FROM bounds b WHERE b.lexeme <> ALL (k.lexemes)), 0) AS upper
