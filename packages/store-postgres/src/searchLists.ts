@@ -123,7 +123,10 @@ export const searchCandidates = (
              (SELECT built_at FROM search_lists_state) AS built_at,
              -- A scalar bound, so that the index on changed_xid answers (a join to st scanned every product).
              EXISTS (SELECT 1 FROM products WHERE changed_xid > (SELECT built_xid FROM st)) AS changed,
-             (SELECT reltuples FROM pg_class WHERE oid = 'product_search'::regclass)::float8 AS products`
+             -- The planner's count, or a bounded count where the table was never analyzed (reltuples -1).
+             (SELECT CASE WHEN reltuples >= 0 THEN reltuples
+                          ELSE (SELECT count(*) FROM (SELECT 1 FROM product_search LIMIT ${LISTS_FROM}) AS x) END
+              FROM pg_class WHERE oid = 'product_search'::regclass)::float8 AS products`
     const stale =
       row !== undefined &&
       row.products >= LISTS_FROM &&
