@@ -83,7 +83,9 @@ const lookUp = (sql: SqlClient.SqlClient, words: ReadonlyArray<string>) => {
           SELECT 1 FROM search_words s WHERE s.word >= t.word AND s.word < t.word || chr(1114111)
         ) THEN coalesce(
           nullif(ARRAY(
-            SELECT s.word FROM search_words s WHERE s.word = ANY(string_to_array(t.edits, ' '))
+            SELECT s.word FROM unnest(string_to_array(t.edits, ' ')) AS x(edit)
+            -- A range, which only the B-tree serves: the trigram GiST index also answers =, 20 ms a probe.
+            JOIN search_words s ON s.word >= x.edit COLLATE "C" AND s.word <= x.edit COLLATE "C"
             ORDER BY similarity(s.word, t.word) DESC, s.word LIMIT ${TYPO_CANDIDATES}
           ), '{}'),
           CASE WHEN length(t.word) >= 8 OR t.word !~ '^[a-z0-9]*$' THEN ARRAY(
