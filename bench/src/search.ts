@@ -392,7 +392,7 @@ const main = async () => {
   console.log(`API ready in ${((Date.now() - started) / 1000).toFixed(1)} s (migrations, routines and their rewrites included)`)
   const base = `http://127.0.0.1:${PORT}`
   const pid = api.pid!
-  const lists = await waitForLists(base, kinds[2]!.queries[0]!)
+  const lists = await waitForLists(base, sets.kinds[2]!.queries[0]!)
   // A warm pass of other queries (the first of each kind's statements plans, caches fill).
   load({ base, kinds: kinds.map((k) => ({ name: k.name, queries: k.queries.slice(0, 3).map((q) => `${q}&limit=19`) })) })
   const results = new Map<string, Array<{ p50: number; p99: number; found?: number; of?: number; apiCpu: number; pgCpu: number }>>()
