@@ -107,6 +107,29 @@ const fromLegacyPart = (part: LegacyPart, i: number): Part | Violation => {
 
 const isViolation = (value: Part | Violation): value is Violation => "path" in value && "message" in value
 
+/** A 0.3 message, its parts read, as 1.0's SendMessageRequest: what both 0.3 bindings hand the skills. */
+const asSendRequest = (
+  message: { readonly messageId: string; readonly contextId?: string | undefined; readonly taskId?: string | undefined },
+  parts: ReadonlyArray<Part | Violation>,
+  configuration: { readonly acceptedOutputModes?: ReadonlyArray<string> | undefined; readonly push?: unknown }
+): SendMessageRequest => ({
+  message: {
+    messageId: message.messageId,
+    role: "ROLE_USER",
+    parts: parts as ReadonlyArray<Part>,
+    ...(message.contextId === undefined ? {} : { contextId: message.contextId }),
+    ...(message.taskId === undefined ? {} : { taskId: message.taskId })
+  },
+  ...(configuration.acceptedOutputModes === undefined && configuration.push === undefined
+    ? {}
+    : {
+        configuration: {
+          ...(configuration.acceptedOutputModes === undefined ? {} : { acceptedOutputModes: configuration.acceptedOutputModes }),
+          ...(configuration.push === undefined ? {} : { taskPushNotificationConfig: configuration.push })
+        }
+      })
+})
+
 /** A 0.3 JSON-RPC message/send read as the 1.0 request, every wrong field named as sent. */
 export const readLegacySend = (params: unknown): Effect.Effect<SendMessageRequest, A2aError> =>
   Effect.gen(function* () {
@@ -116,26 +139,10 @@ export const readLegacySend = (params: unknown): Effect.Effect<SendMessageReques
     const parts = sent.message.parts.map(fromLegacyPart)
     const wrong = parts.filter(isViolation)
     if (wrong.length > 0) return yield* invalidParams(wrong)
-    const { message, configuration } = sent
-    return {
-      message: {
-        messageId: message.messageId,
-        role: "ROLE_USER",
-        parts: parts as ReadonlyArray<Part>,
-        ...(message.contextId === undefined ? {} : { contextId: message.contextId }),
-        ...(message.taskId === undefined ? {} : { taskId: message.taskId })
-      },
-      ...(configuration === undefined
-        ? {}
-        : {
-            configuration: {
-              ...(configuration.acceptedOutputModes === undefined ? {} : { acceptedOutputModes: configuration.acceptedOutputModes }),
-              ...(configuration.pushNotificationConfig === undefined
-                ? {}
-                : { taskPushNotificationConfig: configuration.pushNotificationConfig })
-            }
-          })
-    }
+    return asSendRequest(sent.message, parts, {
+      acceptedOutputModes: sent.configuration?.acceptedOutputModes,
+      push: sent.configuration?.pushNotificationConfig
+    })
   })
 
 /** The answer as 0.3's JSON-RPC Message (§6.4): `kind`-tagged, from the `agent`. */
@@ -232,24 +239,10 @@ export const readProtoSend = (body: unknown): Effect.Effect<SendMessageRequest, 
     })
     const wrong = parts.filter(isViolation)
     if (wrong.length > 0) return yield* invalidParams(wrong)
-    const configuration = sent.configuration
-    return {
-      message: {
-        messageId: message.messageId,
-        role: "ROLE_USER",
-        parts: parts as ReadonlyArray<Part>,
-        ...(message.contextId === undefined ? {} : { contextId: message.contextId }),
-        ...(message.taskId === undefined ? {} : { taskId: message.taskId })
-      },
-      ...(configuration === undefined
-        ? {}
-        : {
-            configuration: {
-              ...(configuration.acceptedOutputModes === undefined ? {} : { acceptedOutputModes: configuration.acceptedOutputModes }),
-              ...(configuration.pushNotification === undefined ? {} : { taskPushNotificationConfig: configuration.pushNotification })
-            }
-          })
-    }
+    return asSendRequest(message, parts, {
+      acceptedOutputModes: sent.configuration?.acceptedOutputModes,
+      push: sent.configuration?.pushNotification
+    })
   })
 
 /** The answer as 0.3's SendMessageResponse in protobuf JSON: the message under `message`, its parts under `content`. */
