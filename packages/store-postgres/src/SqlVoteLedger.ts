@@ -2,7 +2,7 @@
  * VoteLedger on PostgreSQL: the voter's standing, the ledger row, the counters
  * and the problem report are checked and moved in one transaction.
  */
-import { Effect, Layer, Option, Stream } from "effect"
+import { Deferred, Effect, Exit, Layer, Option, Stream } from "effect"
 import { PgClient } from "@effect/sql-pg"
 import { SqlClient } from "effect/sql"
 import { isSqlError } from "effect/sql/SqlError"
@@ -41,7 +41,7 @@ const FIRST_ID = "00000000-0000-0000-0000-000000000000"
 
 type Count = bigint | number | string
 
-/** What productdir_cast_vote answers (routines/castVote.ts): the vote, decided there once, or why none. */
+/** What productdir_cast_votes answers of an item's cast (routines/castVote.ts): the vote, decided there once, or why none. */
 interface CastRow {
   readonly outcome: "cast" | "not_found" | "removed" | "agent_revoked" | "limited"
   readonly product_id: string | null
@@ -55,6 +55,40 @@ interface CastRow {
   readonly budget_keys: ReadonlyArray<string> | null
   readonly budget_tokens: ReadonlyArray<number> | null
 }
+
+/** One row of productdir_cast_votes: an item's rate limits (`allowed` or `limited`), or its cast. */
+interface GroupRow extends Omit<CastRow, "outcome"> {
+  readonly n: number
+  readonly outcome: CastRow["outcome"] | "allowed"
+  readonly limit_keys: ReadonlyArray<string> | null
+  readonly limit_tokens: ReadonlyArray<number> | null
+}
+
+/** What one vote of a group got: the tokens its rate limits held, and its cast unless they refused it. */
+interface ItemAnswer {
+  readonly limitKeys: ReadonlyArray<string>
+  readonly limitTokens: ReadonlyArray<number>
+  readonly cast: CastRow | undefined
+}
+
+/** A vote waiting for its product's group: productdir_cast_votes' item, and where its answer goes. */
+interface Waiting {
+  readonly item: { readonly limits: ReadonlyArray<Bucket>; readonly ballot: Record<string, unknown> }
+  readonly answer: Deferred.Deferred<ItemAnswer, StoreError>
+}
+
+interface Bucket {
+  readonly key: string
+  readonly max: number
+  readonly window_ms: number
+}
+
+/**
+ * The most votes of one product cast in one call. Past it the rest wait for the next call, which
+ * follows at once: a bound on one statement's size and on how long its locks are held, not on
+ * throughput (64 connections never fill one).
+ */
+const MAX_GROUP = 256
 
 type SnapshotRow = { id: string; seed_up: Count; seed_down: Count; trust_up: Count; trust_down: Count; up: Count; down: Count }
 
@@ -89,14 +123,14 @@ export const make = (options: Options) =>
     const rateLimits = yield* RateLimits
 
     /** The buckets of `limits` as the routines take them. */
-    const bucketsOf = (limits: ReadonlyArray<Limit>) =>
+    const bucketsOf = (limits: ReadonlyArray<Limit>): ReadonlyArray<Bucket> =>
       limits.map((limit) => ({ key: limit.key, max: limit.max, window_ms: limit.windowSeconds * 1000 }))
 
-    /** The vote as productdir_cast_vote's ballot: one jsonb object. */
-    const ballot = (vote: CastVote, now: Date) => {
+    /** The vote as the routines' ballot: one jsonb object. */
+    const ballot = (vote: CastVote, now: Date): Record<string, unknown> => {
       const reason = vote.direction === "down" && vote.reason !== undefined ? vote.reason : undefined
       const budgets = activeLimits(vote.budgets ?? [])
-      return pg.json({
+      return {
         ...(isProductId(vote.entity) ? { product_id: canonicalProductId(vote.entity) } : { slug: vote.entity }),
         voter: ledgerKey(vote.voter),
         ...(vote.voter._tag === "Agent" ? { agent_id: vote.voter.agentId } : {}),
@@ -106,14 +140,14 @@ export const make = (options: Options) =>
         ...(vote.network === undefined ? {} : { network: vote.network }),
         ...(vote.guard === undefined ? {} : { guard: { floor: vote.guard.floor, factor: vote.guard.factor } }),
         ...(budgets.length === 0 ? {} : { budgets: bucketsOf(budgets) })
-      })
+      }
     }
 
     /** The budgets' decision from the cast's row (tokens before the draw; a budget not drawn on was full). */
     const budgetDecision = (vote: CastVote, row: CastRow | undefined) =>
       decisionOf(activeLimits(vote.budgets ?? []), row?.budget_keys ?? [], row?.budget_tokens ?? [])
 
-    /** What the cast's row says: the vote counted, or why not. */
+    /** What the cast's row says: the vote counted, or why not. Its change was announced with its group's. */
     const castResult = Effect.fnUntraced(function* (row: CastRow | undefined, vote: CastVote) {
       switch (row?.outcome) {
         case "agent_revoked":
@@ -125,30 +159,108 @@ export const make = (options: Options) =>
         default:
           return yield* new ProductNotFound({ ref: vote.entity })
       }
-      const productId = row.product_id as ProductId
-      const status = row.status!
-      // Committed: this process's copies go now. A report alone (same vote, new reason) changes the problems too.
-      const reported = vote.direction === "down" && vote.reason !== undefined
-      if (status !== "unchanged" || reported) yield* announcer.announce([{ id: productId, xid: row.xid ?? undefined }])
       return {
-        productId,
+        productId: row.product_id as ProductId,
         direction: vote.direction,
-        status,
+        status: row.status!,
         counting: row.counting!,
         counters: { up: Number(row.trust_up), down: Number(row.trust_down) }
       }
     })
 
-    // One call (routines/castVote.ts, productdir_cast_vote): the standing, the locks, the ballot,
-    // the counters and the report in one round trip. The row lock on the product serialises votes
-    // per product; the recount of the reconciliation job takes the same lock, so neither
-    // overwrites the other.
+    // Votes on one product are serial behind its row lock, each its own transaction and commit. So
+    // the votes that arrive for a product while one of its calls is in flight wait, and go together
+    // in the next call (productdir_cast_votes): one lock, one write of the row, one commit for all
+    // of them, each with its own answer. The first vote of a quiet product goes at once, alone.
+    // A vote that would wait on the lock anyway waits here instead, and a storm's rate is no longer
+    // one commit per vote. The recount of the reconciliation job takes the same row lock, so
+    // neither overwrites the other.
+    const scope = yield* Effect.scope
+    const waiting = new Map<string, Array<Waiting>>()
+
+    /** One call for the group; rows sorted out by item. Deadlocks (a racing revocation) retry the whole group. */
+    const castGroup = (group: ReadonlyArray<Waiting>) =>
+      sql<GroupRow>`SELECT * FROM productdir_cast_votes(${pg.json(group.map((w) => w.item))})`.pipe(
+        retryDeadlocks,
+        storeError("cast"),
+        Effect.map((rows) => {
+          // An item's limits row carries its buckets' tokens (none: '{}'); its cast row carries none.
+          const answers = group.map((): { limitKeys: ReadonlyArray<string>; limitTokens: ReadonlyArray<number>; cast?: CastRow } => ({
+            limitKeys: [],
+            limitTokens: []
+          }))
+          for (const row of rows) {
+            const answer = answers[row.n - 1]!
+            if (row.limit_keys === null) answer.cast = row as CastRow
+            else {
+              answer.limitKeys = row.limit_keys
+              answer.limitTokens = row.limit_tokens ?? []
+            }
+          }
+          return answers.map((a): ItemAnswer => ({ limitKeys: a.limitKeys, limitTokens: a.limitTokens, cast: a.cast }))
+        })
+      )
+
+    /**
+     * Casts a group and answers each of its votes. The change of every vote that moved something (or
+     * filed a report) is announced once for the group, before any of them is answered: a client that
+     * reads after its vote's answer reads past it. A failed call wrote nothing: each vote is then cast
+     * alone, in order, so an error stays with the vote that caused it and the others count.
+     */
+    const settle = (group: ReadonlyArray<Waiting>): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        const exit = yield* Effect.exit(castGroup(group))
+        if (Exit.isFailure(exit)) {
+          if (group.length === 1) yield* Deferred.failCause(group[0]!.answer, exit.cause)
+          else for (const one of group) yield* settle([one])
+          return
+        }
+        const changed = exit.value.flatMap(({ cast }, i) => {
+          const ballot = group[i]!.item.ballot
+          const moved = cast?.outcome === "cast" && (cast.status !== "unchanged" || ballot.reason_key !== undefined)
+          return moved ? [{ id: cast.product_id as ProductId, xid: cast.xid ?? undefined }] : []
+        })
+        // Every change of the group is one product's, in one transaction: one announcement.
+        if (changed.length > 0) yield* announcer.announce([{ id: changed[0]!.id, xid: changed.find((c) => c.xid !== undefined)?.xid }])
+        for (const [i, answer] of exit.value.entries()) yield* Deferred.succeed(group[i]!.answer, answer)
+      }).pipe(Effect.onInterrupt(() => Effect.forEach(group, (w) => Deferred.interrupt(w.answer), { discard: true })))
+
+    /** The product's calls, one after another, while votes wait for it; then it is quiet again. */
+    const fly = (product: string): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        for (;;) {
+          const queue = waiting.get(product)!
+          if (queue.length === 0) return
+          yield* settle(queue.splice(0, MAX_GROUP))
+        }
+      }).pipe(
+        Effect.ensuring(
+          Effect.suspend(() => {
+            const left = waiting.get(product) ?? []
+            waiting.delete(product)
+            return Effect.forEach(left, (w) => Deferred.interrupt(w.answer), { discard: true })
+          })
+        )
+      )
+
+    /** A vote, within `limits` (buckets in this database), through its product's group. */
+    const submit = Effect.fnUntraced(function* (limits: ReadonlyArray<Limit>, vote: CastVote) {
+      const item = { limits: bucketsOf(limits), ballot: ballot(vote, yield* stamp) }
+      const answer = yield* Deferred.make<ItemAnswer, StoreError>()
+      // A slug and an id of one product are two groups: a call names its product one way.
+      const product = isProductId(vote.entity) ? canonicalProductId(vote.entity) : `slug:${vote.entity}`
+      const queue = waiting.get(product)
+      if (queue !== undefined) queue.push({ item, answer })
+      else {
+        waiting.set(product, [{ item, answer }])
+        yield* Effect.forkIn(fly(product), scope)
+      }
+      return yield* Deferred.await(answer)
+    })
+
     /** The vote, drawing on its budgets: limited by one of them, or cast. */
     const castBudgeted = Effect.fn("VoteLedger.cast")(function* (vote: CastVote) {
-      const [row] = yield* sql<CastRow>`SELECT * FROM productdir_cast_vote(${ballot(vote, yield* stamp)})`.pipe(
-        retryDeadlocks,
-        storeError("cast")
-      )
+      const { cast: row } = yield* submit([], vote)
       const decision = budgetDecision(vote, row)
       if (decision._tag === "Limited") return { _tag: "Limited", decision } as const
       return { _tag: "Cast", decision, result: yield* castResult(row, vote) } as const
@@ -157,21 +269,17 @@ export const make = (options: Options) =>
     const cast = (vote: CastVote) =>
       Effect.map(castBudgeted({ ...vote, budgets: undefined }), (cast) => (cast as Extract<typeof cast, { _tag: "Cast" }>).result)
 
-    // With the buckets in this database (SqlRateLimits), the limits and the cast are one call
-    // (productdir_cast_vote_within): a vote costs one round trip, not two.
+    // With the buckets in this database (SqlRateLimits), the limits and the cast are one call:
+    // a vote costs no round trip of its own for them.
     const castWithin = options.limitsInDatabase
       ? Effect.fn("VoteLedger.castWithin")(function* (limits: ReadonlyArray<Limit>, vote: CastVote) {
           const active = activeLimits(limits)
-          const [row] = yield* sql<CastRow & { readonly limit_keys: Array<string>; readonly limit_tokens: Array<number> }>`
-            SELECT * FROM productdir_cast_vote_within(${pg.json(bucketsOf(active))}, ${ballot(vote, yield* stamp)})`.pipe(
-            retryDeadlocks,
-            storeError("cast")
-          )
-          const decision = decisionOf(active, row?.limit_keys ?? [], row?.limit_tokens ?? [])
+          const answer = yield* submit(active, vote)
+          const decision = decisionOf(active, answer.limitKeys, answer.limitTokens)
           if (decision._tag === "Limited") return { _tag: "Limited", decision } as const
-          const budgets = budgetDecision(vote, row)
+          const budgets = budgetDecision(vote, answer.cast)
           if (budgets._tag === "Limited") return { _tag: "Limited", decision: budgets } as const
-          return { _tag: "Cast", decision, result: yield* castResult(row, vote) } as const
+          return { _tag: "Cast", decision, result: yield* castResult(answer.cast, vote) } as const
         })
       : castAfterTaking(rateLimits, castBudgeted)
 

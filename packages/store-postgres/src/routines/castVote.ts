@@ -172,3 +172,204 @@ BEGIN
 END
 `
 })
+
+/**
+ * productdir_cast_votes: the votes that arrived for one product while another of its votes was in
+ * flight (SqlVoteLedger.ts groups them), cast in one call: one transaction, one lock of the product,
+ * one write of its row (its counters, its decayed vote counts, one change-feed stamp) and one commit,
+ * where one call each would queue on the product's row lock and commit one by one. Each vote keeps
+ * what it would have had alone, in the order given: its own rate-limit refusal, its agent's standing,
+ * its outcome against the votes before it (a voter's second ballot in a group sees its first), its
+ * budgets, its counting (the burst guard sees the group's earlier votes) and the counters as they
+ * stood after it. Items: `[{ limits: [{ key, max, window_ms }], ballot }]`, every ballot naming the
+ * same product the same way (`product_id` or `slug`). Answer: for each item `n` (1-based), one row of
+ * its limits (`outcome` 'allowed' or 'limited', with the buckets' tokens before the take) and, unless
+ * limited, one row of its cast (as productdir_cast_vote answers).
+ *
+ * Locks in the order every vote takes them, so no two calls wait on each other in a cycle: every
+ * bucket of the group in key order, every agent of the group in id order (shared), then the
+ * product. A refusal of one vote (limited, revoked, over a budget) writes nothing of it and leaves
+ * the others as they are; an error fails the call, which writes nothing, and the caller casts each
+ * vote alone so that the error stays with its vote.
+ */
+export const castVotes = fn({
+  name: "productdir_cast_votes",
+  args: "p_items jsonb",
+  returns: `TABLE (
+  n integer, limit_keys text[], limit_tokens float8[],
+  outcome text, product_id uuid, removed_at timestamptz, status text, counting text, trust_up bigint, trust_down bigint, xid text,
+  budget_keys text[], budget_tokens float8[]
+)`,
+  attributes: "LANGUAGE plpgsql",
+  drops: ["productdir_cast_votes(jsonb)"],
+  body: `
+#variable_conflict use_column
+DECLARE
+  v_count integer := jsonb_array_length(p_items);
+  v_first jsonb := p_items->0->'ballot';
+  v_allowed boolean[] := '{}';
+  v_ballot jsonb;
+  v_limits jsonb;
+  v_keys text[];
+  v_tokens float8[];
+  v_agent uuid;
+  v_voter text;
+  v_direction text;
+  v_now timestamptz;
+  v_guard jsonb;
+  v_revoked timestamptz;
+  v_standing boolean;
+  v_id uuid;
+  v_removed timestamptz;
+  v_up bigint;
+  v_down bigint;
+  v_fast float8;
+  v_slow float8;
+  v_rate_at timestamptz;
+  v_decayed_fast float8;
+  v_decayed_slow float8;
+  v_seconds float8;
+  v_previous text;
+  v_previous_counting text;
+  v_status text;
+  v_counting text;
+  v_xid text;
+  v_moved boolean := false;
+  v_budget_keys text[];
+  v_budget_tokens float8[];
+BEGIN
+  IF v_count > 1 THEN
+    -- Every bucket of the group, locked in key order before any is taken from (a lone vote's
+    -- productdir_take_tokens locks its own in key order). A bucket new here starts full, as there.
+    INSERT INTO rate_buckets AS b (key, tokens, max_tokens, window_ms, at)
+      SELECT DISTINCT ON (l->>'key') l->>'key', (l->>'max')::float8, (l->>'max')::float8, (l->>'window_ms')::float8,
+        (i->'ballot'->>'at')::timestamptz
+      FROM jsonb_array_elements(p_items) AS i, jsonb_array_elements(i->'limits') AS l
+      ORDER BY l->>'key', (i->'ballot'->>'at')::timestamptz
+      ON CONFLICT ON CONSTRAINT rate_buckets_pkey DO UPDATE SET tokens = b.tokens;
+  END IF;
+  FOR v_i IN 1..v_count LOOP
+    v_limits := coalesce(p_items->(v_i - 1)->'limits', '[]'::jsonb);
+    IF jsonb_array_length(v_limits) = 0 THEN
+      v_allowed := v_allowed || true;
+      RETURN QUERY SELECT v_i, '{}'::text[], '{}'::float8[], 'allowed'::text, NULL::uuid, NULL::timestamptz, NULL::text, NULL::text,
+        NULL::bigint, NULL::bigint, NULL::text, NULL::text[], NULL::float8[];
+      CONTINUE;
+    END IF;
+    SELECT coalesce(array_agg(t.key), '{}'), coalesce(array_agg(t.tokens), '{}') INTO v_keys, v_tokens
+      FROM productdir_take_tokens(
+        ARRAY(SELECT l->>'key' FROM jsonb_array_elements(v_limits) WITH ORDINALITY AS e(l, k) ORDER BY k),
+        ARRAY(SELECT (l->>'max')::float8 FROM jsonb_array_elements(v_limits) WITH ORDINALITY AS e(l, k) ORDER BY k),
+        ARRAY(SELECT (l->>'window_ms')::float8 FROM jsonb_array_elements(v_limits) WITH ORDINALITY AS e(l, k) ORDER BY k),
+        (p_items->(v_i - 1)->'ballot'->>'at')::timestamptz) t;
+    v_allowed := v_allowed || NOT EXISTS (SELECT 1 FROM unnest(v_tokens) AS left_over WHERE left_over < 1);
+    RETURN QUERY SELECT v_i, v_keys, v_tokens, CASE WHEN v_allowed[v_i] THEN 'allowed' ELSE 'limited' END, NULL::uuid, NULL::timestamptz,
+      NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text[], NULL::float8[];
+  END LOOP;
+  -- The group's agents (shared, in id order), then the product: the order of a lone vote and of a revocation.
+  PERFORM 1 FROM agents a
+    WHERE a.id IN (SELECT (i->'ballot'->>'agent_id')::uuid FROM jsonb_array_elements(p_items) AS i WHERE i->'ballot' ? 'agent_id')
+    ORDER BY a.id FOR SHARE;
+  IF v_first ? 'product_id' THEN
+    SELECT p.id, p.removed_at, p.trust_up, p.trust_down, p.rate_fast, p.rate_slow, p.rate_at
+      INTO v_id, v_removed, v_up, v_down, v_fast, v_slow, v_rate_at
+      FROM products p WHERE p.id = (v_first->>'product_id')::uuid FOR UPDATE;
+  ELSE
+    SELECT p.id, p.removed_at, p.trust_up, p.trust_down, p.rate_fast, p.rate_slow, p.rate_at
+      INTO v_id, v_removed, v_up, v_down, v_fast, v_slow, v_rate_at
+      FROM products p WHERE p.slug = v_first->>'slug' FOR UPDATE;
+  END IF;
+  FOR v_i IN 1..v_count LOOP
+    CONTINUE WHEN NOT v_allowed[v_i];
+    v_ballot := p_items->(v_i - 1)->'ballot';
+    v_agent := (v_ballot->>'agent_id')::uuid;
+    v_voter := v_ballot->>'voter';
+    v_direction := v_ballot->>'direction';
+    v_now := (v_ballot->>'at')::timestamptz;
+    v_guard := v_ballot->'guard';
+    v_standing := false;
+    v_budget_keys := '{}';
+    v_budget_tokens := '{}';
+    IF v_agent IS NOT NULL THEN
+      SELECT a.revoked_at, a.standing_since IS NOT NULL INTO v_revoked, v_standing FROM agents a WHERE a.id = v_agent;
+      IF NOT FOUND OR v_revoked IS NOT NULL THEN
+        RETURN QUERY SELECT v_i, NULL::text[], NULL::float8[], 'agent_revoked'::text, NULL::uuid, NULL::timestamptz, NULL::text, NULL::text,
+          NULL::bigint, NULL::bigint, NULL::text, NULL::text[], NULL::float8[];
+        CONTINUE;
+      END IF;
+    END IF;
+    IF v_id IS NULL THEN
+      RETURN QUERY SELECT v_i, NULL::text[], NULL::float8[], 'not_found'::text, NULL::uuid, NULL::timestamptz, NULL::text, NULL::text,
+        NULL::bigint, NULL::bigint, NULL::text, NULL::text[], NULL::float8[];
+      CONTINUE;
+    END IF;
+    IF v_removed IS NOT NULL THEN
+      RETURN QUERY SELECT v_i, NULL::text[], NULL::float8[], 'removed'::text, v_id, v_removed, NULL::text, NULL::text,
+        NULL::bigint, NULL::bigint, NULL::text, NULL::text[], NULL::float8[];
+      CONTINUE;
+    END IF;
+    -- Read after the lock and after the group's earlier votes: a voter's second ballot sees its first.
+    v_previous := NULL;
+    v_previous_counting := NULL;
+    SELECT v.direction, v.counting INTO v_previous, v_previous_counting FROM votes v WHERE v.product_id = v_id AND v.voter = v_voter;
+    v_status := CASE WHEN v_previous IS NULL THEN 'recorded' WHEN v_previous = v_direction THEN 'unchanged' ELSE 'changed' END;
+    IF v_status <> 'unchanged' AND jsonb_array_length(coalesce(v_ballot->'budgets', '[]'::jsonb)) > 0 THEN
+      SELECT coalesce(array_agg(t.key), '{}'), coalesce(array_agg(t.tokens), '{}') INTO v_budget_keys, v_budget_tokens
+        FROM productdir_take_tokens(
+          ARRAY(SELECT b->>'key' FROM jsonb_array_elements(v_ballot->'budgets') WITH ORDINALITY AS e(b, k) ORDER BY k),
+          ARRAY(SELECT (b->>'max')::float8 FROM jsonb_array_elements(v_ballot->'budgets') WITH ORDINALITY AS e(b, k) ORDER BY k),
+          ARRAY(SELECT (b->>'window_ms')::float8 FROM jsonb_array_elements(v_ballot->'budgets') WITH ORDINALITY AS e(b, k) ORDER BY k),
+          v_now) t;
+      IF EXISTS (SELECT 1 FROM unnest(v_budget_tokens) AS left_over WHERE left_over < 1) THEN
+        RETURN QUERY SELECT v_i, NULL::text[], NULL::float8[], 'limited'::text, v_id, NULL::timestamptz, NULL::text, NULL::text,
+          NULL::bigint, NULL::bigint, NULL::text, v_budget_keys, v_budget_tokens;
+        CONTINUE;
+      END IF;
+    END IF;
+    IF v_status = 'recorded' THEN
+      -- The product's vote counts, decayed to now (packages/domain/src/counting.ts: decayedRates, isBurst).
+      v_seconds := greatest(0, extract(epoch FROM v_now - coalesce(v_rate_at, v_now)));
+      v_decayed_fast := v_fast * exp(-v_seconds / 3600);
+      v_decayed_slow := v_slow * exp(-v_seconds / 604800);
+      v_counting := CASE
+        WHEN v_guard IS NOT NULL AND NOT v_standing
+          AND v_decayed_fast + 1 > (v_guard->>'floor')::float8 + (v_guard->>'factor')::float8 * v_decayed_slow * 3600 / 604800
+        THEN 'held' ELSE 'counted' END;
+    ELSE
+      v_counting := v_previous_counting;
+    END IF;
+    IF v_status <> 'unchanged' THEN
+      INSERT INTO votes AS v (product_id, voter, direction, created_at, updated_at, counting, network)
+        VALUES (v_id, v_voter, v_direction, v_now, v_now, v_counting, v_ballot->>'network')
+        ON CONFLICT (product_id, voter) DO UPDATE SET direction = EXCLUDED.direction, updated_at = EXCLUDED.updated_at;
+      IF v_counting = 'counted' THEN
+        v_up := v_up + CASE WHEN v_direction = 'up' THEN 1 WHEN v_status = 'changed' THEN -1 ELSE 0 END;
+        v_down := v_down + CASE WHEN v_direction = 'down' THEN 1 WHEN v_status = 'changed' THEN -1 ELSE 0 END;
+      END IF;
+      IF v_status = 'recorded' THEN
+        v_fast := v_decayed_fast + 1;
+        v_slow := v_decayed_slow + CASE WHEN v_counting = 'held' THEN 0 ELSE 1 END;
+        v_rate_at := v_now;
+      END IF;
+      v_moved := true;
+      v_xid := pg_current_xact_id()::text;
+    END IF;
+    IF v_direction = 'up' AND v_previous = 'down' THEN
+      -- Moving to up withdraws what this voter reported against the product.
+      DELETE FROM problem_reports r WHERE r.product_id = v_id AND r.voter = v_voter;
+    ELSIF v_direction = 'down' AND v_ballot->>'reason_key' IS NOT NULL THEN
+      INSERT INTO problem_reports (product_id, problem_key, voter, summary, reported_at)
+        VALUES (v_id, v_ballot->>'reason_key', v_voter, v_ballot->>'reason_summary', v_now)
+        ON CONFLICT DO NOTHING;
+    END IF;
+    RETURN QUERY SELECT v_i, NULL::text[], NULL::float8[], 'cast'::text, v_id, NULL::timestamptz, v_status, v_counting, v_up, v_down,
+      CASE WHEN v_status = 'unchanged' THEN NULL ELSE v_xid END, v_budget_keys, v_budget_tokens;
+  END LOOP;
+  IF v_moved THEN
+    -- One write of the row for the whole group: the counters and rates as they stand after its last vote.
+    UPDATE products p SET trust_up = v_up, trust_down = v_down, rate_fast = v_fast, rate_slow = v_slow, rate_at = v_rate_at
+      WHERE p.id = v_id;
+  END IF;
+END
+`
+})

@@ -3,7 +3,7 @@
  * when it is created, so what it calls comes first). Where each one lives, and how a change of one
  * ships: docs/architecture.md, "Routines".
  */
-import { castVote, castVoteWithin } from "./castVote.ts"
+import { castVote, castVotes, castVoteWithin } from "./castVote.ts"
 import { reportChanged, stampChange } from "./changeStamps.ts"
 import { countedVotes } from "./countedVotes.ts"
 import type { Routine } from "./Routine.ts"
@@ -23,7 +23,8 @@ export const ROUTINES: ReadonlyArray<Routine> = [
   reportChanged,
   takeTokens,
   castVote,
-  castVoteWithin
+  castVoteWithin,
+  castVotes
 ]
 
 export { type Installed, installRoutines } from "./install.ts"
