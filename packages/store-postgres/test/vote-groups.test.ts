@@ -158,6 +158,35 @@ const behaviours = (name: string, stores: Layer.Layer<CatalogStore | VoteLedger 
           expect(yield* drifted).toEqual([])
         })
       )
+
+      it.effect("the one-vote calls of the previous release (productdir_cast_vote, _within) vote by the same rule", () =>
+        Effect.gen(function* () {
+          const catalog = yield* CatalogStore
+          const sql = yield* SqlClient.SqlClient
+          const input = inputs[3]!
+          yield* catalog.upsert([input])
+          const ballot = (direction: VoteDirection) =>
+            JSON.stringify({ product_id: input.id, voter: "ip:previous-release", direction, at: new Date().toISOString() })
+          const limits = JSON.stringify([{ key: "voter:previous-release", max: 1, window_ms: 60_000 }])
+          const within = () =>
+            sql<{ limit_tokens: Array<number>; outcome: string; status: string | null; trust_up: string | number | null }>`
+              SELECT limit_tokens, outcome, status, trust_up FROM productdir_cast_vote_within(${limits}::jsonb, ${ballot("up")}::jsonb)`
+          const [first] = yield* within()
+          expect([first?.limit_tokens, first?.outcome, first?.status, Number(first?.trust_up)]).toEqual([
+            [1],
+            "cast",
+            "recorded",
+            input.seed.up + 1
+          ])
+          const [second] = yield* within()
+          expect([second?.outcome, second?.status]).toEqual(["limited", null])
+          const [changed] = yield* sql<{ outcome: string; status: string }>`
+            SELECT outcome, status FROM productdir_cast_vote(${ballot("down")}::jsonb)`
+          expect([changed?.outcome, changed?.status]).toEqual(["cast", "changed"])
+          expect((yield* catalog.find(input.id)).counters).toEqual({ up: input.seed.up, down: input.seed.down + 1 })
+          expect(yield* drifted).toEqual([])
+        })
+      )
     })
   })
 

@@ -1,177 +1,36 @@
 /**
- * The vote, in one call each (one round trip, one transaction; pipelined with other statements on a
- * shared connection). The ballot is one `jsonb` object (SqlVoteLedger.ts writes it).
+ * The vote: one call casts the votes of one product (routines below; SqlVoteLedger.ts groups them
+ * and writes the ballots, each one `jsonb` object). One round trip, one transaction, pipelined with
+ * other statements on a shared connection.
  *
- * productdir_cast_vote: the voting agent's standing (share lock), the product (update lock, in that
- * order, the order a revocation takes them), the voter's previous vote (read after the lock, in a
- * statement of its own, so it sees every vote committed by whoever held the lock before), and then
- * what the vote is, decided here once: `recorded` (a first vote: its direction's counter +1),
- * `unchanged` (the same direction again: nothing moves) or `changed` (the other direction: +1 and -1),
- * as packages/domain/src/Vote.ts (voteTransition) states it for every store; and how it counts
- * (packages/domain/src/counting.ts): a changed vote as its first one did; a new one is held when the
- * ballot carries a guard, the voter has no standing (an agent the integrity pass gave standing) and
- * the product's last hour of votes is past the floor plus the factor times what its last week
- * predicts. Only a counted vote moves the counters. Then the ledger row, the product's decayed vote
- * counts (a held vote does not teach the week's), the counters and the problem report.
+ * For each vote, in order: the tokens of its rate limits (`[{ key, max, window_ms }]`,
+ * productdir_take_tokens; refused when a bucket had none: it writes nothing more); the voting
+ * agent's standing; the product; the voter's previous vote (read after the product's lock, so it
+ * sees every vote committed by whoever held the lock before, and every earlier vote of the call),
+ * and then what the vote is, decided here once: `recorded` (a first vote: its direction's counter
+ * +1), `unchanged` (the same direction again: nothing moves) or `changed` (the other direction: +1
+ * and -1), as packages/domain/src/Vote.ts (voteTransition) states it for every store; and how it
+ * counts (packages/domain/src/counting.ts): a changed vote as its first one did; a new one is held
+ * when the ballot carries a guard, the voter has no standing (an agent the integrity pass gave
+ * standing) and the product's last hour of votes is past the floor plus the factor times what its
+ * last week predicts. Only a counted vote moves the counters. Then the ledger row, the product's
+ * decayed vote counts (a held vote does not teach the week's), the counters and the problem report.
  * A vote that records or changes something first draws on the ballot's budgets (the per-product
  * budgets of an anonymous client's networks): over one, it is `limited` and writes nothing; a vote
  * sent again unchanged draws on none. Ballot: `{ product_id | slug, voter, agent_id?, direction, at,
  * reason_key?, reason_summary?, network?, guard?: { floor, factor }, budgets?: [{ key, max, window_ms }] }`.
  *
- * productdir_cast_vote_within: the same, within rate limits (`[{ key, max, window_ms }]`): the buckets'
- * tokens are taken (productdir_take_tokens), and only if every bucket had one is the vote cast, in the
- * same transaction. Buckets are locked first, in key order, then the agent and the product, as every
- * vote does: no two votes wait on each other in a cycle.
+ * Locks: buckets first, in key order, then agents (shared, in id order), then the product, as every
+ * vote and every revocation takes them: no two calls wait on each other in a cycle.
+ *
+ * productdir_cast_vote and productdir_cast_vote_within, the one-vote calls the service made until it
+ * cast votes in groups, are one-vote calls of productdir_cast_votes: the rule is written once, and a
+ * process of the previous release, during an upgrade, votes by the same rule as the others.
  */
 import { fn } from "./Routine.ts"
 
 /** The positional shapes these had until they took a ballot (migrations 4 and 6). */
 const POSITIONAL_CAST = "uuid, text, text, uuid, text, timestamptz, integer, integer, integer, integer, text, text"
-
-export const castVote = fn({
-  name: "productdir_cast_vote",
-  args: "p_ballot jsonb",
-  returns:
-    "TABLE (outcome text, product_id uuid, removed_at timestamptz, status text, counting text, trust_up bigint, trust_down bigint, xid text, budget_keys text[], budget_tokens float8[])",
-  attributes: "LANGUAGE plpgsql",
-  drops: [`productdir_cast_vote(${POSITIONAL_CAST})`, "productdir_cast_vote(jsonb)"],
-  body: `
-#variable_conflict use_column
-DECLARE
-  v_agent uuid := (p_ballot->>'agent_id')::uuid;
-  v_voter text := p_ballot->>'voter';
-  v_direction text := p_ballot->>'direction';
-  v_now timestamptz := (p_ballot->>'at')::timestamptz;
-  v_guard jsonb := p_ballot->'guard';
-  v_revoked timestamptz;
-  v_standing boolean := false;
-  v_id uuid;
-  v_removed timestamptz;
-  v_up bigint;
-  v_down bigint;
-  v_fast float8;
-  v_slow float8;
-  v_rate_at timestamptz;
-  v_previous text;
-  v_previous_counting text;
-  v_status text;
-  v_counting text;
-  v_xid text;
-  v_seconds float8;
-  v_budget_keys text[] := '{}';
-  v_budget_tokens float8[] := '{}';
-BEGIN
-  IF v_agent IS NOT NULL THEN
-    SELECT a.revoked_at, a.standing_since IS NOT NULL INTO v_revoked, v_standing FROM agents a WHERE a.id = v_agent FOR SHARE;
-    IF NOT FOUND OR v_revoked IS NOT NULL THEN
-      RETURN QUERY SELECT 'agent_revoked'::text, NULL::uuid, NULL::timestamptz, NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text[], NULL::float8[];
-      RETURN;
-    END IF;
-  END IF;
-  IF p_ballot ? 'product_id' THEN
-    SELECT p.id, p.removed_at, p.trust_up, p.trust_down, p.rate_fast, p.rate_slow, p.rate_at
-      INTO v_id, v_removed, v_up, v_down, v_fast, v_slow, v_rate_at
-      FROM products p WHERE p.id = (p_ballot->>'product_id')::uuid FOR UPDATE;
-  ELSE
-    SELECT p.id, p.removed_at, p.trust_up, p.trust_down, p.rate_fast, p.rate_slow, p.rate_at
-      INTO v_id, v_removed, v_up, v_down, v_fast, v_slow, v_rate_at
-      FROM products p WHERE p.slug = p_ballot->>'slug' FOR UPDATE;
-  END IF;
-  IF v_id IS NULL THEN
-    RETURN QUERY SELECT 'not_found'::text, NULL::uuid, NULL::timestamptz, NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text[], NULL::float8[];
-    RETURN;
-  END IF;
-  IF v_removed IS NOT NULL THEN
-    RETURN QUERY SELECT 'removed'::text, v_id, v_removed, NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text[], NULL::float8[];
-    RETURN;
-  END IF;
-  SELECT v.direction, v.counting INTO v_previous, v_previous_counting FROM votes v WHERE v.product_id = v_id AND v.voter = v_voter;
-  v_status := CASE WHEN v_previous IS NULL THEN 'recorded' WHEN v_previous = v_direction THEN 'unchanged' ELSE 'changed' END;
-  IF v_status <> 'unchanged' AND jsonb_array_length(coalesce(p_ballot->'budgets', '[]'::jsonb)) > 0 THEN
-    SELECT coalesce(array_agg(t.key), '{}'), coalesce(array_agg(t.tokens), '{}') INTO v_budget_keys, v_budget_tokens
-      FROM productdir_take_tokens(
-        ARRAY(SELECT b->>'key' FROM jsonb_array_elements(p_ballot->'budgets') WITH ORDINALITY AS e(b, n) ORDER BY n),
-        ARRAY(SELECT (b->>'max')::float8 FROM jsonb_array_elements(p_ballot->'budgets') WITH ORDINALITY AS e(b, n) ORDER BY n),
-        ARRAY(SELECT (b->>'window_ms')::float8 FROM jsonb_array_elements(p_ballot->'budgets') WITH ORDINALITY AS e(b, n) ORDER BY n),
-        v_now) t;
-    IF EXISTS (SELECT 1 FROM unnest(v_budget_tokens) AS left_over WHERE left_over < 1) THEN
-      RETURN QUERY SELECT 'limited'::text, v_id, NULL::timestamptz, NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::text,
-        v_budget_keys, v_budget_tokens;
-      RETURN;
-    END IF;
-  END IF;
-  IF v_status = 'recorded' THEN
-    -- The product's vote counts, decayed to now (packages/domain/src/counting.ts: decayedRates, isBurst).
-    v_seconds := greatest(0, extract(epoch FROM v_now - coalesce(v_rate_at, v_now)));
-    v_fast := v_fast * exp(-v_seconds / 3600);
-    v_slow := v_slow * exp(-v_seconds / 604800);
-    v_counting := CASE
-      WHEN v_guard IS NOT NULL AND NOT v_standing
-        AND v_fast + 1 > (v_guard->>'floor')::float8 + (v_guard->>'factor')::float8 * v_slow * 3600 / 604800
-      THEN 'held' ELSE 'counted' END;
-  ELSE
-    v_counting := v_previous_counting;
-  END IF;
-  IF v_status <> 'unchanged' THEN
-    INSERT INTO votes AS v (product_id, voter, direction, created_at, updated_at, counting, network)
-      VALUES (v_id, v_voter, v_direction, v_now, v_now, v_counting, p_ballot->>'network')
-      ON CONFLICT (product_id, voter) DO UPDATE SET direction = EXCLUDED.direction, updated_at = EXCLUDED.updated_at;
-    UPDATE products p SET
-      trust_up = p.trust_up + CASE WHEN v_counting <> 'counted' THEN 0
-        WHEN v_direction = 'up' THEN 1 WHEN v_status = 'changed' THEN -1 ELSE 0 END,
-      trust_down = p.trust_down + CASE WHEN v_counting <> 'counted' THEN 0
-        WHEN v_direction = 'down' THEN 1 WHEN v_status = 'changed' THEN -1 ELSE 0 END,
-      rate_fast = CASE WHEN v_status = 'recorded' THEN v_fast + 1 ELSE p.rate_fast END,
-      rate_slow = CASE WHEN v_status = 'recorded' THEN v_slow + CASE WHEN v_counting = 'held' THEN 0 ELSE 1 END ELSE p.rate_slow END,
-      rate_at = CASE WHEN v_status = 'recorded' THEN v_now ELSE p.rate_at END
-      WHERE p.id = v_id
-      RETURNING p.trust_up, p.trust_down, p.changed_xid::text INTO v_up, v_down, v_xid;
-  END IF;
-  IF v_direction = 'up' AND v_previous = 'down' THEN
-    -- Moving to up withdraws what this voter reported against the product.
-    DELETE FROM problem_reports r WHERE r.product_id = v_id AND r.voter = v_voter;
-  ELSIF v_direction = 'down' AND p_ballot->>'reason_key' IS NOT NULL THEN
-    INSERT INTO problem_reports (product_id, problem_key, voter, summary, reported_at)
-      VALUES (v_id, p_ballot->>'reason_key', v_voter, p_ballot->>'reason_summary', v_now)
-      ON CONFLICT DO NOTHING;
-  END IF;
-  RETURN QUERY SELECT 'cast'::text, v_id, NULL::timestamptz, v_status, v_counting, v_up, v_down, v_xid, v_budget_keys, v_budget_tokens;
-END
-`
-})
-
-export const castVoteWithin = fn({
-  name: "productdir_cast_vote_within",
-  args: "p_limits jsonb, p_ballot jsonb",
-  returns: `TABLE (
-  limit_keys text[], limit_tokens float8[],
-  outcome text, product_id uuid, removed_at timestamptz, status text, counting text, trust_up bigint, trust_down bigint, xid text,
-  budget_keys text[], budget_tokens float8[]
-)`,
-  attributes: "LANGUAGE plpgsql",
-  drops: [`productdir_cast_vote_within(text[], float8[], float8[], ${POSITIONAL_CAST})`, "productdir_cast_vote_within(jsonb, jsonb)"],
-  body: `
-DECLARE
-  v_keys text[];
-  v_tokens float8[];
-BEGIN
-  SELECT coalesce(array_agg(t.key), '{}'), coalesce(array_agg(t.tokens), '{}') INTO v_keys, v_tokens
-    FROM productdir_take_tokens(
-      ARRAY(SELECT l->>'key' FROM jsonb_array_elements(p_limits) WITH ORDINALITY AS e(l, n) ORDER BY n),
-      ARRAY(SELECT (l->>'max')::float8 FROM jsonb_array_elements(p_limits) WITH ORDINALITY AS e(l, n) ORDER BY n),
-      ARRAY(SELECT (l->>'window_ms')::float8 FROM jsonb_array_elements(p_limits) WITH ORDINALITY AS e(l, n) ORDER BY n),
-      (p_ballot->>'at')::timestamptz) t;
-  IF EXISTS (SELECT 1 FROM unnest(v_tokens) AS left_over WHERE left_over < 1) THEN
-    RETURN QUERY SELECT v_keys, v_tokens, 'limited'::text, NULL::uuid, NULL::timestamptz, NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::text,
-      NULL::text[], NULL::float8[];
-    RETURN;
-  END IF;
-  RETURN QUERY SELECT v_keys, v_tokens, c.outcome, c.product_id, c.removed_at, c.status, c.counting, c.trust_up, c.trust_down, c.xid,
-    c.budget_keys, c.budget_tokens
-    FROM productdir_cast_vote(p_ballot) AS c;
-END
-`
-})
 
 /**
  * productdir_cast_votes: the votes that arrived for one product while another of its votes was in
@@ -371,5 +230,40 @@ BEGIN
       WHERE p.id = v_id;
   END IF;
 END
+`
+})
+
+export const castVote = fn({
+  name: "productdir_cast_vote",
+  args: "p_ballot jsonb",
+  returns:
+    "TABLE (outcome text, product_id uuid, removed_at timestamptz, status text, counting text, trust_up bigint, trust_down bigint, xid text, budget_keys text[], budget_tokens float8[])",
+  attributes: "LANGUAGE sql",
+  drops: [`productdir_cast_vote(${POSITIONAL_CAST})`, "productdir_cast_vote(jsonb)"],
+  body: `
+  SELECT c.outcome, c.product_id, c.removed_at, c.status, c.counting, c.trust_up, c.trust_down, c.xid, c.budget_keys, c.budget_tokens
+  FROM productdir_cast_votes(jsonb_build_array(jsonb_build_object('limits', '[]'::jsonb, 'ballot', p_ballot))) AS c
+  WHERE c.limit_keys IS NULL
+`
+})
+
+export const castVoteWithin = fn({
+  name: "productdir_cast_vote_within",
+  args: "p_limits jsonb, p_ballot jsonb",
+  returns: `TABLE (
+  limit_keys text[], limit_tokens float8[],
+  outcome text, product_id uuid, removed_at timestamptz, status text, counting text, trust_up bigint, trust_down bigint, xid text,
+  budget_keys text[], budget_tokens float8[]
+)`,
+  attributes: "LANGUAGE sql",
+  drops: [`productdir_cast_vote_within(text[], float8[], float8[], ${POSITIONAL_CAST})`, "productdir_cast_vote_within(jsonb, jsonb)"],
+  body: `
+  WITH r AS MATERIALIZED (
+    SELECT * FROM productdir_cast_votes(jsonb_build_array(jsonb_build_object('limits', p_limits, 'ballot', p_ballot)))
+  )
+  SELECT l.limit_keys, l.limit_tokens, coalesce(c.outcome, 'limited'), c.product_id, c.removed_at, c.status, c.counting,
+    c.trust_up, c.trust_down, c.xid, c.budget_keys, c.budget_tokens
+  FROM r AS l LEFT JOIN r AS c ON c.limit_keys IS NULL
+  WHERE l.limit_keys IS NOT NULL
 `
 })

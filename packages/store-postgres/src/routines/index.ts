@@ -22,9 +22,9 @@ export const ROUTINES: ReadonlyArray<Routine> = [
   stampChange,
   reportChanged,
   takeTokens,
+  castVotes,
   castVote,
-  castVoteWithin,
-  castVotes
+  castVoteWithin
 ]
 
 export { type Installed, installRoutines } from "./install.ts"
