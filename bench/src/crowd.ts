@@ -145,6 +145,29 @@ for (const g of outcome.groups) {
     `- ${g.method}: ${[...g.members].map(([who, k]) => `${k} ${who}`).join(", ")}; ${g.products} products, ${g.votes} votes; coverage ${g.coverage}, focus ${g.focus}: ${g.discounted ? "discounted" : "for review"}`
   )
 }
+for (const discounted of [false, true]) {
+  // Where the benign votes that do not count at the end are: by the day they were cast, and by their product's popularity.
+  const votes = outcome.heldAtEnd.filter((h) => h.discounted === discounted)
+  if (votes.length === 0) continue
+  const byDay = new Map<number, number>()
+  const byRank = new Map<string, number>()
+  const bucket = (rank: number) => (rank < 10 ? "0-9" : rank < 100 ? "10-99" : rank < 1_000 ? "100-999" : "1000+")
+  for (const h of votes) {
+    byDay.set(h.day, (byDay.get(h.day) ?? 0) + 1)
+    byRank.set(bucket(h.rank), (byRank.get(bucket(h.rank)) ?? 0) + 1)
+  }
+  out(
+    `Benign votes ${discounted ? "discounted" : "held"} at the end, by the day cast: ${[...byDay]
+      .sort((a, b) => a[0] - b[0])
+      .map(([d, k]) => `day ${d} ${n(k)}`)
+      .join(", ")}; ` +
+      `by product rank: ${[...byRank]
+        .sort()
+        .map(([b, k]) => `${b} ${n(k)}`)
+        .join(", ")}` +
+      (discounted ? `; products ${[...new Set(votes.map((h) => h.rank))].slice(0, 12).join(", ")}.` : ".")
+  )
+}
 const ms = outcome.passes.millis
 out(
   `The pass: median ${median(ms).toFixed(0)} ms, max ${Math.max(...ms).toFixed(0)} ms, reading ${n(Math.round(median(outcome.passes.votesRead)))} votes (median; max ${n(Math.max(...outcome.passes.votesRead))}) of its 8-day window.`

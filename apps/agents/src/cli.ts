@@ -107,7 +107,11 @@ const groups = Command.make(
             : "no suspected voter groups (--all shows confirmed and cleared ones too)"
       )
     }).pipe(Effect.provide(Review))
-).pipe(Command.withDescription("Voter groups the integrity pass found voting in lockstep, newest first; suspected ones unless --all"))
+).pipe(
+  Command.withDescription(
+    "Voter groups the integrity pass found (in lockstep across products, or addresses that exist for one product), newest first; suspected ones unless --all"
+  )
+)
 
 const group = Command.make("group", { id: groupId, json }, (options) =>
   Effect.gen(function* () {

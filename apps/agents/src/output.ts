@@ -115,7 +115,8 @@ export const groupTable = (groups: ReadonlyArray<VoteGroup>): string =>
 
 const METHOD = {
   lockstep: "lockstep: its members voted the same products within the same hours",
-  overlap: "overlap: its members' votes share the same products far beyond chance, at any time"
+  overlap: "overlap: its members' votes share the same products far beyond chance, at any time",
+  addresses: "addresses: addresses that vote nothing else voted one product one way, far beyond what its agents and its other visitors say"
 } as const
 
 export const groupDetails = (group: VoteGroup): string =>

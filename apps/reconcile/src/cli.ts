@@ -139,6 +139,6 @@ export const reconcileCommand = Command.make(
     }).pipe(Effect.provide(layerFromConfig(ROLE, { parallelQueries: true })))
 ).pipe(
   Command.withDescription(
-    "Run the integrity pass (voter groups that vote in lockstep have their votes discounted; held votes that pass are counted; skipped with CROWD_DEFENSE=off), then recount every product's trust counters from its seed counts and the counted votes, report drift, and repair it. Exit 0: done (or nothing to change with --check); 1: --check found something to change; 2: usage or connection error."
+    "Run the integrity pass (voter groups that vote in lockstep, and addresses that exist for one product, have their votes discounted; held votes that pass are counted; skipped with CROWD_DEFENSE=off), then recount every product's trust counters from its seed counts and the counted votes, report drift, and repair it. Exit 0: done (or nothing to change with --check); 1: --check found something to change; 2: usage or connection error."
   )
 )

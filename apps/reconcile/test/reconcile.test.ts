@@ -163,6 +163,34 @@ for (const variant of testTargets()) {
       expect(again.stdout).toMatch(/1 voter group \(0 new\), would discount 0 votes/)
     })
 
+    it("an anonymous drip: addresses that vote one product and nothing else, unbacked by its other voters, are discounted as a group", async () => {
+      const inputs = Array.from({ length: 5 }, () => freshInput({ seed: { up: 10, down: 2 } }))
+      const dripped = inputs[4]!.id as ProductId
+      await target.run(
+        Effect.gen(function* () {
+          yield* CatalogStore.use((c) => c.upsert(inputs))
+          const ledger = yield* VoteLedger
+          // 30 visitors with a history vote three products each; 30 addresses vote the last one up and nothing else.
+          for (let v = 0; v < 30; v++)
+            for (const k of [v % 5, (v + 1) % 5, (v + 2) % 5])
+              yield* ledger.cast({ entity: inputs[k]!.id, voter: addressVoter(`visitor-${v}`), direction: "up", network: `v-${v}` })
+          for (let d = 0; d < 30; d++)
+            yield* ledger.cast({ entity: dripped, voter: addressVoter(`drip-${d}`), direction: "up", network: `d-${d}` })
+        })
+      )
+      const visitorsOnTarget = Array.from({ length: 30 }, (_, v) => [v % 5, (v + 1) % 5, (v + 2) % 5]).filter((ks) => ks.includes(4)).length
+      const check = await cli(["--check"])
+      expect(check.code, check.stderr).toBe(1)
+      expect(check.stdout).toMatch(/read 120 votes, 1 voter group \(1 new\), would discount 30 votes/)
+      expect(check.stdout).toMatch(/new group [0-9a-f-]{36} \(addresses\): 30 members, 1 product, 30 votes/)
+      const applied = await cli([])
+      expect(applied.code, applied.stderr).toBe(0)
+      const stored = (await target.run(snapshots)).find((s) => s.id === dripped)!.stored
+      expect(stored).toEqual({ up: 10 + visitorsOnTarget, down: 2 })
+      const again = await cli(["--check"])
+      expect(again.code, again.stdout).toBe(0)
+    })
+
     it("bad flags are usage errors (exit 2) and touch nothing", async () => {
       const both = await cli(["--every", "1m", "--cron", "* * * * *"])
       expect(both.code).toBe(2)

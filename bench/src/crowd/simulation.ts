@@ -85,6 +85,8 @@ export interface Outcome {
     readonly votes: number
   }>
   readonly wallSeconds: number
+  /** Benign votes still held at the end: how many, by the day they were cast and by their product's popularity rank. */
+  readonly heldAtEnd: ReadonlyArray<{ readonly group: string; readonly day: number; readonly rank: number; readonly discounted: boolean }>
 }
 
 const productId = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}` as ProductId
@@ -255,6 +257,7 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
 
       // How every vote counts at the end, by group.
       const window = yield* ledger.window(new Date(world.start - HOUR))
+      const heldAtEnd: Array<{ group: string; day: number; rank: number; discounted: boolean }> = []
       for (let i = 0; i < window.product.length; i++) {
         const group = groupOf(window.products[window.product[i]!]!, window.voters[window.voter[i]!]!)
         const attack = attackNamed.get(group)
@@ -266,6 +269,15 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
           if (counting === COUNTED) fate.counted++
           else if (counting === HELD) fate.held++
           else fate.discounted++
+        }
+        if (attack === undefined && counting !== COUNTED) {
+          const at = window.since.getTime() + window.seconds[i]! * 1000
+          heldAtEnd.push({
+            group,
+            day: Math.floor((at - world.start) / (24 * HOUR)),
+            rank: Number.parseInt(window.products[window.product[i]!]!.slice(-12), 16),
+            discounted: counting !== HELD
+          })
         }
       }
       for (const f of figures) f.registrations = registrations.get(f.attack.name) ?? { tried: 0, got: 0 }
@@ -292,6 +304,7 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
         attacks: figures,
         passes: { runs: passMillis.length, millis: passMillis, votesRead },
         groups: found,
+        heldAtEnd,
         wallSeconds: (Date.now() - started) / 1000
       } satisfies Outcome
     })

@@ -43,8 +43,12 @@ export type GroupStatus = typeof GroupStatus.Type
 
 /** What made a group suspect: for an operator to judge. */
 export interface GroupEvidence {
-  /** How it was found: `lockstep` (the same products within an hour of each other), `overlap` (over days). */
-  readonly method: "lockstep" | "overlap"
+  /**
+   * How it was found: `lockstep` (the same products within an hour of each other), `overlap` (over days),
+   * `addresses` (one product voted one way by addresses that vote nothing else, which neither its agents nor
+   * its other visitors corroborate: an anonymous drip).
+   */
+  readonly method: "lockstep" | "overlap" | "addresses"
   /** Voters (ledger keys: `agent:<id>`, `ip:<hash>`), sorted. */
   readonly members: ReadonlyArray<string>
   readonly products: ReadonlyArray<ProductId>

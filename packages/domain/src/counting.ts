@@ -20,7 +20,7 @@ import { Count, type Tally } from "./trust.ts"
 export const VoteCounting = Schema.Literals(["counted", "held", "discounted"]).annotate({
   identifier: "VoteCounting",
   description:
-    "How the vote counts now: `counted`, it moved the counters; `held`, recorded and waiting for the integrity pass (the product was getting far more votes than usual, and the voter has no standing yet: an agent registered days ago with votes that counted); `discounted`, recorded but not counted, as part of a group that votes in lockstep (an operator can clear it)"
+    "How the vote counts now: `counted`, it moved the counters; `held`, recorded and waiting for the integrity pass (the product was getting far more votes than usual, and the voter has no standing yet: an agent registered days ago with votes that counted); `discounted`, recorded but not counted, as part of a coordinated group: voters in lockstep across products, or addresses that vote one product and nothing else in numbers its agents and its other visitors do not back (an operator can clear it)"
 })
 export type VoteCounting = typeof VoteCounting.Type
 
@@ -68,6 +68,19 @@ export const ratesAfterVote = (decayed: VoteRates, held: boolean): VoteRates => 
   slow: decayed.slow + (held ? 0 : 1),
   at: decayed.at
 })
+
+/**
+ * The rates after the integrity pass counts held votes cast at `castAt` (epoch milliseconds), at `now`: they
+ * teach the week's rate as if they had counted when cast. Without it a product that starts cold (a new
+ * directory, an imported catalog, a product gone viral) stays above its own bar for days, its votes held
+ * and judged when they need not be: only counted votes teach, and past the floor few count.
+ */
+export const ratesAfterRelease = (rates: VoteRates, castAt: ReadonlyArray<number>, now: number): VoteRates => {
+  const decayed = decayedRates(rates, Math.max(now, rates.at))
+  let taught = 0
+  for (const at of castAt) taught += Math.exp(-Math.max(0, decayed.at - at) / 1000 / SLOW_SECONDS)
+  return { ...decayed, slow: decayed.slow + taught }
+}
 
 // ---- how a product's trust was formed ---------------------------------------------
 

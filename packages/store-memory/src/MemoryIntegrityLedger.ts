@@ -13,8 +13,10 @@ import {
   HELD,
   IntegrityLedger,
   type LedgerWindow,
+  noRates,
   type ProductId,
   type Recount,
+  ratesAfterRelease,
   type StandingRule,
   type Tally,
   tallyEquals,
@@ -130,13 +132,17 @@ const make = (state: State) =>
             touched.add(key.productId)
           }
         }
+        const taught = new Map<string, Array<number>>()
         for (const key of verdict.release) {
           const vote = state.votes.get(key.productId)?.get(key.voter)
           if (vote?.counting !== "held") continue
           vote.counting = "counted"
           released++
           touched.add(key.productId)
+          const castAt = taught.get(key.productId) ?? taught.set(key.productId, []).get(key.productId)!
+          castAt.push(vote.updatedAt.getTime())
         }
+        for (const [id, castAt] of taught) state.rates.set(id, ratesAfterRelease(state.rates.get(id) ?? noRates, castAt, at.getTime()))
         // Discounting or counting a vote changes the product's formation even when the counters stay.
         const recounted = recount(state, touched)
         announce(state, [...touched].filter((id) => !recounted.some((r) => r.id === id)) as Array<ProductId>)

@@ -8,12 +8,14 @@ import { Effect, Layer } from "effect"
 import { PgClient } from "@effect/sql-pg"
 import { SqlClient } from "effect/sql"
 import {
+  FAST_SECONDS,
   type GroupDecision,
   type GroupEvidence,
   GroupNotFound,
   type GroupStatus,
   IntegrityLedger,
   type ProductId,
+  SLOW_SECONDS,
   type StandingRule,
   type Verdict,
   type VoteGroup
@@ -59,6 +61,8 @@ export const make = Effect.gen(function* () {
    * The primary key finds each vote in one probe. Equal to `v.counting = 'held'` for every row.
    */
   const heldNotByIndex = sql.literal("(v.counting = 'held') IS TRUE")
+  const fastSeconds = sql.literal(`${FAST_SECONDS}.0`)
+  const slowSeconds = sql.literal(`${SLOW_SECONDS}.0`)
 
   /** Locks `ids` in id order and stamps them changed (a vote's counting changes a product's reads even when its counters stay). */
   const lockAndStamp = (ids: ReadonlyArray<string>) =>
@@ -105,14 +109,30 @@ export const make = Effect.gen(function* () {
           JOIN vote_groups g ON g.id = x.group_id AND g.status <> 'cleared'
           WHERE v.product_id = x.product_id AND v.voter = x.voter AND v.group_id IS NULL`
       }
+      // Counted now, they teach the product's week rate as if they had counted when cast (counting.ts,
+      // ratesAfterRelease, the same arithmetic): a product that starts cold is not held for days.
       const released =
         releasing.length === 0
           ? []
           : yield* sql<{ product_id: string }>`
-              UPDATE votes v SET counting = 'counted'
-              FROM jsonb_to_recordset(${pg.json(releasing)}) AS x(product_id uuid, voter text)
-              WHERE v.product_id = x.product_id AND v.voter = x.voter AND ${heldNotByIndex}
-              RETURNING v.product_id`
+              WITH released AS (
+                UPDATE votes v SET counting = 'counted'
+                FROM jsonb_to_recordset(${pg.json(releasing)}) AS x(product_id uuid, voter text)
+                WHERE v.product_id = x.product_id AND v.voter = x.voter AND ${heldNotByIndex}
+                RETURNING v.product_id, v.updated_at
+              ), taught AS (
+                SELECT r.product_id, greatest(${at}::timestamptz, coalesce(p.rate_at, ${at}::timestamptz)) AS at, p.rate_at,
+                       sum(exp(-greatest(0, extract(epoch FROM greatest(${at}::timestamptz, coalesce(p.rate_at, ${at}::timestamptz)) - r.updated_at)) / ${slowSeconds})) AS slow
+                FROM released r JOIN products p ON p.id = r.product_id
+                GROUP BY r.product_id, p.rate_at
+              ), rates AS (
+                UPDATE products p SET
+                  rate_fast = p.rate_fast * exp(-greatest(0, extract(epoch FROM t.at - coalesce(t.rate_at, t.at))) / ${fastSeconds}),
+                  rate_slow = p.rate_slow * exp(-greatest(0, extract(epoch FROM t.at - coalesce(t.rate_at, t.at))) / ${slowSeconds}) + t.slow,
+                  rate_at = t.at
+                FROM taught t WHERE p.id = t.product_id
+              )
+              SELECT product_id FROM released`
       const recounted = yield* recount(sql, touchedIds)
       return { applied: { discounted: discounted.length, released: released.length, recounted }, touched: touchedIds }
     }).pipe(

@@ -196,6 +196,28 @@ export const integrityBehaviours = (it: ContractIt) => {
       })
   )
 
+  it.effect("held votes a verdict counts teach the product's rate: a product that started cold is not a burst at its own pace", () =>
+    Effect.gen(function* () {
+      const integrity = yield* IntegrityLedger
+      const ledger = yield* VoteLedger
+      const product = yield* upsertOne(freshInput())
+      const cast = (name: string, at_: number) =>
+        ledger.cast({ entity: product.id, voter: addressVoter(name), direction: "up", guard: GUARD }).pipe(at(at_))
+      // Day 440: 400 votes at once on a product no vote had moved: 10 count, the rest wait; the pass counts them.
+      for (let i = 0; i < 400; i++) yield* cast(`taught-${i}`, 440 * DAY)
+      assert.strictEqual((yield* ledger.formation(product.id)).held, 390)
+      const release = Array.from({ length: 390 }, (_, k) => ({ productId: product.id, voter: `ip:taught-${k + 10}` }))
+      assert.strictEqual((yield* integrity.apply({ groups: [], release }, new Date(440 * DAY + 3_600_000))).released, 390)
+      // Six hours on, 30 more: the week's rate has learnt 400 votes (a bar of about 28 an hour), not the 10 that
+      // counted when cast (a bar of about 10).
+      const later = yield* Effect.forEach(
+        Array.from({ length: 30 }, (_, i) => i),
+        (i) => cast(`later-${i}`, 440 * DAY + 6 * 3_600_000)
+      )
+      assert.isAtLeast(later.filter((r) => r.counting === "counted").length, 25)
+    })
+  )
+
   it.effect("an operator clears a group (its votes count, no verdict discounts them again) or confirms it; both recount at once", () =>
     Effect.gen(function* () {
       const integrity = yield* IntegrityLedger

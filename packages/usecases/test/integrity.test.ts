@@ -450,4 +450,128 @@ describe("the integrity pass", () => {
       assert.deepStrictEqual(formation, { agents: { up: 100, down: 0 }, addresses: { up: 80, down: 0 }, held: 0, discounted: 0 })
     }).pipe(Effect.provide(layerWithState))
   )
+
+  /**
+   * A world with agents and visitors with a history (each votes three products), where a drip votes product 30
+   * up from a new address every two hours for five days: under every budget and burst floor, so each counts when
+   * cast. Product 29 goes viral meanwhile, its anonymous fans voting nothing else, with its agents.
+   */
+  const dripWorld = (seed: number) => {
+    const random = seeded(seed)
+    const agents = benign(seed, 1, 100, range(1, 28), 3, 8)
+    const visitors: Array<Ballot> = range(1, 200).flatMap((v) => {
+      const at = random.int(0, 7 * DAY)
+      const chosen = new Set<number>()
+      while (chosen.size < 3) chosen.add(random.int(1, 28))
+      return [...chosen].map((product) => ({
+        at: at + random.int(0, HOUR),
+        product,
+        voter: { address: `visitor-${v}` },
+        network: `v-${v}`
+      }))
+    })
+    // Two visitors who vote only product 30, days before the drip: they are not its group.
+    const early: Array<Ballot> = range(1, 2).map((k) => ({
+      at: k * HOUR,
+      product: 30,
+      voter: { address: `early-${k}` },
+      network: `e-${k}`
+    }))
+    const drip: Array<Ballot> = range(1, 60).map((k) => ({
+      at: 2 * DAY + k * 2 * HOUR,
+      product: 30,
+      voter: { address: `drip-${k}` },
+      network: `d-${k}`
+    }))
+    const viral: Array<Ballot> = range(1, 80).map((k) => ({
+      at: 3 * DAY + random.int(0, 3 * HOUR),
+      product: 29,
+      voter: k <= 40 ? { agent: 100 + k } : { address: `fan-${k}` },
+      network: `fan-net-${k}`
+    }))
+    return { agents, visitors, early, drip, viral }
+  }
+
+  it.effect(
+    "an anonymous drip, addresses that vote one product one way and nothing else, is discounted; its product's other voters count",
+    () =>
+      Effect.gen(function* () {
+        yield* catalog(30)
+        yield* register(range(1, 140))
+        const world = dripWorld(21)
+        yield* cast([...world.agents, ...world.visitors, ...world.early, ...world.drip, ...world.viral])
+        // Each drip vote counted when cast: a few an hour is no burst.
+        assert.strictEqual((yield* VoteLedger.use((l) => l.formation(productId(30)))).addresses.up, 62)
+        yield* TestClock.setTime(7 * DAY + HOUR)
+
+        const report = yield* pass(true)
+        assert.deepStrictEqual(
+          report.groups.map((g) => [g.method, g.members, g.products, g.review]),
+          [["addresses", 60, 1, false]]
+        )
+        assert.strictEqual(report.discounted, 60)
+        const [group] = yield* IntegrityLedger.use((l) => l.groups)
+        assert.deepStrictEqual([...group!.evidence.products], [productId(30)])
+        assert.deepStrictEqual(group!.evidence.windows, [
+          { product: productId(30), from: new Date(2 * DAY + 2 * HOUR).toISOString(), to: new Date(2 * DAY + 120 * HOUR).toISOString() }
+        ])
+        assert.strictEqual(group!.evidence.networks.length, 60)
+        // The two early visitors keep their votes, and the product is back where its own voters put it.
+        assert.deepStrictEqual(yield* VoteLedger.use((l) => l.formation(productId(30))), {
+          agents: { up: 0, down: 0 },
+          addresses: { up: 2, down: 0 },
+          held: 0,
+          discounted: 60
+        })
+        assert.deepStrictEqual(yield* countersOf(30), { up: 52, down: 10 })
+        // The viral product's anonymous fans vote nothing else either, but its agents vote with them: no group.
+        const viral = yield* VoteLedger.use((l) => l.formation(productId(29)))
+        assert.deepStrictEqual([viral.addresses.up + viral.agents.up + viral.held, viral.discounted], [80, 0])
+
+        // The drip goes on after the pass: the next pass finds the same group, grown, by the same id.
+        yield* cast(
+          range(61, 70).map((k) => ({ at: 7 * DAY + k * 60_000, product: 30, voter: { address: `drip-${k}` }, network: `d-${k}` }))
+        )
+        yield* TestClock.setTime(7 * DAY + 3 * HOUR)
+        const next = yield* pass(true)
+        assert.deepStrictEqual(
+          next.groups.map((g) => [g.id, g.known, g.members]),
+          [[group!.id, true, 70]]
+        )
+        assert.strictEqual(next.discounted, 10)
+        assert.deepStrictEqual(yield* countersOf(30), { up: 52, down: 10 })
+      }).pipe(Effect.provide(layerWithState))
+  )
+
+  it.effect("a young directory whose visitors mostly vote one product and nothing else: nothing is found, popular products included", () =>
+    Effect.gen(function* () {
+      yield* catalog(30)
+      const random = seeded(23)
+      // No agents. 1,500 visitors vote one product each, 300 vote three; product 30 is three times as popular
+      // as the others with both kinds, and visitors like it.
+      const pick = () => (random.next() < 3 / 32 ? 30 : random.int(1, 29))
+      const single: Array<Ballot> = range(1, 1_500).map((v) => ({
+        at: random.int(0, 7 * DAY),
+        product: pick(),
+        voter: { address: `one-${v}` },
+        network: `o-${v}`
+      }))
+      const regulars: Array<Ballot> = range(1, 300).flatMap((v) => {
+        const chosen = new Set<number>()
+        while (chosen.size < 3) chosen.add(pick())
+        const at = random.int(0, 7 * DAY)
+        return [...chosen].map((product) => ({
+          at: at + random.int(0, HOUR),
+          product,
+          voter: { address: `regular-${v}` },
+          network: `r-${v}`
+        }))
+      })
+      yield* cast([...single, ...regulars])
+      assert.isAbove((yield* VoteLedger.use((l) => l.formation(productId(30)))).addresses.up, 100)
+      yield* TestClock.setTime(7 * DAY + 2 * HOUR)
+      const report = yield* pass(true)
+      assert.deepStrictEqual([report.groups, report.discounted], [[], 0])
+    }).pipe(Effect.provide(layerWithState))
+  )
 })

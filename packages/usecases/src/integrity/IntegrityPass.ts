@@ -19,6 +19,7 @@ import {
   type VoteKey
 } from "@productdir/domain"
 import { derivedId } from "../ImportChecks.ts"
+import { type AddressSettings, DEFAULT_ADDRESSES, findAddressSurges } from "./addresses.ts"
 import { DEFAULT_LOCKSTEP, expand, type FoundGroup, findLockstep, findOverlap, type LockstepSettings } from "./lockstep.ts"
 import { DEFAULT_RELEASE, type ReleaseSettings, releases, WARM_UP_SECONDS } from "./release.ts"
 
@@ -42,6 +43,8 @@ export interface PassSettings {
   readonly windowSeconds: number
   readonly discountBar: DiscountBar
   readonly lockstep: LockstepSettings
+  /** Products carried by addresses alone (addresses.ts). */
+  readonly addresses: AddressSettings
   readonly release: ReleaseSettings
   readonly standing: StandingRule
 }
@@ -50,6 +53,7 @@ export const DEFAULT_PASS: PassSettings = {
   windowSeconds: 8 * 86_400,
   discountBar: DEFAULT_DISCOUNT_BAR,
   lockstep: DEFAULT_LOCKSTEP,
+  addresses: DEFAULT_ADDRESSES,
   release: DEFAULT_RELEASE,
   standing: DEFAULT_STANDING
 }
@@ -162,11 +166,13 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
     const since = new Date(now.getTime() - settings.windowSeconds * 1000)
     const window = yield* ledger.window(since)
     const known = yield* ledger.groups
-    const found = expand(
-      window,
-      merged([...findLockstep(window, settings.lockstep), ...findOverlap(window, settings.lockstep)]),
-      settings.lockstep
-    )
+    // The window starts earlier than asked when it holds older held votes: only from `since` is it whole.
+    const replayFrom = Math.max(0, Math.floor((since.getTime() - window.since.getTime()) / 1000))
+    // Rings are voters in step across products; a drip is one product's addresses: found apart, never merged.
+    const found = [
+      ...expand(window, merged([...findLockstep(window, settings.lockstep), ...findOverlap(window, settings.lockstep)]), settings.lockstep),
+      ...findAddressSurges(window, settings.addresses, replayFrom)
+    ]
     const votesBy = new Int32Array(window.voters.length)
     for (let i = 0; i < window.voter.length; i++) votesBy[window.voter[i]!]!++
     const keyOf = (i: number): VoteKey => ({ productId: window.products[window.product[i]!]!, voter: window.voters[window.voter[i]!]! })
@@ -189,8 +195,6 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
     })
     // Votes of the groups discounted never count; a group for review's keep counting, so they stay in the replay.
     const grouped = new Set(found.filter((_, k) => groups[k]!.discount).flatMap((g) => g.votes))
-    // The window starts earlier than asked when it holds older held votes: only from `since` is it whole.
-    const replayFrom = Math.max(0, Math.floor((since.getTime() - window.since.getTime()) / 1000))
     const released = releases(window, grouped, settings.release, { replayFrom, judgeFrom: replayFrom + WARM_UP_SECONDS })
     const verdict: Verdict = {
       groups: groups.map(({ id, evidence, votes, discount }) => ({ id, evidence, votes, discount })),

@@ -48,7 +48,7 @@ export const DEFAULT_LOCKSTEP: LockstepSettings = {
 
 /** A group found: its votes (indices into the window), members and products (indices too). */
 export interface FoundGroup {
-  readonly method: "lockstep" | "overlap"
+  readonly method: "lockstep" | "overlap" | "addresses"
   readonly votes: ReadonlyArray<number>
   readonly members: ReadonlyArray<number>
   readonly products: ReadonlyArray<number>

@@ -25,6 +25,7 @@
  */
 import {
   type BurstGuard,
+  COUNTED,
   DEFAULT_BURST_GUARD,
   DISCOUNTED,
   decayedRates,
@@ -107,7 +108,9 @@ export const releases = (
       const burst = isBurst(decayed, settings.guard)
       const standing = window.standing[window.voter[i]!] === 1
       const held = burst && !standing
-      rates = ratesAfterVote(decayed, held)
+      // A vote that counts now taught the product's rate, when cast or when a pass counted it (ratesAfterRelease):
+      // the replay learns what the guard learnt. A flood's votes never counted, and teach nothing.
+      rates = ratesAfterVote(decayed, held && window.counting[i] !== COUNTED)
       if (!burst) {
         // A burst ends after an hour out of it: as it fades, the product dips in and out of the guard, and
         // those last votes are the same crowd, not episodes of their own to be judged alone.
