@@ -67,8 +67,13 @@ DECLARE
   v_count integer := jsonb_array_length(p_items);
   v_first jsonb := p_items->0->'ballot';
   v_allowed boolean[] := '{}';
+  v_bucket_keys text[];
+  v_bucket_tokens float8[];
+  v_bucket_taken boolean[];
+  v_key text;
+  v_at integer;
+  v_hold boolean;
   v_ballot jsonb;
-  v_limits jsonb;
   v_keys text[];
   v_tokens float8[];
   v_agent uuid;
@@ -97,34 +102,53 @@ DECLARE
   v_budget_keys text[];
   v_budget_tokens float8[];
 BEGIN
-  IF v_count > 1 THEN
-    -- Every bucket of the group, locked in key order before any is taken from (a lone vote's
-    -- productdir_take_tokens locks its own in key order). A bucket new here starts full, as there.
+  -- Every bucket of the group, refilled to the last time the group uses it and locked, in key order, in
+  -- one statement (productdir_take_tokens' refill, once per bucket; a bucket new here starts full).
+  -- Then each vote, in order, takes a token from each of its buckets if every one holds a token, here
+  -- in the call's own copy of them, and the buckets are written back once.
+  WITH wanted AS (
+    SELECT l->>'key' AS key, max((l->>'max')::float8) AS mx, max((l->>'window_ms')::float8) AS win,
+      max((i->'ballot'->>'at')::timestamptz) AS at
+    FROM jsonb_array_elements(p_items) AS i, jsonb_array_elements(i->'limits') AS l
+    GROUP BY 1
+  ), refilled AS (
     INSERT INTO rate_buckets AS b (key, tokens, max_tokens, window_ms, at)
-      SELECT DISTINCT ON (l->>'key') l->>'key', (l->>'max')::float8, (l->>'max')::float8, (l->>'window_ms')::float8,
-        (i->'ballot'->>'at')::timestamptz
-      FROM jsonb_array_elements(p_items) AS i, jsonb_array_elements(i->'limits') AS l
-      ORDER BY l->>'key', (i->'ballot'->>'at')::timestamptz
-      ON CONFLICT ON CONSTRAINT rate_buckets_pkey DO UPDATE SET tokens = b.tokens;
-  END IF;
+      SELECT w.key, w.mx, w.mx, w.win, w.at FROM wanted AS w ORDER BY w.key
+      ON CONFLICT ON CONSTRAINT rate_buckets_pkey DO UPDATE SET
+        tokens = least(EXCLUDED.max_tokens,
+          b.tokens + greatest(0, extract(epoch FROM EXCLUDED.at - b.at)::float8 * 1000) * EXCLUDED.max_tokens / EXCLUDED.window_ms),
+        max_tokens = EXCLUDED.max_tokens,
+        window_ms = EXCLUDED.window_ms,
+        at = greatest(b.at, EXCLUDED.at)
+      RETURNING b.key, b.tokens
+  )
+  SELECT coalesce(array_agg(r.key), '{}'), coalesce(array_agg(r.tokens), '{}') INTO v_bucket_keys, v_bucket_tokens FROM refilled AS r;
+  v_bucket_taken := array_fill(false, ARRAY[greatest(1, cardinality(v_bucket_keys))]);
   FOR v_i IN 1..v_count LOOP
-    v_limits := coalesce(p_items->(v_i - 1)->'limits', '[]'::jsonb);
-    IF jsonb_array_length(v_limits) = 0 THEN
-      v_allowed := v_allowed || true;
-      RETURN QUERY SELECT v_i, '{}'::text[], '{}'::float8[], 'allowed'::text, NULL::uuid, NULL::timestamptz, NULL::text, NULL::text,
-        NULL::bigint, NULL::bigint, NULL::text, NULL::text[], NULL::float8[];
-      CONTINUE;
+    v_keys := ARRAY(SELECT l->>'key' FROM jsonb_array_elements(coalesce(p_items->(v_i - 1)->'limits', '[]'::jsonb)) AS l);
+    v_tokens := '{}';
+    v_hold := true;
+    FOREACH v_key IN ARRAY v_keys LOOP
+      v_at := array_position(v_bucket_keys, v_key);
+      v_tokens := v_tokens || v_bucket_tokens[v_at];
+      v_hold := v_hold AND v_bucket_tokens[v_at] >= 1;
+    END LOOP;
+    IF v_hold THEN
+      FOREACH v_key IN ARRAY v_keys LOOP
+        v_at := array_position(v_bucket_keys, v_key);
+        v_bucket_tokens[v_at] := v_bucket_tokens[v_at] - 1;
+        v_bucket_taken[v_at] := true;
+      END LOOP;
     END IF;
-    SELECT coalesce(array_agg(t.key), '{}'), coalesce(array_agg(t.tokens), '{}') INTO v_keys, v_tokens
-      FROM productdir_take_tokens(
-        ARRAY(SELECT l->>'key' FROM jsonb_array_elements(v_limits) WITH ORDINALITY AS e(l, k) ORDER BY k),
-        ARRAY(SELECT (l->>'max')::float8 FROM jsonb_array_elements(v_limits) WITH ORDINALITY AS e(l, k) ORDER BY k),
-        ARRAY(SELECT (l->>'window_ms')::float8 FROM jsonb_array_elements(v_limits) WITH ORDINALITY AS e(l, k) ORDER BY k),
-        (p_items->(v_i - 1)->'ballot'->>'at')::timestamptz) t;
-    v_allowed := v_allowed || NOT EXISTS (SELECT 1 FROM unnest(v_tokens) AS left_over WHERE left_over < 1);
-    RETURN QUERY SELECT v_i, v_keys, v_tokens, CASE WHEN v_allowed[v_i] THEN 'allowed' ELSE 'limited' END, NULL::uuid, NULL::timestamptz,
+    v_allowed := v_allowed || v_hold;
+    RETURN QUERY SELECT v_i, v_keys, v_tokens, CASE WHEN v_hold THEN 'allowed' ELSE 'limited' END, NULL::uuid, NULL::timestamptz,
       NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text[], NULL::float8[];
   END LOOP;
+  IF true = ANY(v_bucket_taken) THEN
+    UPDATE rate_buckets AS b SET tokens = t.tokens
+      FROM unnest(v_bucket_keys, v_bucket_tokens, v_bucket_taken) AS t(key, tokens, taken)
+      WHERE b.key = t.key AND t.taken;
+  END IF;
   -- The group's agents (shared, in id order), then the product: the order of a lone vote and of a revocation.
   PERFORM 1 FROM agents a
     WHERE a.id IN (SELECT (i->'ballot'->>'agent_id')::uuid FROM jsonb_array_elements(p_items) AS i WHERE i->'ballot' ? 'agent_id')
