@@ -165,7 +165,12 @@ for (const discounted of [false, true]) {
         .sort()
         .map(([b, k]) => `${b} ${n(k)}`)
         .join(", ")}` +
-      (discounted ? `; products ${[...new Set(votes.map((h) => h.rank))].slice(0, 12).join(", ")}.` : ".")
+      (discounted
+        ? `; products ${[...new Set(votes.map((h) => h.rank))].slice(0, 12).join(", ")}; cast ${votes
+            .slice(0, 12)
+            .map((h) => new Date(h.at).toISOString())
+            .join(", ")}.`
+        : ".")
   )
 }
 const ms = outcome.passes.millis

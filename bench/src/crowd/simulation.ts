@@ -86,7 +86,13 @@ export interface Outcome {
   }>
   readonly wallSeconds: number
   /** Benign votes still held at the end: how many, by the day they were cast and by their product's popularity rank. */
-  readonly heldAtEnd: ReadonlyArray<{ readonly group: string; readonly day: number; readonly rank: number; readonly discounted: boolean }>
+  readonly heldAtEnd: ReadonlyArray<{
+    readonly group: string
+    readonly day: number
+    readonly rank: number
+    readonly discounted: boolean
+    readonly at: number
+  }>
 }
 
 const productId = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}` as ProductId
@@ -257,7 +263,7 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
 
       // How every vote counts at the end, by group.
       const window = yield* ledger.window(new Date(world.start - HOUR))
-      const heldAtEnd: Array<{ group: string; day: number; rank: number; discounted: boolean }> = []
+      const heldAtEnd: Array<{ group: string; day: number; rank: number; discounted: boolean; at: number }> = []
       for (let i = 0; i < window.product.length; i++) {
         const group = groupOf(window.products[window.product[i]!]!, window.voters[window.voter[i]!]!)
         const attack = attackNamed.get(group)
@@ -276,7 +282,8 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
             group,
             day: Math.floor((at - world.start) / (24 * HOUR)),
             rank: Number.parseInt(window.products[window.product[i]!]!.slice(-12), 16),
-            discounted: counting !== HELD
+            discounted: counting !== HELD,
+            at
           })
         }
       }

@@ -451,6 +451,39 @@ describe("the integrity pass", () => {
     }).pipe(Effect.provide(layerWithState))
   )
 
+  it.effect("a burst with the directory's usual mix of agents and addresses counts: a cold product's traffic, not a flood", () =>
+    Effect.gen(function* () {
+      yield* catalog(10)
+      yield* register(range(1, 140))
+      const random = seeded(31)
+      // The directory's usual traffic on products 2..10 over six days: 100 agents and 150 addresses, three votes each.
+      const agents = benign(31, 1, 100, range(2, 10), 3, 6)
+      const visitors: Array<Ballot> = range(1, 150).flatMap((v) => {
+        const chosen = new Set<number>()
+        while (chosen.size < 3) chosen.add(random.int(2, 10))
+        return [...chosen].map((product) => ({ at: random.int(0, 6 * DAY), product, voter: { address: `usual-${v}` }, network: `u-${v}` }))
+      })
+      // Day 6: product 1, which no vote had moved, gets 40 agents (40 networks) and 60 addresses within the hour.
+      const burst: Array<Ballot> = range(1, 100).map((k) => ({
+        at: 6 * DAY + random.int(0, HOUR),
+        product: 1,
+        voter: k <= 40 ? { agent: 100 + k } : { address: `new-fan-${k}` },
+        network: `fan-${k}`
+      }))
+      yield* cast([...agents, ...visitors, ...burst])
+      assert.isAbove((yield* VoteLedger.use((l) => l.formation(productId(1)))).held, 50)
+      yield* TestClock.setTime(6 * DAY + 2 * HOUR)
+      yield* pass(true)
+      // Agents cast 40 % of it, under half, but about what they cast everywhere (45 %): all of it counts.
+      assert.deepStrictEqual(yield* VoteLedger.use((l) => l.formation(productId(1))), {
+        agents: { up: 40, down: 0 },
+        addresses: { up: 60, down: 0 },
+        held: 0,
+        discounted: 0
+      })
+    }).pipe(Effect.provide(layerWithState))
+  )
+
   /**
    * A world with agents and visitors with a history (each votes three products), where a drip votes product 30
    * up from a new address every two hours for five days: under every budget and burst floor, so each counts when

@@ -100,9 +100,7 @@ export const findAddressSurges = (window: LedgerWindow, settings: AddressSetting
     // The surge is the stretch of time in which they came faster than what corroborates them and than half
     // their own average over the window: a benign vote of the same kind days before a drip began is not its.
     const corroborated = settings.dominance * (Math.max(agents[slot]!, ratioWithout(slot >> 1) * others[slot]!) + 1)
-    const found = densest(all, window.seconds, (corroborated + all.length / 2) / span)
-    // And then at half its own pace: a flood of ten minutes does not take in a visitor ten minutes before it.
-    const stretch = densest(found, window.seconds, found.length / 2 / Math.max(1, spanOf(found, window.seconds)))
+    const stretch = trimmed(densest(all, window.seconds, (corroborated + all.length / 2) / span), window.seconds)
     if (stretch.length < settings.minVotes) continue
     // Its held votes (a flood the burst guard caught) stay held, as release.ts leaves addresses alone: nothing in
     // a vote tells a flood's address from a visitor's caught in it, and held, neither counts.
@@ -118,15 +116,23 @@ export const findAddressSurges = (window: LedgerWindow, settings: AddressSetting
   return groups
 }
 
-/** Seconds from the first of `votes` to the last. */
-const spanOf = (votes: ReadonlyArray<number>, seconds: Int32Array): number => {
-  let min = Number.POSITIVE_INFINITY
-  let max = Number.NEGATIVE_INFINITY
-  for (const i of votes) {
-    min = Math.min(min, seconds[i]!)
-    max = Math.max(max, seconds[i]!)
-  }
-  return votes.length === 0 ? 0 : max - min
+/** How far apart, in its own median gaps, a vote at either end of a stretch may be from the next one in. */
+const END_GAPS = 10
+
+/**
+ * A stretch without the votes at its ends that stand apart from it: a flood votes within seconds, so a
+ * visitor's vote minutes before it is not the flood's; a drip's gaps are a quarter of an hour, so its ends stay.
+ */
+const trimmed = (stretch: ReadonlyArray<number>, seconds: Int32Array): Array<number> => {
+  const sorted = [...stretch].sort((a, b) => seconds[a]! - seconds[b]! || a - b)
+  if (sorted.length < 3) return sorted
+  const gaps = sorted.slice(1).map((i, k) => seconds[i]! - seconds[sorted[k]!]!)
+  const median = Math.max(1, [...gaps].sort((a, b) => a - b)[gaps.length >> 1]!)
+  let from = 0
+  let to = sorted.length - 1
+  while (from < to && gaps[from]! > END_GAPS * median) from++
+  while (to > from && gaps[to - 1]! > END_GAPS * median) to--
+  return sorted.slice(from, to + 1).sort((a, b) => a - b)
 }
 
 const maxSeconds = (window: LedgerWindow): number => {

@@ -11,8 +11,10 @@
  * 3. Otherwise the held votes of proven agents count when they came from many neighbourhoods (at
  *    least `minNetworks`, and at least `diversity` of them distinct): fans of a viral product come
  *    from everywhere; a farm of agents from the few networks that registered them. When those agents
- *    and the established voters cast at least `provenShare` of the episode's votes, its held
- *    addresses count too: the anonymous fans of a product gone viral.
+ *    and the established voters cast at least `provenShare` of the episode's votes (or `usualShare` of
+ *    the share agents cast of every vote in the window, when that is lower), its held addresses count
+ *    too: the anonymous fans of a product gone viral, or the directory's usual mix of voters arriving
+ *    faster than a cold product's rates say (a new directory, an imported catalog, a popular product).
  * 4. Otherwise held votes of bare addresses stay held: a flood of addresses looks like nothing else.
  *
  * Only what the window shows whole is judged. The window holds the last `windowSeconds` of votes and,
@@ -43,6 +45,11 @@ export interface ReleaseSettings {
   readonly diversity: number
   /** The share of an episode's votes from established voters and released agents at which its held addresses count too. */
   readonly provenShare: number
+  /**
+   * Or this much of the share agents cast of every vote in the window, when that is lower: an episode with
+   * about the directory's usual mix of voters is its usual traffic; a flood of addresses is not.
+   */
+  readonly usualShare: number
 }
 
 export const DEFAULT_RELEASE: ReleaseSettings = {
@@ -50,7 +57,8 @@ export const DEFAULT_RELEASE: ReleaseSettings = {
   standingShare: 0.3,
   minNetworks: 3,
   diversity: 0.5,
-  provenShare: 0.5
+  provenShare: 0.5,
+  usualShare: 0.5
 }
 
 const isAgent = (voter: string) => voter.startsWith("agent:")
@@ -93,6 +101,16 @@ export const releases = (
     if (list === undefined) votesOf.set(p, [i])
     else list.push(i)
   }
+  // The share agents cast of the window's votes that take part: the directory's usual mix.
+  const agent = Uint8Array.from(window.voters, (voter) => (isAgent(voter) ? 1 : 0))
+  let agentVotes = 0
+  let takingPart = 0
+  for (let i = 0; i < window.product.length; i++) {
+    if (window.counting[i] === DISCOUNTED || grouped.has(i) || !seen(i)) continue
+    takingPart++
+    agentVotes += agent[window.voter[i]!]!
+  }
+  const provenBar = Math.min(settings.provenShare, (settings.usualShare * agentVotes) / Math.max(1, takingPart))
   const released: Array<number> = []
   for (const p of [...withHeld].sort((a, b) => a - b)) {
     const votes = votesOf.get(p)!.sort((a, b) => window.seconds[a]! - window.seconds[b]! || a - b)
@@ -100,7 +118,7 @@ export const releases = (
     let episode: Array<number> = []
     let lastBurst = Number.NEGATIVE_INFINITY
     const judge = () => {
-      if (episode.length > 0) released.push(...judgeEpisode(window, episode, settings).filter(judges))
+      if (episode.length > 0) released.push(...judgeEpisode(window, episode, settings, provenBar).filter(judges))
       episode = []
     }
     for (const i of votes) {
@@ -127,7 +145,12 @@ export const releases = (
 }
 
 /** The held votes of one episode (votes cast while the product was in a burst, in order) that count. */
-const judgeEpisode = (window: LedgerWindow, episode: ReadonlyArray<number>, settings: ReleaseSettings): Array<number> => {
+const judgeEpisode = (
+  window: LedgerWindow,
+  episode: ReadonlyArray<number>,
+  settings: ReleaseSettings,
+  provenBar: number
+): Array<number> => {
   const held = episode.filter((i) => window.counting[i] === HELD)
   if (held.length === 0) return []
   const standing = episode.filter((i) => window.standing[window.voter[i]!] === 1).length
@@ -138,7 +161,5 @@ const judgeEpisode = (window: LedgerWindow, episode: ReadonlyArray<number>, sett
   if (networks.size < settings.minNetworks || networks.size < settings.diversity * agents.length) return []
   // Agents from everywhere and established voters making most of the burst: a product gone viral, whose
   // anonymous fans are fans too. A flood of addresses would need as many agents, from as many networks.
-  return standing + agents.length >= settings.provenShare * episode.length
-    ? held
-    : held.filter((i) => isAgent(window.voters[window.voter[i]!]!))
+  return standing + agents.length >= provenBar * episode.length ? held : held.filter((i) => isAgent(window.voters[window.voter[i]!]!))
 }
