@@ -26,6 +26,9 @@ import { storeError } from "./errors.ts"
 import { readWindow } from "./integrityWindow.ts"
 import { recount } from "./recount.ts"
 
+/** A group whose votes are discounted (Integrity.ts, `discounts`), as SQL over `g`. */
+const DISCOUNTING = "(g.status = 'confirmed' OR (g.status = 'suspected' AND coalesce((g.evidence->>'review')::boolean, false) = false))"
+
 interface GroupRow {
   readonly id: string
   readonly status: GroupStatus
@@ -143,25 +146,24 @@ export const make = Effect.gen(function* () {
       Effect.map(({ applied }) => applied)
     )
 
-  /** A group whose votes are discounted (Integrity.ts, `discounts`), as SQL over `g`. */
-  const discounting = sql.literal(
-    "(g.status = 'confirmed' OR (g.status = 'suspected' AND coalesce((g.evidence->>'review')::boolean, false) = false))"
-  )
-
   const settleStanding = (rule: StandingRule, at: Date) =>
     Effect.gen(function* () {
       const bornBefore = new Date(at.getTime() - rule.minAgeSeconds * 1000)
       const settledBefore = new Date(at.getTime() - rule.settledSeconds * 1000)
-      // Members of a group not cleared hold no standing, and gain none.
+      // Members of a group not cleared hold no standing, and gain none. The members are listed once and
+      // joined: asking every group's members of each agent took 13 s at 110,000 agents with standing.
+      const members = sql.literal(`
+        SELECT DISTINCT m.voter FROM vote_groups g, jsonb_array_elements_text(g.evidence->'members') AS m(voter)
+        WHERE ${DISCOUNTING} AND m.voter LIKE 'agent:%'`)
       yield* sql`
+        WITH members AS (${members})
         UPDATE agents a SET standing_since = NULL
-        WHERE a.standing_since IS NOT NULL AND EXISTS (
-          SELECT 1 FROM vote_groups g WHERE ${discounting} AND g.evidence->'members' ? ('agent:' || a.id::text))`
+        FROM members m WHERE m.voter = 'agent:' || a.id::text AND a.standing_since IS NOT NULL`
       const gained = yield* sql<{ id: string }>`
+        WITH members AS (${members})
         UPDATE agents a SET standing_since = ${at}
         WHERE a.standing_since IS NULL AND a.revoked_at IS NULL AND a.created_at <= ${bornBefore}
-          AND NOT EXISTS (
-            SELECT 1 FROM vote_groups g WHERE ${discounting} AND g.evidence->'members' ? ('agent:' || a.id::text))
+          AND NOT EXISTS (SELECT 1 FROM members m WHERE m.voter = 'agent:' || a.id::text)
           AND (SELECT count(*) FROM votes v
                WHERE v.voter LIKE 'agent:%' AND v.voter = 'agent:' || a.id::text AND v.counting = 'counted'
                  AND v.revoked_at IS NULL AND v.updated_at <= ${settledBefore}) >= ${rule.minVotes}

@@ -328,6 +328,13 @@ export const integrityBehaviours = (it: ContractIt) => {
         assert.strictEqual(withStanding.counting, "counted")
         const without = yield* burst(addressVoter("standing-late"))
         assert.strictEqual(without.counting, "held")
+
+        // Found in a group later, steady loses its standing at the next settling; young keeps its own.
+        const found = { id: rng.uuid(), evidence: evidenceFor([agentLedgerKey(steady.id)], [products[3]!]), votes: [], discount: true }
+        yield* integrity.apply({ groups: [found], release: [] }, new Date(456 * DAY))
+        yield* integrity.settleStanding(DEFAULT_STANDING, new Date(456 * DAY))
+        assert.isNull((yield* registry.find(steady.id)).standingSince)
+        assert.deepStrictEqual((yield* registry.find(young.id)).standingSince, new Date(455 * DAY))
       })
   )
 }
