@@ -576,6 +576,40 @@ describe("the integrity pass", () => {
       }).pipe(Effect.provide(layerWithState))
   )
 
+  it.effect(
+    "a flood of addresses that vote nothing else: the votes that counted are discounted, the held ones stay held, pass after pass",
+    () =>
+      Effect.gen(function* () {
+        yield* catalog(30)
+        yield* register(range(1, 140))
+        const world = dripWorld(24)
+        // Day 3: 300 addresses vote product 30 down within ten minutes: the first ones count, the rest wait.
+        const flood: Array<Ballot> = range(1, 300).map((k) => ({
+          at: 3 * DAY + k * 2_000,
+          product: 30,
+          voter: { address: `flood-${k}` },
+          network: `f-${k}`,
+          direction: "down" as const
+        }))
+        yield* cast([...world.agents, ...world.visitors, ...world.early, ...flood])
+        const before = yield* VoteLedger.use((l) => l.formation(productId(30)))
+        const counted = before.addresses.down
+        assert.isAbove(before.held, 280)
+        // The hourly pass for a day: none of the held votes is counted as a bystander and then discounted.
+        for (let hour = 1; hour <= 24; hour++) {
+          yield* TestClock.setTime(3 * DAY + hour * HOUR)
+          yield* pass(true)
+        }
+        assert.deepStrictEqual(yield* VoteLedger.use((l) => l.formation(productId(30))), {
+          agents: { up: 0, down: 0 },
+          addresses: { up: 2, down: 0 },
+          held: before.held,
+          discounted: counted
+        })
+        assert.deepStrictEqual(yield* countersOf(30), { up: 52, down: 10 })
+      }).pipe(Effect.provide(layerWithState))
+  )
+
   it.effect("a young directory whose visitors mostly vote one product and nothing else: nothing is found, popular products included", () =>
     Effect.gen(function* () {
       yield* catalog(30)

@@ -194,7 +194,7 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
       }
     })
     // Votes of the groups discounted never count; a group for review's keep counting, so they stay in the replay.
-    const grouped = new Set(found.filter((_, k) => groups[k]!.discount).flatMap((g) => g.votes))
+    const grouped = new Set(found.filter((_, k) => groups[k]!.discount).flatMap((g) => [...g.votes, ...(g.held ?? [])]))
     const released = releases(window, grouped, settings.release, { replayFrom, judgeFrom: replayFrom + WARM_UP_SECONDS })
     const verdict: Verdict = {
       groups: groups.map(({ id, evidence, votes, discount }) => ({ id, evidence, votes, discount })),

@@ -102,13 +102,15 @@ export const findAddressSurges = (window: LedgerWindow, settings: AddressSetting
     const corroborated = settings.dominance * (Math.max(agents[slot]!, ratioWithout(slot >> 1) * others[slot]!) + 1)
     const stretch = trimmed(densest(all, window.seconds, (corroborated + all.length / 2) / span), window.seconds)
     if (stretch.length < settings.minVotes) continue
-    // Its held votes (a flood the burst guard caught) stay held, as release.ts leaves addresses alone: nothing in
-    // a vote tells a flood's address from a visitor's caught in it, and held, neither counts.
+    // Its held votes (a flood the burst guard caught) stay held: nothing in a vote tells a flood's address from a
+    // visitor's caught in it, and held, neither counts. They are the group's all the same: without them in it, the
+    // pass's replay would count the first of them as bystanders, a floor's worth a pass, each discounted a pass later.
     const votes = stretch.filter((i) => window.counting[i] !== HELD)
     if (votes.length === 0) continue
     groups.push({
       method: "addresses",
       votes,
+      held: stretch.filter((i) => window.counting[i] === HELD),
       members: [...new Set(votes.map((i) => window.voter[i]!))].sort((a, b) => a - b),
       products: [slot >> 1]
     })

@@ -50,6 +50,11 @@ export const DEFAULT_LOCKSTEP: LockstepSettings = {
 export interface FoundGroup {
   readonly method: "lockstep" | "overlap" | "addresses"
   readonly votes: ReadonlyArray<number>
+  /**
+   * Held votes that are the group's too (a flood the burst guard caught): they stay held, and the pass's
+   * replay leaves them out as it leaves out the group's other votes, so none is counted as a bystander.
+   */
+  readonly held?: ReadonlyArray<number> | undefined
   readonly members: ReadonlyArray<number>
   readonly products: ReadonlyArray<number>
 }
