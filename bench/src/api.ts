@@ -482,15 +482,15 @@ ${anatomyTable}
   for the storm's held votes, which is the burst hold at work, not drift): exit ${checks.join(", ")}. Counted votes/s:
   the votes answered 2xx a second.
 - What bounds the storm: every vote on the product locks its row, so votes on one product are serial in PostgreSQL
-  whatever the client. The API casts the votes that arrive for a product while one of its calls is in flight together,
-  in the next call (\`productdir_cast_votes\`: one lock, one write of the row, one commit; docs/database.md, "Votes on
-  one product in groups"); the baseline holds the lock across its transaction's round trips, one vote at a time. With
+  whatever the client. The API casts the votes that arrive while one of its calls is in flight together, in the next
+  call (\`productdir_cast_votes\`: one commit, one lock and one write of each product's row; docs/database.md, "Votes
+  in groups"); the baseline holds the lock across its transaction's round trips, one vote at a time. With
   the lock out of the way, what bounds the API's storm is its own CPU per request (HTTP, the proof of the agent, the
   response), on a machine whose two cores it shares with PostgreSQL and wrk.
-- Where a vote's time goes: one statement per vote outside a storm, plus the check of an agent's key against the
-  registry, once per key every 10 s (of 2,000 agents voting for 5 s, most are seen for the first time: the statements
-  over 1). One WAL flush per vote outside a storm: the API pipelines concurrent votes on a shared connection, one
-  commit after another, where the baseline's eight connections commit together and share flushes.
+- Where a vote's time goes: one statement per vote when votes come one at a time, and one per group when they come
+  together, plus the check of an agent's key against the registry, once per key every 10 s (of 2,000 agents voting
+  for 5 s, most are seen for the first time). One WAL flush per call: the votes that arrive while a call is in flight
+  on the API's shared connection commit together in the next, as the baseline's eight connections share flushes.
 `
   )
 }

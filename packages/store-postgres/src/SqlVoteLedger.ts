@@ -71,7 +71,7 @@ interface ItemAnswer {
   readonly cast: CastRow | undefined
 }
 
-/** A vote waiting for its product's group: productdir_cast_votes' item, and where its answer goes. */
+/** A vote waiting for the next call: productdir_cast_votes' item, and where its answer goes. */
 interface Waiting {
   readonly item: { readonly limits: ReadonlyArray<Bucket>; readonly ballot: Record<string, unknown> }
   readonly answer: Deferred.Deferred<ItemAnswer, StoreError>
@@ -84,9 +84,9 @@ interface Bucket {
 }
 
 /**
- * The most votes of one product cast in one call. Past it the rest wait for the next call, which
- * follows at once: a bound on one statement's size and on how long its locks are held, not on
- * throughput (64 connections never fill one).
+ * The most votes cast in one call. Past it the rest wait for the next call, which follows at once:
+ * a bound on one statement's size and on how long its locks are held, not on throughput (64
+ * connections never fill one).
  */
 const MAX_GROUP = 256
 
@@ -168,15 +168,17 @@ export const make = (options: Options) =>
       }
     })
 
-    // Votes on one product are serial behind its row lock, each its own transaction and commit. So
-    // the votes that arrive for a product while one of its calls is in flight wait, and go together
-    // in the next call (productdir_cast_votes): one lock, one write of the row, one commit for all
-    // of them, each with its own answer. The first vote of a quiet product goes at once, alone.
-    // A vote that would wait on the lock anyway waits here instead, and a storm's rate is no longer
-    // one commit per vote. The recount of the reconciliation job takes the same row lock, so
-    // neither overwrites the other.
+    // Votes on one product are serial behind its row lock, and on the one connection the API shares
+    // every vote is its own transaction and commit (one WAL flush), one after another. So the votes
+    // that arrive while a call is in flight wait, and go together in the next call
+    // (productdir_cast_votes): one transaction and one commit for all of them, one lock and one
+    // write of the row for each product's, each vote with its own answer. A vote in a quiet moment
+    // goes at once, alone. A storm's votes, which would wait on the product's lock anyway, wait here
+    // instead, and its rate is no longer one commit per vote. The recount of the reconciliation job
+    // takes the same row locks, so neither overwrites the other.
     const scope = yield* Effect.scope
-    const waiting = new Map<string, Array<Waiting>>()
+    /** The votes waiting for the next call; undefined while no call is in flight. */
+    let waiting: Array<Waiting> | undefined
 
     /** One call for the group; rows sorted out by item. Deadlocks (a racing revocation) retry the whole group. */
     const castGroup = (group: ReadonlyArray<Waiting>) =>
@@ -215,45 +217,46 @@ export const make = (options: Options) =>
           else for (const one of group) yield* settle([one])
           return
         }
-        const changed = exit.value.flatMap(({ cast }, i) => {
-          const ballot = group[i]!.item.ballot
-          const moved = cast?.outcome === "cast" && (cast.status !== "unchanged" || ballot.reason_key !== undefined)
-          return moved ? [{ id: cast.product_id as ProductId, xid: cast.xid ?? undefined }] : []
-        })
-        // Every change of the group is one product's, in one transaction: one announcement.
-        if (changed.length > 0) yield* announcer.announce([{ id: changed[0]!.id, xid: changed.find((c) => c.xid !== undefined)?.xid }])
+        // The products whose votes moved something (or filed a report), each once, with the call's transaction.
+        const changed = new Map<ProductId, string | undefined>()
+        for (const [i, { cast }] of exit.value.entries()) {
+          if (cast?.outcome !== "cast" || (cast.status === "unchanged" && group[i]!.item.ballot.reason_key === undefined)) continue
+          const id = cast.product_id as ProductId
+          changed.set(id, changed.get(id) ?? cast.xid ?? undefined)
+        }
+        if (changed.size > 0) yield* announcer.announce([...changed].map(([id, xid]) => ({ id, xid })))
         for (const [i, answer] of exit.value.entries()) yield* Deferred.succeed(group[i]!.answer, answer)
       }).pipe(Effect.onInterrupt(() => Effect.forEach(group, (w) => Deferred.interrupt(w.answer), { discard: true })))
 
-    /** The product's calls, one after another, while votes wait for it; then it is quiet again. */
-    const fly = (product: string): Effect.Effect<void> =>
-      Effect.gen(function* () {
-        for (;;) {
-          const queue = waiting.get(product)!
-          if (queue.length === 0) return
-          yield* settle(queue.splice(0, MAX_GROUP))
+    /** Calls one after another while votes wait; then none is in flight until the next vote. */
+    const fly: Effect.Effect<void> = Effect.gen(function* () {
+      for (;;) {
+        const group = waiting!.splice(0, MAX_GROUP)
+        // In the same step as the check: a vote that comes after it starts the next flight.
+        if (group.length === 0) {
+          waiting = undefined
+          return
         }
-      }).pipe(
-        Effect.ensuring(
-          Effect.suspend(() => {
-            const left = waiting.get(product) ?? []
-            waiting.delete(product)
-            return Effect.forEach(left, (w) => Deferred.interrupt(w.answer), { discard: true })
-          })
-        )
+        yield* settle(group)
+      }
+    }).pipe(
+      Effect.onInterrupt(() =>
+        Effect.suspend(() => {
+          const left = waiting ?? []
+          waiting = undefined
+          return Effect.forEach(left, (w) => Deferred.interrupt(w.answer), { discard: true })
+        })
       )
+    )
 
-    /** A vote, within `limits` (buckets in this database), through its product's group. */
+    /** A vote, within `limits` (buckets in this database), through the next call. */
     const submit = Effect.fnUntraced(function* (limits: ReadonlyArray<Limit>, vote: CastVote) {
       const item = { limits: bucketsOf(limits), ballot: ballot(vote, yield* stamp) }
       const answer = yield* Deferred.make<ItemAnswer, StoreError>()
-      // A slug and an id of one product are two groups: a call names its product one way.
-      const product = isProductId(vote.entity) ? canonicalProductId(vote.entity) : `slug:${vote.entity}`
-      const queue = waiting.get(product)
-      if (queue !== undefined) queue.push({ item, answer })
+      if (waiting !== undefined) waiting.push({ item, answer })
       else {
-        waiting.set(product, [{ item, answer }])
-        yield* Effect.forkIn(fly(product), scope)
+        waiting = [{ item, answer }]
+        yield* Effect.forkIn(fly, scope)
       }
       return yield* Deferred.await(answer)
     })

@@ -159,6 +159,50 @@ const behaviours = (name: string, stores: Layer.Layer<CatalogStore | VoteLedger 
         })
       )
 
+      it.effect("concurrent votes on many products, by id and by slug, go in shared calls and each product counts its own exactly", () =>
+        Effect.gen(function* () {
+          const catalog = yield* CatalogStore
+          const ledger = yield* VoteLedger
+          const sql = yield* SqlClient.SqlClient
+          const products = inputs.slice(5, 25)
+          yield* catalog.upsert(products)
+          const slugs = new Map((yield* Effect.forEach(products, (p) => catalog.find(p.id))).map((p) => [p.id as string, p.slug]))
+          const gone = products[0]!
+          yield* sql`UPDATE products SET removed_at = now() WHERE id = ${gone.id}`
+          const votes = Array.from({ length: 300 }, (_, i) => ({ product: products[i % products.length]!, i }))
+          const outcomes = yield* Effect.forEach(
+            [
+              ...votes.map(({ product, i }) => ({ entity: i % 3 === 0 ? slugs.get(product.id)! : product.id, i })),
+              { entity: "no-such-product", i: -1 }
+            ],
+            ({ entity, i }) =>
+              Effect.match(
+                ledger.castWithin([limitOf(`voter:spread-${i}`)], {
+                  entity,
+                  voter: addressVoter(`spread-${i}`),
+                  direction: i % 5 === 0 ? "down" : "up"
+                }),
+                { onFailure: (error) => error._tag, onSuccess: (c) => (c._tag === "Cast" ? c.result.status : c._tag) }
+              ),
+            { concurrency: "unbounded" }
+          )
+          expect(outcomes.filter((o) => o === "recorded")).toHaveLength(300 - 15)
+          expect(outcomes.filter((o) => o === "ProductRemoved")).toHaveLength(15)
+          expect(outcomes.at(-1)).toBe("ProductNotFound")
+          for (const product of products.slice(1)) {
+            const mine = votes.filter((v) => v.product.id === product.id)
+            expect((yield* catalog.find(product.id)).counters).toEqual({
+              up: product.seed.up + mine.filter((v) => v.i % 5 !== 0).length,
+              down: product.seed.down + mine.filter((v) => v.i % 5 === 0).length
+            })
+          }
+          expect(yield* drifted).toEqual([])
+          const [calls] = yield* sql<{ n: number }>`
+              SELECT count(DISTINCT xmin::text)::int AS n FROM votes WHERE voter LIKE 'ip:spread-%'`
+          expect(calls?.n).toBeLessThan(300 / 4)
+        })
+      )
+
       it.effect("the one-vote calls of the previous release (productdir_cast_vote, _within) vote by the same rule", () =>
         Effect.gen(function* () {
           const catalog = yield* CatalogStore

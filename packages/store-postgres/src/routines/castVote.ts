@@ -33,23 +33,24 @@ import { fn } from "./Routine.ts"
 const POSITIONAL_CAST = "uuid, text, text, uuid, text, timestamptz, integer, integer, integer, integer, text, text"
 
 /**
- * productdir_cast_votes: the votes that arrived for one product while another of its votes was in
- * flight (SqlVoteLedger.ts groups them), cast in one call: one transaction, one lock of the product,
- * one write of its row (its counters, its decayed vote counts, one change-feed stamp) and one commit,
- * where one call each would queue on the product's row lock and commit one by one. Each vote keeps
- * what it would have had alone, in the order given: its own rate-limit refusal, its agent's standing,
- * its outcome against the votes before it (a voter's second ballot in a group sees its first), its
- * budgets, its counting (the burst guard sees the group's earlier votes) and the counters as they
- * stood after it. Items: `[{ limits: [{ key, max, window_ms }], ballot }]`, every ballot naming the
- * same product the same way (`product_id` or `slug`). Answer: for each item `n` (1-based), one row of
- * its limits (`outcome` 'allowed' or 'limited', with the buckets' tokens before the take) and, unless
- * limited, one row of its cast (as productdir_cast_vote answers).
+ * productdir_cast_votes: the votes that arrived while another call was in flight (SqlVoteLedger.ts
+ * groups them), cast in one call: one transaction and one commit for all of them, and for each
+ * product one lock and one write of its row (its counters, its decayed vote counts, one change-feed
+ * stamp), where one call each would commit one by one and queue on a busy product's row lock. Each
+ * vote keeps what it would have had alone, in the order given: its own rate-limit refusal, its
+ * agent's standing, its outcome against the votes before it (a voter's second ballot in a call sees
+ * its first), its budgets, its counting (the burst guard sees the product's earlier votes of the
+ * call) and its product's counters as they stood after it. Items: `[{ limits: [{ key, max,
+ * window_ms }], ballot }]`. Answer: for each item `n` (1-based), one row of its limits (`outcome`
+ * 'allowed' or 'limited', with the buckets' tokens before the take) and, unless limited, one row of
+ * its cast (as productdir_cast_vote answers).
  *
  * Locks in the order every vote takes them, so no two calls wait on each other in a cycle: every
- * bucket of the group in key order, every agent of the group in id order (shared), then the
- * product. A refusal of one vote (limited, revoked, over a budget) writes nothing of it and leaves
- * the others as they are; an error fails the call, which writes nothing, and the caller casts each
- * vote alone so that the error stays with its vote.
+ * bucket of the call in key order, every agent in id order (shared), then the products in id order
+ * (a vote that names its product by slug has it looked up first). A refusal of one vote (limited,
+ * revoked, over a budget, no such product) writes nothing of it and leaves the others as they are;
+ * an error fails the call, which writes nothing, and the caller casts each vote alone so that the
+ * error stays with its vote.
  */
 export const castVotes = fn({
   name: "productdir_cast_votes",
@@ -65,7 +66,11 @@ export const castVotes = fn({
 #variable_conflict use_column
 DECLARE
   v_count integer := jsonb_array_length(p_items);
-  v_first jsonb := p_items->0->'ballot';
+  v_i integer;
+  v_item integer;
+  v_products uuid[];
+  v_order integer[];
+  v_current uuid;
   v_allowed boolean[] := '{}';
   v_bucket_keys text[];
   v_bucket_tokens float8[];
@@ -149,20 +154,36 @@ BEGIN
       FROM unnest(v_bucket_keys, v_bucket_tokens, v_bucket_taken) AS t(key, tokens, taken)
       WHERE b.key = t.key AND t.taken;
   END IF;
-  -- The group's agents (shared, in id order), then the product: the order of a lone vote and of a revocation.
+  -- The group's agents (shared, in id order), then its products (in id order): the order of a lone
+  -- vote and of a revocation. A vote naming its product by slug has it looked up first (a slug is
+  -- never given to another product); one whose product does not exist is not found.
   PERFORM 1 FROM agents a
     WHERE a.id IN (SELECT (i->'ballot'->>'agent_id')::uuid FROM jsonb_array_elements(p_items) AS i WHERE i->'ballot' ? 'agent_id')
     ORDER BY a.id FOR SHARE;
-  IF v_first ? 'product_id' THEN
-    SELECT p.id, p.removed_at, p.trust_up, p.trust_down, p.rate_fast, p.rate_slow, p.rate_at
-      INTO v_id, v_removed, v_up, v_down, v_fast, v_slow, v_rate_at
-      FROM products p WHERE p.id = (v_first->>'product_id')::uuid FOR UPDATE;
-  ELSE
-    SELECT p.id, p.removed_at, p.trust_up, p.trust_down, p.rate_fast, p.rate_slow, p.rate_at
-      INTO v_id, v_removed, v_up, v_down, v_fast, v_slow, v_rate_at
-      FROM products p WHERE p.slug = v_first->>'slug' FOR UPDATE;
-  END IF;
-  FOR v_i IN 1..v_count LOOP
+  v_products := ARRAY(
+    SELECT CASE WHEN i->'ballot' ? 'product_id' THEN (i->'ballot'->>'product_id')::uuid
+      ELSE (SELECT p.id FROM products p WHERE p.slug = i->'ballot'->>'slug') END
+    FROM jsonb_array_elements(p_items) WITH ORDINALITY AS e(i, k) ORDER BY k);
+  -- The votes by product, each product's in the order they came.
+  v_order := ARRAY(SELECT u.k FROM unnest(v_products) WITH ORDINALITY AS u(pid, k) ORDER BY u.pid NULLS LAST, u.k);
+  FOREACH v_item IN ARRAY v_order LOOP
+    IF v_item = v_order[1] OR v_products[v_item] IS DISTINCT FROM v_current THEN
+      IF v_moved THEN
+        -- One write of the row for the product's votes: the counters and rates as they stand after its last one.
+        UPDATE products p SET trust_up = v_up, trust_down = v_down, rate_fast = v_fast, rate_slow = v_slow, rate_at = v_rate_at
+          WHERE p.id = v_id;
+      END IF;
+      v_moved := false;
+      v_current := v_products[v_item];
+      v_id := NULL;
+      v_removed := NULL;
+      IF v_current IS NOT NULL THEN
+        SELECT p.id, p.removed_at, p.trust_up, p.trust_down, p.rate_fast, p.rate_slow, p.rate_at
+          INTO v_id, v_removed, v_up, v_down, v_fast, v_slow, v_rate_at
+          FROM products p WHERE p.id = v_current FOR UPDATE;
+      END IF;
+    END IF;
+    v_i := v_item;
     CONTINUE WHEN NOT v_allowed[v_i];
     v_ballot := p_items->(v_i - 1)->'ballot';
     v_agent := (v_ballot->>'agent_id')::uuid;
@@ -249,7 +270,6 @@ BEGIN
       CASE WHEN v_status = 'unchanged' THEN NULL ELSE v_xid END, v_budget_keys, v_budget_tokens;
   END LOOP;
   IF v_moved THEN
-    -- One write of the row for the whole group: the counters and rates as they stand after its last vote.
     UPDATE products p SET trust_up = v_up, trust_down = v_down, rate_fast = v_fast, rate_slow = v_slow, rate_at = v_rate_at
       WHERE p.id = v_id;
   END IF;
