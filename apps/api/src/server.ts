@@ -140,7 +140,7 @@ export const NodeServerLive = Layer.unwrap(
       NodeHttpServer.layerHttpServices,
       Layer.succeed(Connections, watchConnections(server, { perAddress: config.maxConnectionsPerAddress }))
       // Each access-log entry also counted in the request metrics (observability/httpMetrics.ts).
-    ).pipe(Layer.provide(HttpMetrics.layerAccessLog(server).pipe(Layer.provide(AccessLog.layer))))
+    ).pipe(Layer.provide(HttpMetrics.layerAccessLog.pipe(Layer.provide(AccessLog.layer))))
   })
 )
 

@@ -46,6 +46,8 @@ export const ENTRY_OVERHEAD_BYTES = 1024
 export interface CacheStats {
   readonly hits: number
   readonly misses: number
+  /** Requests that found their read being loaded already, and waited for that load. */
+  readonly waits: number
   readonly evictions: number
   readonly invalidations: number
   readonly flushes: number
@@ -83,7 +85,7 @@ export const make = (budget: number) =>
     const entries = new ByteBudgetLru<Prepared>(budget)
     const freshness = new Freshness()
     const flights = new Map<string, Flight>()
-    const counts = { hits: 0, misses: 0, invalidations: 0, flushes: 0 }
+    const counts = { hits: 0, misses: 0, waits: 0, invalidations: 0, flushes: 0 }
 
     const sizeOf = (prepared: Prepared) => prepared.bytes() + ENTRY_OVERHEAD_BYTES
 
@@ -93,16 +95,24 @@ export const make = (budget: number) =>
       return hit
     }
 
-    /** The read of `key`; `productId` names its product when the key holds its id. */
-    const get = (key: string, productId: ProductId | undefined): Effect.Effect<Prepared, ReadError> =>
+    /**
+     * The read of `key`; `productId` names its product when the key holds its id. `asked`: a
+     * request asked for it, and it counts as a hit, a miss (it starts a load) or a wait (it joins
+     * one); a refresh (nobody asked) counts as a refresh only. Each request counts once, so
+     * hits / (hits + misses + waits) is the share of requests the cache answered.
+     */
+    const get = (key: string, productId: ProductId | undefined, asked: boolean): Effect.Effect<Prepared, ReadError> =>
       Effect.suspend(() => {
         const { kind, ref } = refOfKey(key)
         if (budget <= 0) return Effect.map(load(kind, ref), (loaded) => loaded.prepared)
-        const hit = peek(key)
+        const hit = asked ? peek(key) : entries.peek(key)
         if (hit !== undefined) return Effect.succeed(hit)
         const flight = flights.get(key)
-        if (flight !== undefined && freshness.isCurrent(flight.started, flight.productId)) return Deferred.await(flight.deferred)
-        counts.misses++
+        if (flight !== undefined && freshness.isCurrent(flight.started, flight.productId)) {
+          if (asked) counts.waits++
+          return Deferred.await(flight.deferred)
+        }
+        if (asked) counts.misses++
         return Effect.gen(function* () {
           // Every change from now on moves the epoch past this: one the load may have missed.
           const started = freshness.begin()
@@ -128,7 +138,7 @@ export const make = (budget: number) =>
         })
       })
 
-    const refreshes = yield* makeRefreshAhead(get, scope)
+    const refreshes = yield* makeRefreshAhead((key, productId) => get(key, productId, false), scope)
 
     const onChange = (change: ProductChange) => {
       freshness.record(change)
@@ -147,7 +157,7 @@ export const make = (budget: number) =>
       }
     }
 
-    const read = (kind: ReadKind, ref: string) => get(readKey(kind, ref), productIdOf(ref))
+    const read = (kind: ReadKind, ref: string) => get(readKey(kind, ref), productIdOf(ref), true)
 
     const recharge = (key: string) => {
       const prepared = entries.peek(key)

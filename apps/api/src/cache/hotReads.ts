@@ -4,31 +4,59 @@
  * the router and the middleware would cost most of its time. The front door has
  * already given it its request id, its log line and its connection policy;
  * anything the cache does not hold goes on to the application.
+ *
+ * The answer is the one `answerFor` (http/prepared.ts) gives the application's
+ * handlers, header for header and in the same order, written here as one flat
+ * list for `writeHead`: no header object to spread, copy and walk on a path
+ * that runs for most requests.
  */
 import { Effect, Layer } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { ApiConfig } from "../ApiConfig.ts"
 import { cacheControl } from "../http/cachedJson.ts"
 import { FrontDoor } from "../http/frontDoor.ts"
-import { answerFor } from "../http/prepared.ts"
+import { ifNoneMatchHits, negotiate, type Prepared, tagFor } from "../http/prepared.ts"
 import { ReadCache } from "./ReadCache.ts"
 import { keyOfRequest } from "./readKeys.ts"
+
+/** Whether `If-None-Match` names the content of `prepared`, in any of its codings. */
+const notModified = (match: string | string[] | undefined, prepared: Prepared): boolean =>
+  typeof match === "string" && ifNoneMatchHits(match, [prepared.etag, tagFor(prepared.etag, "gzip"), tagFor(prepared.etag, "br")])
 
 export const HotReadsLive = Layer.effectDiscard(
   Effect.gen(function* () {
     const cache = yield* ReadCache
     const control = cacheControl((yield* ApiConfig).cacheMaxAge)
 
-    const serve = (request: IncomingMessage, response: ServerResponse, headers: Readonly<Record<string, string>>): boolean => {
+    const serve = (request: IncomingMessage, response: ServerResponse, requestId: string, closing: boolean): boolean => {
       if (request.method !== "GET" || request.url === undefined) return false
       const key = keyOfRequest(request.url)
-      const prepared = key === undefined ? undefined : cache.peek(key)
+      if (key === undefined) return false
+      const prepared = cache.peek(key)
       if (prepared === undefined) return false
-      const answer = answerFor(prepared, request.headers, control, headers)
-      if (answer.body !== undefined) answer.headers["content-length"] = String(answer.body.byteLength)
-      response.writeHead(answer.status, answer.headers)
-      response.end(answer.body)
-      cache.recharge(key!)
+      const headers = request.headers
+      const accept = headers["accept-encoding"]
+      const coding = negotiate(typeof accept === "string" ? accept : undefined, prepared)
+      const head: Array<string> = closing
+        ? ["x-request-id", requestId, "connection", "close", "etag", tagFor(prepared.etag, coding), "cache-control", control]
+        : ["x-request-id", requestId, "etag", tagFor(prepared.etag, coding), "cache-control", control]
+      if (prepared.compressible) head.push("vary", "Accept-Encoding")
+      if (notModified(headers["if-none-match"], prepared)) {
+        response.writeHead(304, head)
+        response.end()
+        return true
+      }
+      head.push("content-type", prepared.contentType)
+      let body = prepared.identity
+      if (coding !== "identity") {
+        head.push("content-encoding", coding)
+        body = prepared.encoded(coding)
+        // A coding made just now for this entry: its bytes count in the cache's budget.
+        cache.recharge(key)
+      }
+      head.push("content-length", String(body.byteLength))
+      response.writeHead(200, head)
+      response.end(body)
       return true
     }
 

@@ -11,15 +11,22 @@ interface Entry<V> {
   readonly productId: ProductId
   readonly value: V
   size: number
+  /** Neighbours in recency order (toward the least and the most recently used). */
+  older: Entry<V> | undefined
+  newer: Entry<V> | undefined
 }
 
 export class ByteBudgetLru<V> {
   readonly budget: number
   #bytes = 0
   #evictions = 0
-  // A Map iterates in insertion order, and a hit re-inserts: the first key is the least recently used.
   readonly #entries = new Map<string, Entry<V>>()
   readonly #byProduct = new Map<ProductId, Set<string>>()
+  // Recency is a list threaded through the entries, not the Map's order: a hit moves an entry with
+  // four pointer writes, where deleting and re-inserting it in a Map of tens of thousands of keys
+  // hashed the key twice and grew the table until a rehash (a read cache's every hit does it).
+  #oldest: Entry<V> | undefined
+  #newest: Entry<V> | undefined
 
   constructor(budget: number) {
     this.budget = budget
@@ -41,8 +48,10 @@ export class ByteBudgetLru<V> {
   get(key: string): V | undefined {
     const entry = this.#entries.get(key)
     if (entry === undefined) return undefined
-    this.#entries.delete(entry.key)
-    this.#entries.set(entry.key, entry)
+    if (entry !== this.#newest) {
+      this.#unlink(entry)
+      this.#append(entry)
+    }
     return entry.value
   }
 
@@ -50,7 +59,9 @@ export class ByteBudgetLru<V> {
   set(key: string, productId: ProductId, value: V, size: number): void {
     if (size > this.budget) return
     this.delete(key)
-    this.#entries.set(key, { key, productId, value, size })
+    const entry: Entry<V> = { key, productId, value, size, older: undefined, newer: undefined }
+    this.#entries.set(key, entry)
+    this.#append(entry)
     let keys = this.#byProduct.get(productId)
     if (keys === undefined) {
       keys = new Set()
@@ -74,6 +85,7 @@ export class ByteBudgetLru<V> {
     const entry = this.#entries.get(key)
     if (entry === undefined) return
     this.#entries.delete(key)
+    this.#unlink(entry)
     this.#bytes -= entry.size
     const keys = this.#byProduct.get(entry.productId)
     keys?.delete(entry.key)
@@ -90,6 +102,8 @@ export class ByteBudgetLru<V> {
   clear(): void {
     this.#entries.clear()
     this.#byProduct.clear()
+    this.#oldest = undefined
+    this.#newest = undefined
     this.#bytes = 0
   }
 
@@ -98,11 +112,28 @@ export class ByteBudgetLru<V> {
     return this.#entries.get(key)?.value
   }
 
+  #append(entry: Entry<V>): void {
+    entry.older = this.#newest
+    entry.newer = undefined
+    if (this.#newest === undefined) this.#oldest = entry
+    else this.#newest.newer = entry
+    this.#newest = entry
+  }
+
+  #unlink(entry: Entry<V>): void {
+    if (entry.older === undefined) this.#oldest = entry.newer
+    else entry.older.newer = entry.newer
+    if (entry.newer === undefined) this.#newest = entry.older
+    else entry.newer.older = entry.older
+    entry.older = undefined
+    entry.newer = undefined
+  }
+
   #evict(): void {
     while (this.#bytes > this.budget) {
-      const oldest = this.#entries.keys().next()
-      if (oldest.done === true) break
-      this.delete(oldest.value)
+      const oldest = this.#oldest
+      if (oldest === undefined) break
+      this.delete(oldest.key)
       this.#evictions++
     }
   }

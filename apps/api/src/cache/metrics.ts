@@ -26,8 +26,19 @@ const memoryText = (): string => {
 
 export const prometheusText = (stats: CacheStats): string =>
   [
-    line("productdir_read_cache_hits_total", "counter", "Product reads answered from the read cache.", stats.hits),
-    line("productdir_read_cache_misses_total", "counter", "Product reads loaded from the store.", stats.misses),
+    line("productdir_read_cache_hits_total", "counter", "Product reads a request asked for, answered from the read cache.", stats.hits),
+    line(
+      "productdir_read_cache_misses_total",
+      "counter",
+      "Product reads a request asked for that the cache did not hold: each started a load from the store.",
+      stats.misses
+    ),
+    line(
+      "productdir_read_cache_waits_total",
+      "counter",
+      "Product reads a request asked for while the same read was being loaded: it waited for that load.",
+      stats.waits
+    ),
     line("productdir_read_cache_evictions_total", "counter", "Entries dropped to stay within the byte budget.", stats.evictions),
     line("productdir_read_cache_invalidations_total", "counter", "Entries dropped because their product changed.", stats.invalidations),
     line("productdir_read_cache_flushes_total", "counter", "Times every entry was dropped (the change feed was cut off).", stats.flushes),

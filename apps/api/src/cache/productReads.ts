@@ -23,9 +23,19 @@ export class ProductReads extends Context.Service<
 
 const encoder = new TextEncoder()
 
+/**
+ * The body as a Buffer over the encoder's own bytes (no copy, exactly its length): a socket takes a
+ * Buffer as it is, where a plain Uint8Array is wrapped in a new Buffer on every write, which is every
+ * hit the front door answers.
+ */
+const bufferOf = (json: string): Buffer => {
+  const bytes = encoder.encode(json)
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+}
+
 const prepared = (productId: ProductId, body: unknown): Loaded => ({
   productId,
-  prepared: prepareFast(encoder.encode(JSON.stringify(body)), "application/json")
+  prepared: prepareFast(bufferOf(JSON.stringify(body)), "application/json")
 })
 
 export const layer = Layer.effect(

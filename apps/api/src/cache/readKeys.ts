@@ -50,6 +50,8 @@ export const keyOfRequest = (url: string): string | undefined => {
     if (match === null) continue
     const ref = match[1]!
     // An entity is its detail record, or its view with format=agent; the others take no query at all.
+    // A product's own path takes an id alone, matched already: its canonical form is its lowercase.
+    if (kind === "record" || kind === "card") return query === "" ? `${kind} ${ref.toLowerCase()}` : undefined
     if (kind !== "view") return query === "" ? readKey(kind, ref) : undefined
     if (query === "" || query === "format=json") return readKey("record", ref)
     return query === "format=agent" ? readKey("view", ref) : undefined

@@ -22,6 +22,8 @@ export interface AccessEntry {
 export class AccessLog extends Context.Service<
   AccessLog,
   {
+    /** A request arrived (the front door tells it first thing); its entry is recorded when it ends. */
+    readonly arrived: () => void
     readonly record: (entry: AccessEntry) => Effect.Effect<void>
     /** The same, from outside Effect (the hot path). */
     readonly recordNow: (entry: AccessEntry) => void
@@ -51,6 +53,7 @@ export const layer = Layer.effect(
       // The hot path runs outside any fiber: its lines go through the logger from one of their own.
       const context = yield* Effect.context<never>()
       return AccessLog.of({
+        arrived: () => {},
         record: viaLogger,
         recordNow: (entry) => void Effect.runForkWith(context)(viaLogger(entry))
       })
@@ -65,10 +68,21 @@ export const layer = Layer.effect(
       process.stdout.write(lines)
     }
     yield* Effect.addFinalizer(() => Effect.sync(flush))
+    // The timestamp's text, made once per millisecond: a busy server logs many lines in each.
+    let stampedAt = -1
+    let stamp = ""
+    const timestamp = () => {
+      const now = Date.now()
+      if (now !== stampedAt) {
+        stampedAt = now
+        stamp = new Date(now).toISOString()
+      }
+      return stamp
+    }
     const recordNow = (entry: AccessEntry) => {
-      batch += `{"message":"request","level":"INFO","timestamp":"${new Date().toISOString()}","annotations":{"method":${JSON.stringify(entry.method)},"path":${JSON.stringify(entry.path)},"status":${entry.status},"duration_ms":${entry.durationMs},"request_id":${JSON.stringify(entry.requestId)}}${entry.traceId === undefined ? "" : `,"trace_id":${JSON.stringify(entry.traceId)}`}}\n`
+      batch += `{"message":"request","level":"INFO","timestamp":"${timestamp()}","annotations":{"method":${JSON.stringify(entry.method)},"path":${JSON.stringify(entry.path)},"status":${entry.status},"duration_ms":${entry.durationMs},"request_id":${JSON.stringify(entry.requestId)}}${entry.traceId === undefined ? "" : `,"trace_id":${JSON.stringify(entry.traceId)}`}}\n`
       if (timer === undefined) timer = setTimeout(flush, FLUSH_EVERY_MS)
     }
-    return AccessLog.of({ record: (entry) => Effect.sync(() => recordNow(entry)), recordNow })
+    return AccessLog.of({ arrived: () => {}, record: (entry) => Effect.sync(() => recordNow(entry)), recordNow })
   })
 )

@@ -29,10 +29,10 @@ import { PROBLEM_JSON } from "./problemResponses.ts"
 
 /**
  * Answers the request and returns true, or leaves it alone and returns false. An answer is written
- * whole, at once (writeHead and end), with `headers` among its own: the front door's (the request
- * id, `Connection: close` while draining).
+ * whole, at once (writeHead and end), with the front door's headers first among its own: `x-request-id`
+ * (`requestId`), then `connection: close` when `closing` (the server drains).
  */
-export type Handler = (request: IncomingMessage, response: ServerResponse, headers: Readonly<Record<string, string>>) => boolean
+export type Handler = (request: IncomingMessage, response: ServerResponse, requestId: string, closing: boolean) => boolean
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -92,38 +92,41 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
         return typeof header === "string" ? header.split("-")[1] : undefined
       }
 
-      const log = (request: IncomingMessage, status: number, started: number, requestId: string, response?: ServerResponse) =>
+      const log = (request: IncomingMessage, status: number, started: number, requestId: string, response?: ServerResponse) => {
+        const url = request.url ?? "/"
+        const query = url.indexOf("?")
         accessLog.recordNow({
           method: request.method ?? "",
-          path: (request.url ?? "/").split("?")[0]!,
+          path: query === -1 ? url : url.slice(0, query),
           status,
           durationMs: Math.round((performance.now() - started) * 10) / 10,
           requestId,
           traceId: response === undefined ? undefined : traceIdOf(response)
         })
+      }
 
       const handle = (request: IncomingMessage, response: ServerResponse): void => {
         const started = performance.now()
+        accessLog.arrived()
         const incoming = request.headers["x-request-id"]
         const requestId = typeof incoming === "string" && isSaneRequestId(incoming) ? incoming : randomUUID()
-        request.headers["x-request-id"] = requestId
-        const headers: Record<string, string> = lifecycle.isDraining()
-          ? { "x-request-id": requestId, connection: "close" }
-          : { "x-request-id": requestId }
+        const closing = lifecycle.isDraining()
         if (request.httpVersion === "1.1" && request.headers.host === undefined) {
           writeProblem(response, 400, "An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2).", {
-            ...headers,
+            "x-request-id": requestId,
             connection: "close"
           })
           log(request, 400, started, requestId)
           return
         }
         // A read the cache holds is written whole at once: logged at once, nothing to watch.
-        if (first?.(request, response, headers) === true) {
+        if (first?.(request, response, requestId, closing) === true) {
           log(request, response.statusCode, started, requestId)
           return
         }
-        for (const [name, value] of Object.entries(headers)) response.setHeader(name, value)
+        request.headers["x-request-id"] = requestId
+        response.setHeader("x-request-id", requestId)
+        if (closing) response.setHeader("connection", "close")
         inFlight.add(response)
         response.once("close", () => {
           inFlight.delete(response)
