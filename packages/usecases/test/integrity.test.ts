@@ -577,7 +577,7 @@ describe("the integrity pass", () => {
   )
 
   it.effect(
-    "a flood of addresses that vote nothing else: the votes that counted are discounted, the held ones stay held, pass after pass",
+    "a flood of addresses that vote nothing else: the votes that counted are discounted, the held ones stay held, pass after pass; a visitor caught in it counts",
     () =>
       Effect.gen(function* () {
         yield* catalog(30)
@@ -591,22 +591,31 @@ describe("the integrity pass", () => {
           network: `f-${k}`,
           direction: "down" as const
         }))
-        yield* cast([...world.agents, ...world.visitors, ...world.early, ...flood])
+        // A visitor votes four products ten minutes before the flood, and product 30 down in the middle of it.
+        const visitor: Array<Ballot> = [1, 2, 3, 4, 30].map((product) => ({
+          at: product === 30 ? 3 * DAY + 300_000 : 3 * DAY - 600_000,
+          product,
+          voter: { address: "caught-in-it" },
+          network: "c-1",
+          direction: "down" as const
+        }))
+        yield* cast([...world.agents, ...world.visitors, ...world.early, ...flood, ...visitor])
         const before = yield* VoteLedger.use((l) => l.formation(productId(30)))
         const counted = before.addresses.down
         assert.isAbove(before.held, 280)
-        // The hourly pass for a day: none of the held votes is counted as a bystander and then discounted.
-        for (let hour = 1; hour <= 24; hour++) {
+        // The hourly pass for nine days: none of the flood's held votes is counted as a bystander and then
+        // discounted; the visitor's is counted as one, and stays counted when its other votes leave the window.
+        for (let hour = 1; hour <= 9 * 24; hour++) {
           yield* TestClock.setTime(3 * DAY + hour * HOUR)
           yield* pass(true)
         }
         assert.deepStrictEqual(yield* VoteLedger.use((l) => l.formation(productId(30))), {
           agents: { up: 0, down: 0 },
-          addresses: { up: 2, down: 0 },
-          held: before.held,
+          addresses: { up: 2, down: 1 },
+          held: before.held - 1,
           discounted: counted
         })
-        assert.deepStrictEqual(yield* countersOf(30), { up: 52, down: 10 })
+        assert.deepStrictEqual(yield* countersOf(30), { up: 52, down: 11 })
       }).pipe(Effect.provide(layerWithState))
   )
 

@@ -171,7 +171,7 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
     // Rings are voters in step across products; a drip is one product's addresses: found apart, never merged.
     const found = [
       ...expand(window, merged([...findLockstep(window, settings.lockstep), ...findOverlap(window, settings.lockstep)]), settings.lockstep),
-      ...findAddressSurges(window, settings.addresses, replayFrom)
+      ...findAddressSurges(window, settings.addresses, replayFrom, replayFrom + WARM_UP_SECONDS)
     ]
     const votesBy = new Int32Array(window.voters.length)
     for (let i = 0; i < window.voter.length; i++) votesBy[window.voter[i]!]!++

@@ -35,15 +35,23 @@ const isAddress = (voter: string) => voter.startsWith("ip:")
  * direction that counted (those already discounted included, so that a drip found early stays found as it
  * goes on).
  * Only votes from `from` (seconds after `window.since`) on are looked at: before, the window holds only
- * old held votes. Deterministic: products ascending, up before down.
+ * old held votes. And only votes from `judgeFrom` on are judged, while those between count towards their
+ * voters' history: at the window's edge an address's earlier votes have left it, and a visitor who voted
+ * nine products in an hour would look single-purpose. Deterministic: products ascending, up before down.
  */
-export const findAddressSurges = (window: LedgerWindow, settings: AddressSettings = DEFAULT_ADDRESSES, from = 0): Array<FoundGroup> => {
+export const findAddressSurges = (
+  window: LedgerWindow,
+  settings: AddressSettings = DEFAULT_ADDRESSES,
+  from = 0,
+  judgeFrom = from
+): Array<FoundGroup> => {
   const n = window.product.length
-  const taking = (i: number) => window.cleared[i] === 0 && window.seconds[i]! >= from
+  const history = (i: number) => window.cleared[i] === 0 && window.seconds[i]! >= from
+  const taking = (i: number) => history(i) && window.seconds[i]! >= judgeFrom
   const address = new Uint8Array(window.voters.length)
   for (let v = 0; v < window.voters.length; v++) address[v] = isAddress(window.voters[v]!) ? 1 : 0
   const votesBy = new Int32Array(window.voters.length)
-  for (let i = 0; i < n; i++) if (taking(i)) votesBy[window.voter[i]!]!++
+  for (let i = 0; i < n; i++) if (history(i)) votesBy[window.voter[i]!]!++
   const single = (i: number) => address[window.voter[i]!] === 1 && votesBy[window.voter[i]!]! <= settings.maxVotesPerAddress
 
   // Per product and direction (slot 2p + direction): single-purpose addresses' votes, agents', other addresses'.
@@ -94,7 +102,7 @@ export const findAddressSurges = (window: LedgerWindow, settings: AddressSetting
     if (list === undefined) votesOf.set(slot, [i])
     else list.push(i)
   }
-  const span = Math.max(1, (window.seconds.length === 0 ? 0 : maxSeconds(window)) - from)
+  const span = Math.max(1, (window.seconds.length === 0 ? 0 : maxSeconds(window)) - judgeFrom)
   const groups: Array<FoundGroup> = []
   for (const [slot, all] of [...votesOf].sort((a, b) => a[0] - b[0])) {
     // The surge is the stretch of time in which they came faster than what corroborates them and than half
