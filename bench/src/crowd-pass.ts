@@ -523,13 +523,25 @@ const reset = async (client: pg.Client) => {
 /** What the first apply marked: votes of planted ring members, and of anyone else. */
 const caught = async (client: pg.Client) => {
   const row = (
-    await client.query<{ ring: string; other: string; discounted: string; members: string }>(
-      `SELECT count(*) FILTER (WHERE r.voter IS NOT NULL) AS ring, count(*) FILTER (WHERE r.voter IS NULL) AS other,
-         count(*) FILTER (WHERE v.counting = 'discounted') AS discounted, count(DISTINCT r.voter) AS members
+    await client.query<{ ring: string; flood: string; other: string; discounted: string; members: string; floods: string }>(
+      `WITH flooders AS (
+         SELECT 'ip:' || md5('fl' || f.k || ':' || j) AS voter FROM bench_floods f CROSS JOIN LATERAL generate_series(0, f.size - 1) j)
+       SELECT count(*) FILTER (WHERE r.voter IS NOT NULL) AS ring,
+         count(*) FILTER (WHERE r.voter IS NULL AND v.voter IN (SELECT voter FROM flooders)) AS flood,
+         count(*) FILTER (WHERE r.voter IS NULL AND v.voter NOT IN (SELECT voter FROM flooders)) AS other,
+         count(*) FILTER (WHERE v.counting = 'discounted') AS discounted, count(DISTINCT r.voter) AS members,
+         (SELECT count(*) FROM bench_floods) AS floods
        FROM votes v LEFT JOIN bench_ring_voters r ON r.voter = v.voter WHERE v.group_id IS NOT NULL`
     )
   ).rows[0]!
-  return { ring: Number(row.ring), other: Number(row.other), discounted: Number(row.discounted), members: Number(row.members) }
+  return {
+    ring: Number(row.ring),
+    flood: Number(row.flood),
+    other: Number(row.other),
+    discounted: Number(row.discounted),
+    members: Number(row.members),
+    floods: Number(row.floods)
+  }
 }
 
 const mark = (value: number, goal: number, unit: string) =>
@@ -628,9 +640,10 @@ const main = async () => {
     "| measure | measured | goal | |",
     "|---|---|---|---|",
     `| votes in the window (read by the pass) | ${n(checkReport.votesRead)} | ${n(VOTES)} | ${checkReport.votesRead === VOTES ? "✓" : "✗"} |`,
-    `| groups found (planted rings: ${meta.rings}) | ${report.groups.length} (${review} for review) | | |`,
+    `| groups found (planted: ${meta.rings} rings, ${truth!.floods} floods) | ${report.groups.length} (${review} for review) | | |`,
     `| ring members caught / planted; their votes marked / on targets | ${n(truth!.members)} / ${n(meta.ring_members)}; ${n(truth!.ring)} / ${n(meta.ring_votes)} | | |`,
-    `| votes marked that are not a ring's | ${n(truth!.other)} | | |`,
+    `| floods' votes marked (their counted ones: the held stay held) | ${n(truth!.flood)} | | |`,
+    `| votes marked that are neither a ring's nor a flood's | ${n(truth!.other)} | 0 | ${truth!.other === 0 ? "✓" : "✗"} |`,
     `| first apply: discounted, released, standing, recounted | ${n(report.discounted)}, ${n(report.released)}, ${n(report.standing)}, ${n(report.recounted)} | | |`,
     `| check (\`apply: false\`), process wall time | ${wall("check").toFixed(1)} s (pass ${passOnly("check").toFixed(1)} s) | ≤ ${GOAL_SECONDS} s | ${mark(wall("check"), GOAL_SECONDS, "s")} |`,
     `| first apply (\`apply: true\`), process wall time | ${wall("apply").toFixed(1)} s (pass ${passOnly("apply").toFixed(1)} s) | ≤ ${GOAL_SECONDS} s | ${mark(wall("apply"), GOAL_SECONDS, "s")} |`,

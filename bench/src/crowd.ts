@@ -178,9 +178,16 @@ out(
   `The pass: median ${median(ms).toFixed(0)} ms, max ${Math.max(...ms).toFixed(0)} ms, reading ${n(Math.round(median(outcome.passes.votesRead)))} votes (median; max ${n(Math.max(...outcome.passes.votesRead))}) of its 8-day window.`
 )
 
-if (process.env.BENCH_WRITE !== "0" && SCALE === 1) {
+// The month at full scale writes its section unless BENCH_WRITE=0; another scale only with BENCH_WRITE=1, in a section of its own.
+if ((process.env.BENCH_WRITE !== "0" && SCALE === 1) || process.env.BENCH_WRITE === "1") {
   writeSection(
-    `Crowd defense: the simulation (${STORE} store)`,
-    `\`npm run bench:crowd\`${STORE === "memory" ? "" : ` with BENCH_STORE=${STORE}`}, ${new Date().toISOString().slice(0, 10)}: bench/src/crowd.ts; what each attack and group is, in bench/src/crowd/.\n\n${lines.join("\n")}`
+    `Crowd defense: the simulation (${STORE} store${SCALE === 1 ? "" : `, ${SCALE}× its people`})`,
+    `\`${[
+      STORE === "memory" ? "" : `BENCH_STORE=${STORE} `,
+      SCALE === 1 ? "" : `BENCH_SCALE=${SCALE} `,
+      PASS_EVERY_HOURS === 1 ? "" : `BENCH_PASS_EVERY_HOURS=${PASS_EVERY_HOURS} `
+    ].join(
+      ""
+    )}npm run bench:crowd\`, ${new Date().toISOString().slice(0, 10)}: bench/src/crowd.ts; what each attack and group is, in bench/src/crowd/.\n\n${lines.join("\n")}`
   )
 }
