@@ -21,6 +21,9 @@ export const ledgerKey = (voter: Voter): string => (voter._tag === "Agent" ? `ag
 /** The ledger key of an agent's votes. */
 export const agentLedgerKey = (agentId: AgentId): string => `agent:${agentId}`
 
+/** Whether a ledger key is an agent's (else it is an address's). */
+export const isAgentLedgerKey = (key: string): boolean => key.startsWith("agent:")
+
 export const CountedAs = Schema.Literals(["agent", "address"]).annotate({
   identifier: "CountedAs",
   description:

@@ -8,6 +8,7 @@ import {
   type CastResult,
   decayedRates,
   decide,
+  isAgentLedgerKey,
   isBurst,
   type LedgerFormation,
   noRates,
@@ -134,7 +135,7 @@ const make = (state: State, limits: RateLimits["Service"]) => {
           if (entry.revokedAt !== null) continue
           if (entry.counting === "held") formation.held++
           else if (entry.counting === "discounted") formation.discounted++
-          else formation[voter.startsWith("agent:") ? "agents" : "addresses"][entry.direction]++
+          else formation[isAgentLedgerKey(voter) ? "agents" : "addresses"][entry.direction]++
         }
         return formation
       }),

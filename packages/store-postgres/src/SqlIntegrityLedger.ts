@@ -124,10 +124,10 @@ export const make = Effect.gen(function* () {
                 WHERE v.product_id = x.product_id AND v.voter = x.voter AND ${heldNotByIndex}
                 RETURNING v.product_id, v.updated_at
               ), taught AS (
-                SELECT r.product_id, greatest(${at}::timestamptz, coalesce(p.rate_at, ${at}::timestamptz)) AS at, p.rate_at,
-                       sum(exp(-greatest(0, extract(epoch FROM greatest(${at}::timestamptz, coalesce(p.rate_at, ${at}::timestamptz)) - r.updated_at)) / ${slowSeconds})) AS slow
+                SELECT r.product_id, n.at, p.rate_at, sum(exp(-greatest(0, extract(epoch FROM n.at - r.updated_at)) / ${slowSeconds})) AS slow
                 FROM released r JOIN products p ON p.id = r.product_id
-                GROUP BY r.product_id, p.rate_at
+                CROSS JOIN LATERAL (SELECT greatest(${at}::timestamptz, coalesce(p.rate_at, ${at}::timestamptz)) AS at) n
+                GROUP BY r.product_id, n.at, p.rate_at
               ), rates AS (
                 UPDATE products p SET
                   rate_fast = p.rate_fast * exp(-greatest(0, extract(epoch FROM t.at - coalesce(t.rate_at, t.at))) / ${fastSeconds}),

@@ -14,7 +14,7 @@
  * whose voters are mostly addresses has few agents anywhere, but its visitors with a history vote
  * with the single-purpose ones. The group found is those addresses, on that one product.
  */
-import { DISCOUNTED, HELD, type LedgerWindow } from "@productdir/domain"
+import { DISCOUNTED, HELD, isAgentLedgerKey, type LedgerWindow } from "@productdir/domain"
 import type { FoundGroup } from "./lockstep.ts"
 
 export interface AddressSettings {
@@ -27,8 +27,6 @@ export interface AddressSettings {
 }
 
 export const DEFAULT_ADDRESSES: AddressSettings = { minVotes: 20, dominance: 5, maxVotesPerAddress: 2 }
-
-const isAddress = (voter: string) => voter.startsWith("ip:")
 
 /**
  * The products carried by addresses alone, each a group of its single-purpose addresses' votes in that
@@ -49,7 +47,7 @@ export const findAddressSurges = (
   const history = (i: number) => window.cleared[i] === 0 && window.seconds[i]! >= from
   const taking = (i: number) => history(i) && window.seconds[i]! >= judgeFrom
   const address = new Uint8Array(window.voters.length)
-  for (let v = 0; v < window.voters.length; v++) address[v] = isAddress(window.voters[v]!) ? 1 : 0
+  for (let v = 0; v < window.voters.length; v++) address[v] = isAgentLedgerKey(window.voters[v]!) ? 0 : 1
   const votesBy = new Int32Array(window.voters.length)
   for (let i = 0; i < n; i++) if (history(i)) votesBy[window.voter[i]!]!++
   const single = (i: number) => address[window.voter[i]!] === 1 && votesBy[window.voter[i]!]! <= settings.maxVotesPerAddress

@@ -32,6 +32,7 @@ import {
   DISCOUNTED,
   decayedRates,
   HELD,
+  isAgentLedgerKey,
   isBurst,
   type LedgerWindow,
   noRates,
@@ -60,8 +61,6 @@ export const DEFAULT_RELEASE: ReleaseSettings = {
   provenShare: 0.5,
   usualShare: 0.5
 }
-
-const isAgent = (voter: string) => voter.startsWith("agent:")
 
 /** Where the window shows the ledger whole (seconds after `window.since`): votes from `replayFrom` on, held ones judged from `judgeFrom` on. */
 export interface Judged {
@@ -102,7 +101,7 @@ export const releases = (
     else list.push(i)
   }
   // The share agents cast of the window's votes that take part: the directory's usual mix.
-  const agent = Uint8Array.from(window.voters, (voter) => (isAgent(voter) ? 1 : 0))
+  const agent = Uint8Array.from(window.voters, (voter) => (isAgentLedgerKey(voter) ? 1 : 0))
   let agentVotes = 0
   let takingPart = 0
   for (let i = 0; i < window.product.length; i++) {
@@ -156,10 +155,12 @@ const judgeEpisode = (
   const standing = episode.filter((i) => window.standing[window.voter[i]!] === 1).length
   if (standing >= settings.standingShare * episode.length) return held
   // The burst's agents without standing, held or counted by an earlier pass that saw the burst begin.
-  const agents = episode.filter((i) => isAgent(window.voters[window.voter[i]!]!) && window.standing[window.voter[i]!] !== 1)
+  const agents = episode.filter((i) => isAgentLedgerKey(window.voters[window.voter[i]!]!) && window.standing[window.voter[i]!] !== 1)
   const networks = new Set(agents.map((i) => window.network[i]!).filter((n) => n >= 0))
   if (networks.size < settings.minNetworks || networks.size < settings.diversity * agents.length) return []
   // Agents from everywhere and established voters making most of the burst: a product gone viral, whose
   // anonymous fans are fans too. A flood of addresses would need as many agents, from as many networks.
-  return standing + agents.length >= provenBar * episode.length ? held : held.filter((i) => isAgent(window.voters[window.voter[i]!]!))
+  return standing + agents.length >= provenBar * episode.length
+    ? held
+    : held.filter((i) => isAgentLedgerKey(window.voters[window.voter[i]!]!))
 }
