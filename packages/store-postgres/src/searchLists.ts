@@ -67,27 +67,41 @@ export const searchCandidates = (
       starts AS (
         SELECT p, ARRAY(
           SELECT l.lexeme FROM search_lexemes l WHERE l.lexeme >= p AND l.lexeme < p || chr(1114111) LIMIT ${COMPLETIONS_MAX + 1}
-        ) AS completions
+        ) AS completions,
+        -- The start's best name matches among its rare completions (one range of search_names' index), by the
+        -- sum of their scores: a product's rank adds up the scores of every completion it has (ts_rank, calc_rank_or).
+        ARRAY(
+          SELECT n.product_id FROM search_names n
+          WHERE n.lexeme >= p AND n.lexeme < p || chr(1114111)
+            AND (${category ?? null}::text IS NULL OR n.category_key = lower(${category ?? null}::text))
+          GROUP BY n.product_id
+          ORDER BY sum(n.score) DESC, max(n.trust) DESC, n.product_id
+          LIMIT ${LIST_DEPTH}
+        ) AS named
         FROM unnest(${sought.typed}::text[]) AS t(w), LATERAL (SELECT productdir_unaccent(t.w) AS p) AS u
       ),
+      -- A start whose name matches fill more than the page is searched by them: its rare completions are not
+      -- matched by the GIN index (tens of thousands of products' vectors for a start of many brand words).
       items AS (
-        SELECT DISTINCT lexeme FROM (
-          SELECT e AS lexeme FROM unnest(tsvector_to_array(to_tsvector('english', productdir_unaccent(${sought.words.join(" ")})))) AS e
-          UNION ALL SELECT unnest(completions) FROM starts
+        SELECT lexeme, bool_and(named) AS named FROM (
+          SELECT e AS lexeme, false AS named
+          FROM unnest(tsvector_to_array(to_tsvector('english', productdir_unaccent(${sought.words.join(" ")})))) AS e
+          UNION ALL SELECT unnest(completions), cardinality(named) > ${limit} FROM starts
         ) AS x
+        GROUP BY lexeme
       ),
       lx AS (
-        SELECT i.lexeme, coalesce(l.df, 0) AS df, coalesce(l.df, 0) > st.min_df AS listed
+        SELECT i.lexeme, coalesce(l.df, 0) AS df, coalesce(l.df, 0) > st.min_df AS listed, i.named
         FROM items i CROSS JOIN st LEFT JOIN search_lexemes l ON l.lexeme = i.lexeme
       ),
       plan AS (
         SELECT count(*) FILTER (WHERE listed) AS listed,
-               coalesce(sum(df) FILTER (WHERE NOT listed), 0) AS rare_df,
-               count(*) FILTER (WHERE NOT listed) AS rare
+               coalesce(sum(df) FILTER (WHERE NOT listed AND NOT named), 0) AS rare_df,
+               (SELECT count(*) FROM starts WHERE cardinality(named) > ${limit}) AS named
         FROM lx
       ),
       usable AS (
-        SELECT EXISTS (SELECT 1 FROM st) AND p.listed > 0 AND p.rare_df <= ${RARE_MAX}
+        SELECT EXISTS (SELECT 1 FROM st) AND (p.listed > 0 OR p.named > 0) AND p.rare_df <= ${RARE_MAX}
            AND NOT EXISTS (SELECT 1 FROM starts WHERE cardinality(completions) > ${COMPLETIONS_MAX}) AS ok,
            p.listed
         FROM plan p
@@ -113,13 +127,14 @@ export const searchCandidates = (
       kept AS (SELECT id FROM scored WHERE upper >= coalesce((SELECT known FROM cut), 0) - 0.0001),
       rare AS (
         SELECT s.product_id AS id FROM product_search s, usable
-        WHERE usable.ok AND EXISTS (SELECT 1 FROM lx WHERE NOT listed)
+        WHERE usable.ok AND EXISTS (SELECT 1 FROM lx WHERE NOT listed AND NOT named)
           -- The category as a filter, not an index: the rare matches are few, the category's rows many.
           AND (${category ?? null}::text IS NULL OR (s.category_key || '') = lower(${category ?? null}::text))
-          AND s.search @@ (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery FROM lx WHERE NOT listed)
-      )
+          AND s.search @@ (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery FROM lx WHERE NOT listed AND NOT named)
+      ),
+      names AS (SELECT unnest(named) AS id FROM starts, usable WHERE usable.ok AND cardinality(named) > ${limit})
       SELECT (SELECT ok FROM usable) AS usable,
-             (SELECT array_agg(DISTINCT id) FROM (SELECT id FROM kept UNION ALL SELECT id FROM rare) AS c)::text[] AS candidates,
+             (SELECT array_agg(DISTINCT id) FROM (SELECT id FROM kept UNION ALL SELECT id FROM rare UNION ALL SELECT id FROM names) AS c)::text[] AS candidates,
              (SELECT built_at FROM search_lists_state) AS built_at,
              -- A scalar bound, so that the index on changed_xid answers (a join to st scanned every product).
              EXISTS (SELECT 1 FROM products WHERE changed_xid > (SELECT built_xid FROM st)) AS changed,
@@ -166,9 +181,13 @@ export const build = (sql: SqlClient.SqlClient): Effect.Effect<number | undefine
       }
       yield* sql`
         DELETE FROM search_lists l WHERE NOT EXISTS (SELECT 1 FROM product_search s WHERE s.category_key = l.category_key)`
-      // Statistics for the planner at once (the search's statement joins these tables).
+      yield* sql`
+        DELETE FROM search_names l WHERE NOT EXISTS (SELECT 1 FROM product_search s WHERE s.category_key = l.category_key)`
+      // Statistics for the planner at once (the search's statement joins these tables), and search_names' pages
+      // marked all-visible, so that a start's range is read from its index alone.
       yield* sql`ANALYZE search_lexemes`
       yield* sql`ANALYZE search_lists`
+      yield* sql`VACUUM (ANALYZE) search_names`
       yield* sql`
         UPDATE search_lists_state SET built_xid = ${start!.xid}::xid8, built_at = now(), min_df = ${minDf},
           depth = ${LIST_DEPTH}, products = ${claim.products}, building_since = NULL`

@@ -1,9 +1,10 @@
 /**
  * Search lists (src/searchLists.ts): once built, a first page by relevance ranks the candidates they
  * give instead of every match, and it is the same page as ranking every match: for one common word,
- * two, a common word within a category, the start of a word, a common word beside a rare one. On a
- * catalog of 400 products where three words are in more than 50 of them (the lists' floor). On PGlite,
- * and on the server when DATABASE_URL is set.
+ * two, a common word within a category, the start of a word, a common word beside a rare one, the start
+ * of 300 rare words in names (searched by its best name matches: search_names). On a catalog of 400
+ * products where three words are in more than 50 of them (the lists' floor). On PGlite, and on the
+ * server when DATABASE_URL is set.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
@@ -21,7 +22,9 @@ const PRODUCTS = 400
 const inputs = Array.from({ length: PRODUCTS }, (_, i) => {
   const record = generateRecord(23, i)
   const words = COMMON.filter((_, k) => i % (k + 2) === 0)
-  const name = i % 17 === 0 ? `${record.name} ${COMMON[i % 3]}` : record.name
+  // Three in four have a word of their own in the name that starts with "zeph": 300 rare words of one start.
+  const named = i % 17 === 0 ? `${record.name} ${COMMON[i % 3]}` : record.name
+  const name = i % 4 === 0 ? named : `${named} Zephyr${i}`
   const summary = `${record.ai_summary} ${words.join(" ")} ${i % 5 === 0 ? words.join(" ") : ""}`
   return fromImportRecord({ ...record, name, ai_summary: summary.trim() }, record.id as ProductId).input
 })
@@ -31,7 +34,10 @@ const QUERIES: ReadonlyArray<{ q: string; category?: string }> = [
   { q: "marrowby tessaract" },
   { q: "quillon", category: inputs[0]!.content.category },
   { q: "tessa" },
-  { q: `quillon ${inputs[34]!.content.name.split(" ")[0]}` }
+  { q: `quillon ${inputs[34]!.content.name.split(" ")[0]}` },
+  { q: "zeph" },
+  { q: "zeph", category: inputs[1]!.content.category },
+  { q: "zeph quillon" }
 ]
 
 const behaviours = (name: string, stores: Layer.Layer<CatalogStore | SqlClient.SqlClient, unknown>) =>
@@ -59,6 +65,9 @@ const behaviours = (name: string, stores: Layer.Layer<CatalogStore | SqlClient.S
           expect(candidates!.length).toBeLessThanOrEqual(200)
           const rare = yield* searchCandidates(sql, sql, sought("zzyzzyx"), undefined, 20)
           expect(rare).toBeUndefined()
+          // The start of 300 rare words, all in names: their best 200 name matches, not every match's vector.
+          const start = yield* searchCandidates(sql, sql, { words: ["zeph"], typed: ["zeph"] }, undefined, 20)
+          expect(start?.length).toBe(200)
           const fromLists = yield* Effect.forEach(QUERIES, ({ q, category }) => page(q, category))
           expect(fromLists).toEqual(exact)
         })

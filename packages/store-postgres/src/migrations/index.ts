@@ -19,6 +19,7 @@ import { migration as m0009 } from "./0009_signature_nonces.ts"
 import { migration as m0010 } from "./0010_routines.ts"
 import { migration as m0011 } from "./0011_crowd_defense.ts"
 import { migration as m0012 } from "./0012_search_lists.ts"
+import { migration as m0013 } from "./0013_search_names.ts"
 
 export const MIGRATIONS_TABLE = "productdir_migrations"
 
@@ -35,7 +36,8 @@ const ALL = {
   "0009_signature_nonces": m0009,
   "0010_routines": m0010,
   "0011_crowd_defense": m0011,
-  "0012_search_lists": m0012
+  "0012_search_lists": m0012,
+  "0013_search_names": m0013
 }
 
 export const migrations = Migrator.fromRecord(ALL)

@@ -81,7 +81,9 @@ END
 /**
  * One category's search lists (migration 0012, ../searchLists.ts): for every lexeme that more than
  * p_min_df products have, the category's p_depth best products by the lexeme's score, then trust,
- * then id. Replaces what the category had; the number of lists written.
+ * then id; and, in a second scan, its products' names' other lexemes with their scores (search_names,
+ * migration 0013: the start of a word's candidates). Replaces what the category had; the number of
+ * lists written.
  */
 export const buildSearchLists = fn({
   name: "productdir_build_search_lists",
@@ -109,6 +111,15 @@ BEGIN
   WHERE rn <= p_depth
   GROUP BY lexeme;
   GET DIAGNOSTICS n = ROW_COUNT;
+  -- The names' other lexemes: a second scan, streamed (a name has a few words; the lists' lexemes are most of a vector's).
+  DELETE FROM search_names WHERE category_key = p_category;
+  INSERT INTO search_names (lexeme, product_id, score, trust, category_key)
+  SELECT u.lexeme, s.product_id, productdir_lexeme_score(u.weights), p.trust_score, p_category
+  FROM product_search s
+  JOIN products p ON p.id = s.product_id AND p.removed_at IS NULL
+  CROSS JOIN LATERAL unnest(s.search) AS u
+  WHERE s.category_key = p_category AND 'A' = ANY(u.weights)
+    AND u.lexeme NOT IN (SELECT l.lexeme FROM search_lexemes l WHERE l.df > p_min_df);
   RETURN n;
 END
 `
