@@ -1,10 +1,11 @@
 /**
  * The integrity pass's window read (src/integrityWindow.ts) against the ledger read plainly in SQL: a
  * ledger of a few thousand votes on twenty products (agents with and without standing, addresses,
- * votes without a network, a cleared group's votes, held votes older than the window, revoked votes and
- * votes too old to be read), read in one chunk and a page at a time (the keys' numbers are kept across
- * chunks). The store contract (packages/testkit) holds the memory store to the same read. On PGlite,
- * and on the server when DATABASE_URL is set.
+ * voters and networks keyed as the service keys them and otherwise, votes without a network, a cleared
+ * group's votes, held votes older than the window, revoked votes and votes too old to be read), read in
+ * one chunk and a page at a time (the keys' numbers are kept across chunks). The store contract
+ * (packages/testkit) holds the memory store to the same read. On PGlite, and on the server when
+ * DATABASE_URL is set.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
@@ -34,10 +35,20 @@ const ledger = (sql: SqlClient.SqlClient) =>
     yield* sql`
       INSERT INTO votes (product_id, voter, direction, created_at, updated_at, counting, network, revoked_at, group_id)
       SELECT md5('wp' || (i % 20))::uuid,
-        CASE WHEN (i / 20) % 3 = 0 THEN 'agent:' || md5('wa' || ((i / 20) % 300))::uuid ELSE 'ip:' || md5('wi' || ((i / 20) % 300)) END,
+        -- The service's own keys (sent as 16 bytes), and other texts of voters (sent whole): near misses of both forms.
+        CASE (i / 20) % 9
+          WHEN 1 THEN 'ip:' || upper(md5('wi' || ((i / 20) % 300)))
+          WHEN 2 THEN 'ip:' || ((i / 20) % 300)
+          WHEN 3 THEN 'agent:' || md5('wa' || ((i / 20) % 300))
+          WHEN 4 THEN 'agent:' || md5('wa' || ((i / 20) % 300))::uuid || '-'
+          WHEN 5 THEN 'agent:' || upper(md5('wa' || ((i / 20) % 300))::uuid::text)
+          WHEN 6 THEN 'agent:' || overlay(md5('wa' || ((i / 20) % 300))::uuid::text PLACING '-a' FROM 8 FOR 2)
+          ELSE CASE WHEN (i / 20) % 3 = 0 THEN 'agent:' || md5('wa' || ((i / 20) % 300))::uuid ELSE 'ip:' || md5('wi' || ((i / 20) % 300)) END
+        END,
         CASE WHEN i % 5 = 0 THEN 'down' ELSE 'up' END, t.at, t.at,
         CASE WHEN i % 13 = 0 THEN 'held' WHEN i % 17 = 0 THEN 'discounted' ELSE 'counted' END,
-        CASE WHEN i % 11 = 0 THEN NULL ELSE 'net-' || (i % 37) END,
+        CASE WHEN i % 11 = 0 THEN NULL WHEN i % 3 = 0 THEN md5('wn' || (i % 37)) WHEN i % 3 = 1 THEN upper(md5('wn' || (i % 41)))
+          ELSE 'net-' || (i % 37) END,
         CASE WHEN i % 29 = 0 THEN t.at END,
         CASE WHEN i % 19 = 0 THEN md5('wg-cleared')::uuid WHEN i % 23 = 0 THEN md5('wg-open')::uuid END
       FROM generate_series(0, 5999) i
