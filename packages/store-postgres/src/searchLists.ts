@@ -65,35 +65,36 @@ export const searchCandidates = (
     }>`
       WITH st AS (SELECT built_xid, built_at, min_df FROM search_lists_state WHERE built_xid IS NOT NULL),
       starts AS (
-        SELECT p, ARRAY(
-          SELECT l.lexeme FROM search_lexemes l WHERE l.lexeme >= p AND l.lexeme < p || chr(1114111) LIMIT ${COMPLETIONS_MAX + 1}
-        ) AS completions,
+        SELECT u.p, c.completions, c.dfs,
         -- The start's best name matches among its rare completions (one range of search_names' index), by the
         -- sum of their scores: a product's rank adds up the scores of every completion it has (ts_rank, calc_rank_or).
         ARRAY(
           SELECT n.product_id FROM search_names n
-          WHERE n.lexeme >= p AND n.lexeme < p || chr(1114111)
+          WHERE n.lexeme >= u.p AND n.lexeme < u.p || chr(1114111)
             AND (${category ?? null}::text IS NULL OR n.category_key = lower(${category ?? null}::text))
           GROUP BY n.product_id
           ORDER BY sum(n.score) DESC, max(n.trust) DESC, n.product_id
           LIMIT ${LIST_DEPTH}
         ) AS named
-        FROM unnest(${sought.typed}::text[]) AS t(w), LATERAL (SELECT productdir_unaccent(t.w) AS p) AS u
+        FROM unnest(${sought.typed}::text[]) AS t(w), LATERAL (SELECT productdir_unaccent(t.w) AS p) AS u,
+        -- Its completions with their counts, from the one range (not a lookup of each: thousands for a start of brand words).
+        LATERAL (
+          SELECT coalesce(array_agg(l.lexeme), '{}') AS completions, coalesce(array_agg(l.df), '{}') AS dfs FROM (
+            SELECT l.lexeme, l.df FROM search_lexemes l WHERE l.lexeme >= u.p AND l.lexeme < u.p || chr(1114111) LIMIT ${COMPLETIONS_MAX + 1}
+          ) AS l
+        ) AS c
       ),
       -- A start whose name matches fill more than the page is searched by them: its rare completions are not
       -- matched by the GIN index (tens of thousands of products' vectors for a start of many brand words).
       items AS (
-        SELECT lexeme, bool_and(named) AS named FROM (
-          SELECT e AS lexeme, false AS named
+        SELECT lexeme, max(df) AS df, bool_and(named) AS named FROM (
+          SELECT e AS lexeme, coalesce((SELECT l.df FROM search_lexemes l WHERE l.lexeme = e), 0) AS df, false AS named
           FROM unnest(tsvector_to_array(to_tsvector('english', productdir_unaccent(${sought.words.join(" ")})))) AS e
-          UNION ALL SELECT unnest(completions), cardinality(named) > ${limit} FROM starts
+          UNION ALL SELECT x.lexeme, x.df, cardinality(named) > ${limit} FROM starts, unnest(completions, dfs) AS x(lexeme, df)
         ) AS x
         GROUP BY lexeme
       ),
-      lx AS (
-        SELECT i.lexeme, coalesce(l.df, 0) AS df, coalesce(l.df, 0) > st.min_df AS listed, i.named
-        FROM items i CROSS JOIN st LEFT JOIN search_lexemes l ON l.lexeme = i.lexeme
-      ),
+      lx AS (SELECT i.lexeme, i.df, i.df > st.min_df AS listed, i.named FROM items i CROSS JOIN st),
       plan AS (
         SELECT count(*) FILTER (WHERE listed) AS listed,
                coalesce(sum(df) FILTER (WHERE NOT listed AND NOT named), 0) AS rare_df,
@@ -117,14 +118,21 @@ export const searchCandidates = (
       ),
       -- A product missing from a lexeme's slice scores at most the slice's last score for it.
       bounds AS MATERIALIZED (SELECT lexeme, min(score) AS bound FROM best GROUP BY lexeme),
-      known AS (SELECT id, sum(score) AS known, array_agg(lexeme) AS lexemes FROM best GROUP BY id),
+      -- Its upper bound: what it is known to score, plus the bounds of the lists it is missing from.
       scored AS (
-        SELECT k.id, k.known, k.known + coalesce((SELECT sum(b.bound) FROM bounds b WHERE b.lexeme <> ALL (k.lexemes)), 0) AS upper
-        FROM known k
+        SELECT b.id, sum(b.score) AS known,
+               sum(b.score) + (SELECT coalesce(sum(bound), 0) FROM bounds) - sum(d.bound) AS upper
+        FROM best b JOIN bounds d ON d.lexeme = b.lexeme
+        GROUP BY b.id
       ),
-      -- The page's last place scores at least this much: a product that cannot reach it is not ranked.
+      -- The page's last place scores at least this much: a product that cannot reach it is not ranked. Of the
+      -- rest, the best 400 by what they are known to score (a start with a hundred common completions has
+      -- thousands whose bounds reach the page: their vectors are not all read).
       cut AS (SELECT known FROM scored ORDER BY known DESC OFFSET ${limit} LIMIT 1),
-      kept AS (SELECT id FROM scored WHERE upper >= coalesce((SELECT known FROM cut), 0) - 0.0001),
+      kept AS (
+        SELECT id FROM scored WHERE upper >= coalesce((SELECT known FROM cut), 0) - 0.0001
+        ORDER BY known DESC, upper DESC, id LIMIT ${2 * LIST_DEPTH}
+      ),
       rare AS (
         SELECT s.product_id AS id FROM product_search s, usable
         WHERE usable.ok AND EXISTS (SELECT 1 FROM lx WHERE NOT listed AND NOT named)
