@@ -110,7 +110,8 @@ export const searchCandidates = (
       best AS (
         SELECT lx.lexeme, x.id, x.score FROM lx, usable, LATERAL (
           SELECT e.id, e.score FROM search_lists sl, unnest(sl.product_ids, sl.scores, sl.trusts) AS e(id, score, trust)
-          WHERE sl.lexeme = lx.lexeme AND (${category ?? null}::text IS NULL OR sl.category_key = lower(${category ?? null}::text))
+          -- Without a category, the best of every category's (key ''): one row a lexeme, not one a category.
+          WHERE sl.lexeme = lx.lexeme AND sl.category_key = coalesce(lower(${category ?? null}::text), '')
           ORDER BY e.score DESC, e.trust DESC, e.id
           LIMIT greatest(${limit + 1}, least(${LIST_DEPTH}, ${2 * LIST_DEPTH} / greatest(usable.listed, 1)))
         ) AS x
@@ -188,7 +189,27 @@ export const build = (sql: SqlClient.SqlClient): Effect.Effect<number | undefine
         lists += built?.n ?? 0
       }
       yield* sql`
-        DELETE FROM search_lists l WHERE NOT EXISTS (SELECT 1 FROM product_search s WHERE s.category_key = l.category_key)`
+        DELETE FROM search_lists l
+        WHERE l.category_key <> '' AND NOT EXISTS (SELECT 1 FROM product_search s WHERE s.category_key = l.category_key)`
+      // Every category's best for each lexeme, from the categories' lists (key ''): a search without a category reads
+      // one list a lexeme, not a dozen (each a few KB of arrays to unpack).
+      yield* sql.withTransaction(
+        Effect.gen(function* () {
+          yield* sql`SELECT set_config('work_mem', '128MB', true)`
+          yield* sql`DELETE FROM search_lists WHERE category_key = ''`
+          yield* sql`
+            INSERT INTO search_lists (lexeme, category_key, product_ids, scores, trusts)
+            SELECT lexeme, '', array_agg(id ORDER BY rn), array_agg(score ORDER BY rn), array_agg(trust ORDER BY rn)
+            FROM (
+              SELECT sl.lexeme, e.id, e.score, e.trust,
+                     row_number() OVER (PARTITION BY sl.lexeme ORDER BY e.score DESC, e.trust DESC, e.id) AS rn
+              FROM search_lists sl, unnest(sl.product_ids, sl.scores, sl.trusts) AS e(id, score, trust)
+              WHERE sl.category_key <> ''
+            ) AS ranked
+            WHERE rn <= ${LIST_DEPTH}
+            GROUP BY lexeme`
+        })
+      )
       yield* sql`
         DELETE FROM search_names l WHERE NOT EXISTS (SELECT 1 FROM product_search s WHERE s.category_key = l.category_key)`
       // Statistics for the planner at once (the search's statement joins these tables), and search_names' pages

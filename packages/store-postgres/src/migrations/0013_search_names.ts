@@ -6,7 +6,8 @@
  * holds, for every rare lexeme (not listed in search_lists) that a product has in its name, the
  * product, its score for that lexeme alone, its category and trust (as of the build): the best name
  * matches of a start are then one range of this index, read without the table (the columns are
- * included). Built beside the lists, from the same scan; empty until the first build.
+ * included). Built beside the lists; empty until the first build. The lists are built again after this
+ * migration: their new rows (every category's best, key '') and these are needed together.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
@@ -22,4 +23,6 @@ export const migration = Effect.gen(function* () {
       category_key text NOT NULL,
       PRIMARY KEY (lexeme, product_id) INCLUDE (score, trust, category_key)
     )`
+  // Until the lists are built again, searches rank every match, as before the first build.
+  yield* sql`UPDATE search_lists_state SET built_xid = NULL, built_at = NULL`
 })
