@@ -4,7 +4,8 @@
  * and prints one JSON line of results. Each kind's queries run one after another on one keep-alive
  * connection (latency of each); `expect[i]`, when given, is a product id that should be among the
  * first five results of query i. The concurrent part runs `connections` loops for `seconds`, each
- * request a path drawn from `paths` in turn (every request a new search).
+ * request a path drawn from `paths` in turn (every request a new search). Every query of the plan matches
+ * products: a page with none is counted (`empty`), so that a fast wrong answer is not taken for a fast one.
  */
 import http from "node:http"
 
@@ -54,22 +55,25 @@ const main = async () => {
     const times: Array<number> = []
     let found = 0
     let failed = 0
+    let empty = 0
     let slowest = { ms: -1, query: "" }
     for (const [i, query] of kind.queries.entries()) {
       const res = await get(plan.base + query)
       if (res.status !== 200) failed++
+      else if (idsOf(res.body).length === 0) empty++
       times.push(res.ms)
       if (res.ms > slowest.ms) slowest = { ms: res.ms, query }
       const want = kind.expect?.[i]
       if (want !== undefined && res.status === 200 && idsOf(res.body).slice(0, 5).includes(want)) found++
     }
-    kinds.push({ name: kind.name, times, failed, slowest, ...(kind.expect ? { found, of: kind.expect.length } : {}) })
+    kinds.push({ name: kind.name, times, failed, empty, slowest, ...(kind.expect ? { found, of: kind.expect.length } : {}) })
   }
-  let concurrent: { times: Array<number>; failed: number; perSecond: number } | undefined
+  let concurrent: { times: Array<number>; failed: number; empty: number; perSecond: number } | undefined
   if (plan.concurrent !== undefined) {
     const { connections, seconds, paths } = plan.concurrent
     const times: Array<number> = []
     let failed = 0
+    let empty = 0
     let next = 0
     const until = Date.now() + seconds * 1000
     const started = process.hrtime.bigint()
@@ -79,12 +83,13 @@ const main = async () => {
           const path = paths[next++ % paths.length]!
           const res = await get(plan.base + path)
           if (res.status !== 200) failed++
+          else if (idsOf(res.body).length === 0) empty++
           times.push(res.ms)
         }
       })
     )
     const elapsed = Number(process.hrtime.bigint() - started) / 1e9
-    concurrent = { times, failed, perSecond: times.length / elapsed }
+    concurrent = { times, failed, empty, perSecond: times.length / elapsed }
   }
   process.stdout.write(`${JSON.stringify({ kinds, concurrent })}\n`)
   agent.destroy()

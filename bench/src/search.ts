@@ -234,6 +234,8 @@ interface KindResult {
   readonly name: string
   readonly times: ReadonlyArray<number>
   readonly failed: number
+  /** Answers with no product: every query of the plan matches some. */
+  readonly empty: number
   readonly slowest: { readonly ms: number; readonly query: string }
   readonly found?: number
   readonly of?: number
@@ -242,7 +244,7 @@ interface KindResult {
 /** Runs the load generator once with `plan`; its one line of results. */
 const load = (
   plan: object
-): { kinds: ReadonlyArray<KindResult>; concurrent?: { times: ReadonlyArray<number>; failed: number; perSecond: number } } => {
+): { kinds: ReadonlyArray<KindResult>; concurrent?: { times: ReadonlyArray<number>; failed: number; empty: number; perSecond: number } } => {
   const run = spawnSync(process.execPath, [join(ROOT, "bench/src/search-load.ts")], {
     input: JSON.stringify(plan),
     encoding: "utf8",
@@ -413,6 +415,7 @@ const main = async () => {
         pgCpu: (backendsCpu(backends) - pg0) / n
       }
       if (result!.failed > 0) console.log(`  ${kind.name}: ${result!.failed} failed requests`)
+      if (result!.empty > 0) console.log(`  ! ${kind.name}: ${result!.empty} answers with no product (every query matches some)`)
       results.set(kind.name, [...(results.get(kind.name) ?? []), row])
       const plan = slowestPlan(log0)
       const seen = plans.get(kind.name)
@@ -445,7 +448,7 @@ const main = async () => {
       databaseBackends().reduce((s, p) => s + pssKb(p), 0)
     )
     console.log(
-      `round ${round + 1} concurrent: ${c.perSecond.toFixed(1)} req/s, p99 ${percentile(c.times, 99).toFixed(0)} ms, ${c.failed} failed`
+      `round ${round + 1} concurrent: ${c.perSecond.toFixed(1)} req/s, p99 ${percentile(c.times, 99).toFixed(0)} ms, ${c.failed} failed, ${c.empty} with no product`
     )
   }
   const apiRss = statusKb(pid, "VmRSS") / 1024

@@ -31,6 +31,11 @@ const RARE_MAX = 50_000
 const COMPLETIONS_MAX = 20_000
 /** Lists older than this are rebuilt when the catalog has changed since. */
 const REBUILD_AFTER_MS = 10 * 60_000
+/**
+ * The form of the lists this code builds and reads (search_lists_state.built_format, migration 0013): 2, the
+ * categories' lists, every category's best (key ''), and search_names.
+ */
+const FORMAT = 2
 /** A build claimed this long ago and not finished was abandoned (its process stopped). */
 const CLAIM_EXPIRES = "1 hour"
 
@@ -60,10 +65,11 @@ export const searchCandidates = (
       usable: boolean
       candidates: ReadonlyArray<string> | null
       built_at: Date | null
+      built_format: number
       changed: boolean
       products: number
     }>`
-      WITH st AS (SELECT built_xid, built_at, min_df FROM search_lists_state WHERE built_xid IS NOT NULL),
+      WITH st AS (SELECT built_xid, built_at, min_df FROM search_lists_state WHERE built_xid IS NOT NULL AND built_format = ${FORMAT}),
       starts AS (
         SELECT u.p, c.completions, c.dfs,
         -- The start's best name matches among its rare completions (one range of search_names' index), by the
@@ -145,6 +151,7 @@ export const searchCandidates = (
       SELECT (SELECT ok FROM usable) AS usable,
              (SELECT array_agg(DISTINCT id) FROM (SELECT id FROM kept UNION ALL SELECT id FROM rare UNION ALL SELECT id FROM names) AS c)::text[] AS candidates,
              (SELECT built_at FROM search_lists_state) AS built_at,
+             (SELECT built_format FROM search_lists_state) AS built_format,
              -- A scalar bound, so that the index on changed_xid answers (a join to st scanned every product).
              EXISTS (SELECT 1 FROM products WHERE changed_xid > (SELECT built_xid FROM st)) AS changed,
              -- The planner's count, or a bounded count where the table was never analyzed (reltuples -1).
@@ -154,7 +161,9 @@ export const searchCandidates = (
     const stale =
       row !== undefined &&
       row.products >= LISTS_FROM &&
-      (row.built_at === null || (row.changed && now - row.built_at.getTime() > REBUILD_AFTER_MS))
+      (row.built_at === null ||
+        row.built_format !== FORMAT ||
+        (row.changed && now - row.built_at.getTime() > REBUILD_AFTER_MS))
     if (stale) yield* Effect.forkDetach(build(primary).pipe(Effect.ignore))
     return row?.usable === true ? (row.candidates ?? []) : undefined
   })
@@ -169,7 +178,7 @@ export const build = (sql: SqlClient.SqlClient): Effect.Effect<number | undefine
     const [claim] = yield* sql<{ products: number }>`
       UPDATE search_lists_state SET building_since = now()
       WHERE (building_since IS NULL OR building_since < now() - ${CLAIM_EXPIRES}::interval)
-        AND (built_at IS NULL OR built_at < now() - ${`${REBUILD_AFTER_MS / 1000} seconds`}::interval)
+        AND (built_at IS NULL OR built_format <> ${FORMAT} OR built_at < now() - ${`${REBUILD_AFTER_MS / 1000} seconds`}::interval)
       RETURNING (SELECT count(*) FROM product_search)::float8 AS products`
     if (claim === undefined) return undefined
     const minDf = Math.max(MIN_DF_FLOOR, Math.floor(claim.products * MIN_DF_SHARE))
@@ -219,7 +228,7 @@ export const build = (sql: SqlClient.SqlClient): Effect.Effect<number | undefine
       yield* sql`VACUUM (ANALYZE) search_names`
       yield* sql`
         UPDATE search_lists_state SET built_xid = ${start!.xid}::xid8, built_at = now(), min_df = ${minDf},
-          depth = ${LIST_DEPTH}, products = ${claim.products}, building_since = NULL`
+          depth = ${LIST_DEPTH}, products = ${claim.products}, built_format = ${FORMAT}, building_since = NULL`
       yield* Effect.logInfo(`search lists built: ${lists} lists, lexemes in more than ${minDf} products`)
       return lists
     }).pipe(Effect.onError(() => sql`UPDATE search_lists_state SET building_since = NULL`.pipe(Effect.ignore)))

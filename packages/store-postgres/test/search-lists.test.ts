@@ -70,6 +70,10 @@ const behaviours = (name: string, stores: Layer.Layer<CatalogStore | SqlClient.S
           expect(start?.length).toBe(200)
           const fromLists = yield* Effect.forEach(QUERIES, ({ q, category }) => page(q, category))
           expect(fromLists).toEqual(exact)
+          // Lists a process of the earlier form built (no list of every category's best, no names) are not read.
+          yield* sql`UPDATE search_lists_state SET built_format = 1`
+          expect(yield* searchCandidates(sql, sql, sought("quillon"), undefined, 20)).toBeUndefined()
+          expect(yield* Effect.forEach(QUERIES, ({ q, category }) => page(q, category))).toEqual(exact)
         })
       )
     })

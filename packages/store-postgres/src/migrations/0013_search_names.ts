@@ -6,8 +6,9 @@
  * holds, for every rare lexeme (not listed in search_lists) that a product has in its name, the
  * product, its score for that lexeme alone, its category and trust (as of the build): the best name
  * matches of a start are then one range of this index, read without the table (the columns are
- * included). Built beside the lists; empty until the first build. The lists are built again after this
- * migration: their new rows (every category's best, key '') and these are needed together.
+ * included). Built beside the lists; empty until the first build. The lists are used again once built
+ * in the new form (`built_format` 2: these, and every category's best under the key ''); until then
+ * searches rank every match, as before the first build, and the first search starts the build.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
@@ -23,6 +24,7 @@ export const migration = Effect.gen(function* () {
       category_key text NOT NULL,
       PRIMARY KEY (lexeme, product_id) INCLUDE (score, trust, category_key)
     )`
-  // Until the lists are built again, searches rank every match, as before the first build.
-  yield* sql`UPDATE search_lists_state SET built_xid = NULL, built_at = NULL`
+  // The form the lists were last built in: 1 before this migration, 2 from it. A process that knows only the
+  // earlier form never sets it, so a newer one does not read lists built without what it needs.
+  yield* sql`ALTER TABLE search_lists_state ADD COLUMN built_format smallint NOT NULL DEFAULT 1`
 })
