@@ -221,10 +221,11 @@ export const build = (sql: SqlClient.SqlClient): Effect.Effect<number | undefine
       )
       yield* sql`
         DELETE FROM search_names l WHERE NOT EXISTS (SELECT 1 FROM product_search s WHERE s.category_key = l.category_key)`
-      // Statistics for the planner at once (the search's statement joins these tables), and search_names' pages
-      // marked all-visible, so that a start's range is read from its index alone.
+      // Statistics for the planner at once (the search's statement joins these tables); the lists' and names'
+      // deleted rows made reusable (each build rewrites them: the next one fills the same pages, not new ones),
+      // and search_names' pages marked all-visible, so that a start's range is read from its index alone.
       yield* sql`ANALYZE search_lexemes`
-      yield* sql`ANALYZE search_lists`
+      yield* sql`VACUUM (ANALYZE) search_lists`
       yield* sql`VACUUM (ANALYZE) search_names`
       yield* sql`
         UPDATE search_lists_state SET built_xid = ${start!.xid}::xid8, built_at = now(), min_df = ${minDf},
