@@ -183,6 +183,11 @@ export const build = (sql: SqlClient.SqlClient): Effect.Effect<number | undefine
     if (claim === undefined) return undefined
     const minDf = Math.max(MIN_DF_FLOOR, Math.floor(claim.products * MIN_DF_SHARE))
     return yield* Effect.gen(function* () {
+      // The catalog's statistics first: an embedded store has no autovacuum, and a catalog imported into it was
+      // never analyzed (a brand word's search took 0.9 s at 100,000 products, against 70 ms with statistics).
+      yield* sql`ANALYZE products`
+      yield* sql`ANALYZE product_search`
+      yield* sql`ANALYZE search_words`
       // The transaction the lists start from: a product changed after it may be missing from them.
       const [start] = yield* sql<{ xid: string }>`SELECT pg_current_xact_id()::text AS xid`
       yield* sql.withTransaction(
