@@ -244,7 +244,10 @@ interface KindResult {
 /** Runs the load generator once with `plan`; its one line of results. */
 const load = (
   plan: object
-): { kinds: ReadonlyArray<KindResult>; concurrent?: { times: ReadonlyArray<number>; failed: number; empty: number; perSecond: number } } => {
+): {
+  kinds: ReadonlyArray<KindResult>
+  concurrent?: { times: ReadonlyArray<number>; failed: number; empty: number; perSecond: number }
+} => {
   const run = spawnSync(process.execPath, [join(ROOT, "bench/src/search-load.ts")], {
     input: JSON.stringify(plan),
     encoding: "utf8",

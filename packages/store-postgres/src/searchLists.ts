@@ -161,9 +161,7 @@ export const searchCandidates = (
     const stale =
       row !== undefined &&
       row.products >= LISTS_FROM &&
-      (row.built_at === null ||
-        row.built_format !== FORMAT ||
-        (row.changed && now - row.built_at.getTime() > REBUILD_AFTER_MS))
+      (row.built_at === null || row.built_format !== FORMAT || (row.changed && now - row.built_at.getTime() > REBUILD_AFTER_MS))
     if (stale) yield* Effect.forkDetach(build(primary).pipe(Effect.ignore))
     return row?.usable === true ? (row.candidates ?? []) : undefined
   })

@@ -58,7 +58,9 @@ const behaviours = (name: string, stores: Layer.Layer<CatalogStore | SqlClient.S
 
           expect(yield* build(sql)).toBeGreaterThan(0)
           // The build analyzed the catalog (an embedded store has no autovacuum to do it).
-          const [stats] = yield* sql<{ rows: number }>`SELECT reltuples::float8 AS rows FROM pg_class WHERE oid = 'product_search'::regclass`
+          const [stats] = yield* sql<{
+            rows: number
+          }>`SELECT reltuples::float8 AS rows FROM pg_class WHERE oid = 'product_search'::regclass`
           expect(stats?.rows).toBe(PRODUCTS)
           const [state] = yield* sql<{ min_df: number }>`SELECT min_df FROM search_lists_state`
           expect(state?.min_df).toBe(50)
