@@ -3,15 +3,18 @@
  * matching product, one read of its vector each: 4 s for a word in 73 % of a million products. For a
  * query with a common lexeme (one more than MIN_DF_SHARE of the products have), this ranks a bounded
  * set of candidates instead: each common lexeme's best products by its own score (search_lists,
- * migration 0012, per category), and every product with one of the query's rare lexemes (the GIN
- * index, few by definition). The page is then ranked exactly as before, with `ts_rank` over the whole
- * query and live trust, among those candidates. What it may miss: a product that has several of the
- * query's common words but is among the best for none of them, and a product whose text changed
- * since the lists were built (until the next build).
+ * migration 0012, per category, and every category's best under the key ''), every product with one
+ * of the query's rare lexemes (the GIN index, few by definition), and, for the start of a word whose
+ * name matches fill the page, its best name matches (search_names, migration 0013) in place of its
+ * rare completions. The page is then ranked exactly as before, with `ts_rank` over the whole query
+ * and live trust, among those candidates. What it may miss (docs/search.md): a product that has
+ * several of the query's common words but is among the best for none of them, one beyond a start's
+ * best name matches, and a product whose text changed since the lists were built (until the next build).
  *
- * The lists are built in the background (`ensureFresh`, started by a search that finds them missing
- * or stale) on catalogs of LISTS_FROM products or more, category by category, each in a transaction
- * of its own; a process claims the build in search_lists_state, so only one builds at a time.
+ * The lists are built in the background (`build`, started by a search that finds them missing, stale
+ * or of an earlier form) on catalogs of LISTS_FROM products or more, the catalog analyzed first, then
+ * category by category, each in a transaction of its own; a process claims the build in
+ * search_lists_state, so only one builds at a time.
  * Smaller catalogs never have lists: their searches rank every match, as they always have.
  */
 import { Clock, Effect } from "effect"
