@@ -669,7 +669,7 @@ const main = async () => {
     `the pass ${s1(applyRun.result.runMs)} s, of which SQL statements ${s1(sqlMs)} s (the pass's process busy ${s1(sqlCpuMs)} s of it, receiving and parsing)`,
     `and the TypeScript between them (detection, verdict) ${s1(applyRun.result.runMs - sqlMs)} s; PostgreSQL's CPU meanwhile ${s1(applyRun.postgresCpuMs)} s`,
     `(every postgres process on the machine). The window's statements ${s1(sum(windowSql))} s (its ${chunkCalls} chunks of votes ${s1(chunksMs)} s;`,
-    `node numbers and orders them between the statements), the verdict's and the standing's ${s1(sqlMs - sum(windowSql) - sum(applyRun.result.statements.filter((t) => t.text.includes("FROM vote_groups ORDER BY"))))} s.`,
+    `node numbers each while the next is scanned, and orders them after the last), the verdict's and the standing's ${s1(sqlMs - sum(windowSql) - sum(applyRun.result.statements.filter((t) => t.text.includes("FROM vote_groups ORDER BY"))))} s.`,
     `Peak RSS ${applyRun.rssMb.toFixed(0)} MB, ${applyRun.result.steps[0]!.peakMb.toFixed(0)} MB of it once the store layer was built. Its statements, slowest first:`,
     "",
     "| statement | calls | wall (s) | pass's process CPU (s) | its peak RSS rose (MB) |",
