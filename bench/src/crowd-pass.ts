@@ -26,6 +26,7 @@
  * Its own children: `node src/crowd-pass.ts --child <migrate|check|apply|profile> <database url>`.
  */
 import { spawnSync } from "node:child_process"
+import { readFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { Effect, Redacted, Tracer } from "effect"
 import pg from "pg"
@@ -231,10 +232,22 @@ interface Run {
   readonly result: ChildResult
 }
 
+/**
+ * The V8 flags productdir-reconcile runs the pass with: its launcher's shebang (the heap caps that keep its
+ * RSS flat). A child without them measured node's defaults, whose young generation alone is twice the
+ * launcher's and whose old space lets garbage pile up to gigabytes: not the process an operator runs.
+ */
+const launcherFlags = (): ReadonlyArray<string> => {
+  const launcher = new URL("../../apps/reconcile/bin/productdir-reconcile.js", import.meta.url)
+  const shebang = readFileSync(launcher, "utf8").split("\n", 1)[0]!
+  return shebang.split(/\s+/).filter((word) => word.startsWith("--"))
+}
+
 const runChild = (mode: string, url: string, nodeFlags: ReadonlyArray<string> = []): Run => {
   const pgBefore = postgresCpuMillis()
   const started = performance.now()
-  const run = spawnSync("/usr/bin/time", ["-v", process.execPath, ...nodeFlags, import.meta.filename, "--child", mode, url], {
+  const flags = [...launcherFlags(), ...nodeFlags]
+  const run = spawnSync("/usr/bin/time", ["-v", process.execPath, ...flags, import.meta.filename, "--child", mode, url], {
     encoding: "utf8",
     maxBuffer: 256 * 1024 * 1024
   })

@@ -7,107 +7,32 @@
  *
  * - One snapshot (REPEATABLE READ): every statement below sees the same votes.
  * - One scan of `votes`, a range of its pages at a time (a TID range scan), each vote sent as bytes in
- *   one `bytea` a message: its product's id, its time, its voter's and network's 128-bit keys (two
- *   `hashtextextended` seeds), its counting, direction and cleared mark, and its voter's and network's
- *   text. No row objects; a text becomes a string only the first time its key is seen. (The service's
- *   own keys sent as their 16 bytes, without text or hash, were 60 bytes a vote instead of 140, but
- *   telling them apart from other texts in SQL tripled PostgreSQL's time per vote.)
+ *   one `bytea` a message: its product's id, its time, its counting, direction and cleared mark, and its
+ *   voter's and network's text, each ended by a NUL (a text never holds one). No row objects; a text
+ *   becomes a string only the first time it is seen. PostgreSQL's cost is about the bytes it joins, so
+ *   nothing is sent twice: the keys' 128-bit hashes that were sent beside their texts cost a quarter of
+ *   its time and a third of the bytes (docs/benchmarks.md, "the window read: texts only").
  * - The next range is asked for before the last one is taken apart: PostgreSQL scans while node numbers.
  * - Node numbers the keys in hash tables of typed arrays (ten million lookups in a few seconds, where
- *   PostgreSQL's grouping and joins on them took tens).
+ *   PostgreSQL's grouping and joins on them took tens); voters and networks are told apart by their
+ *   bytes, compared whole: two keys are one only when they are equal.
  * - The columns are put in order: a counting sort by product (each column scattered into the buffer
  *   another one freed), then each run sorted by voter.
- *
- * Two voters (or networks) with the same 128-bit key would be read as one: with 2^-128 a pair, never.
  */
 import { Effect, Fiber } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { LedgerWindow, ProductId } from "@productdir/domain"
-
-/** Pages of `votes` read per message: about 50 votes a page, ~140 bytes each, well within the client's 16 MB a message. */
-const PAGES_PER_CHUNK = 1_000
-/** Microseconds from 1970 to PostgreSQL's epoch (2000-01-01), as `timestamptz_send` counts. */
-const PG_EPOCH_MICROS = 946_684_800_000_000
+import { grown, Keys16, KeysText } from "./integrityKeys.ts"
 
 /**
- * Distinct 16-byte keys, numbered in the order first seen: open addressing over typed arrays (a
- * million keys in 24 MB; a Map of strings would take five times that, and a string for every vote).
+ * Pages of `votes` read per message: about 50 votes a page, ~100 bytes each, so ~2 MB a message. Not more:
+ * PostgreSQL's CPU for the same ten million votes was 20-22 s in messages of 1,000 pages (~5 MB) and
+ * 8-9 s in messages of 400 or 700 (its cost per byte of one `string_agg` grows past a few megabytes);
+ * much fewer and the statements' own cost shows (docs/benchmarks.md, "the window read: texts only").
  */
-class Keys16 {
-  words = new Int32Array(4 * 1024)
-  slots = new Int32Array(2048).fill(-1)
-  count = 0
-
-  /** The number of the key in `view` at `at`, added when new. */
-  add(view: DataView, at: number): number {
-    const a = view.getInt32(at)
-    const b = view.getInt32(at + 4)
-    const c = view.getInt32(at + 8)
-    const d = view.getInt32(at + 12)
-    const mask = this.slots.length - 1
-    let h = Math.imul(a ^ Math.imul(b, 0x9e3779b1) ^ Math.imul(c, 0x85ebca6b) ^ Math.imul(d, 0xc2b2ae35), 0x27d4eb2f)
-    h = (h ^ (h >>> 15)) & mask
-    for (;;) {
-      const slot = this.slots[h]!
-      if (slot === -1) break
-      const w = slot * 4
-      if (this.words[w] === a && this.words[w + 1] === b && this.words[w + 2] === c && this.words[w + 3] === d) return slot
-      h = (h + 1) & mask
-    }
-    const key = this.count++
-    if (this.words.length < this.count * 4) {
-      const grown = new Int32Array(this.words.length * 2)
-      grown.set(this.words)
-      this.words = grown
-    }
-    this.words.set([a, b, c, d], key * 4)
-    this.slots[h] = key
-    if (this.count * 2 > this.slots.length) this.#grow()
-    return key
-  }
-
-  #grow() {
-    this.slots = new Int32Array(this.slots.length * 2).fill(-1)
-    const mask = this.slots.length - 1
-    for (let key = 0; key < this.count; key++) {
-      const w = key * 4
-      let h = Math.imul(
-        this.words[w]! ^
-          Math.imul(this.words[w + 1]!, 0x9e3779b1) ^
-          Math.imul(this.words[w + 2]!, 0x85ebca6b) ^
-          Math.imul(this.words[w + 3]!, 0xc2b2ae35),
-        0x27d4eb2f
-      )
-      h = (h ^ (h >>> 15)) & mask
-      while (this.slots[h] !== -1) h = (h + 1) & mask
-      this.slots[h] = key
-    }
-  }
-
-  /** Key `key`'s 16 bytes, written at `out[at]`. */
-  write(key: number, out: DataView, at: number) {
-    for (let k = 0; k < 4; k++) out.setInt32(at + 4 * k, this.words[key * 4 + k]!)
-  }
-
-  /** Keys in ascending order of their bytes (a uuid's order); `order[n]` is the key numbered n. */
-  sorted(): Int32Array {
-    const order = Int32Array.from({ length: this.count }, (_, k) => k)
-    const words = this.words
-    order.sort((x, y) => {
-      for (let k = 0; k < 4; k++) {
-        const a = words[x * 4 + k]! >>> 0
-        const b = words[y * 4 + k]! >>> 0
-        if (a !== b) return a - b
-      }
-      return 0
-    })
-    return order
-  }
-
-  release() {
-    this.slots = new Int32Array(0)
-  }
-}
+const PAGES_PER_CHUNK = 400
+/** Microseconds from 1970 to PostgreSQL's epoch (2000-01-01), as `timestamptz_send` counts. */
+const PG_EPOCH_MICROS = 946_684_800_000_000
 
 /**
  * Each vote's place: `column[i]` goes to `into[to[i]]`. A scatter: its writes are independent, so the
@@ -248,8 +173,8 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     const cleared = head?.cleared ?? []
 
     const products = new Keys16()
-    const voterKeys = new Keys16()
-    const networkKeys = new Keys16()
+    const voterKeys = new KeysText()
+    const networkKeys = new KeysText()
     const voterTexts: Array<string> = []
     const networkTexts: Array<string> = []
     const utf8 = new TextDecoder()
@@ -270,14 +195,11 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
       return sql<{ rows: Uint8Array | null; count: number }>`
         SELECT count(*)::int AS count, string_agg(
           uuid_send(v.product_id) || timestamptz_send(v.updated_at)
-            || int8send(hashtextextended(v.voter, 0)) || int8send(hashtextextended(v.voter, 1))
-            || int8send(coalesce(hashtextextended(v.network, 0), 0)) || int8send(coalesce(hashtextextended(v.network, 1), 0))
             || int2send((CASE v.counting WHEN 'counted' THEN 0 WHEN 'held' THEN 1 ELSE 2 END
               | CASE v.direction WHEN 'up' THEN 0 ELSE 4 END
               | CASE WHEN v.group_id = ANY(${cleared}::uuid[]) THEN 8 ELSE 0 END
               | CASE WHEN v.network IS NULL THEN 16 ELSE 0 END)::int2)
-            || int4send(octet_length(v.voter)) || textsend(v.voter)
-            || int4send(coalesce(octet_length(v.network), 0)) || coalesce(textsend(v.network), ''::bytea),
+            || textsend(v.voter) || decode('00', 'hex') || coalesce(textsend(v.network), ''::bytea) || decode('00', 'hex'),
           ''::bytea) AS rows
         FROM votes v
         WHERE v.ctid >= ${`(${page},0)`}::tid ${last ? sql`` : sql`AND v.ctid < ${`(${page + pagesPerChunk},0)`}::tid`}
@@ -294,37 +216,31 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
       const rows = chunk!.count
       if (n + rows > capacity) {
         capacity = Math.max(n + rows, Math.ceil(capacity * 1.5))
-        const grow = <A extends Int32Array | Uint8Array>(a: A, make: (size: number) => A): A => {
-          const b = make(capacity)
-          b.set(a.subarray(0, n))
-          return b
-        }
-        product = grow(product, (size) => new Int32Array(size))
-        voter = grow(voter, (size) => new Int32Array(size))
-        network = grow(network, (size) => new Int32Array(size))
-        seconds = grow(seconds, (size) => new Int32Array(size))
-        flags = grow(flags, (size) => new Uint8Array(size))
+        product = grown(product.subarray(0, n), capacity)
+        voter = grown(voter.subarray(0, n), capacity)
+        network = grown(network.subarray(0, n), capacity)
+        seconds = grown(seconds.subarray(0, n), capacity)
+        flags = grown(flags.subarray(0, n), capacity)
       }
       const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
       for (let r = 0, at = 0; r < rows; r++) {
-        const f = view.getInt16(at + 56)
+        const f = view.getInt16(at + 24)
         product[n] = products.add(view, at)
         const micros = view.getInt32(at + 16) * 4_294_967_296 + view.getUint32(at + 20)
         seconds[n] = Math.floor((micros - fromMicros) / 1_000_000)
         // A key's text is made a string once, when the key is first seen.
-        const voterLength = view.getInt32(at + 58)
+        const voterEnd = bytes.indexOf(0, at + 26)
         const seen = voterKeys.count
-        voter[n] = voterKeys.add(view, at + 24)
-        if (voterKeys.count > seen) voterTexts.push(utf8.decode(bytes.subarray(at + 62, at + 62 + voterLength)))
-        at += 62 + voterLength
-        const networkLength = view.getInt32(at)
+        voter[n] = voterKeys.add(bytes, view, at + 26, voterEnd)
+        if (voterKeys.count > seen) voterTexts.push(utf8.decode(bytes.subarray(at + 26, voterEnd)))
+        const networkEnd = bytes.indexOf(0, voterEnd + 1)
         if (f & 16) network[n] = -1
         else {
           const known = networkKeys.count
-          network[n] = networkKeys.add(view, at - 62 - voterLength + 40)
-          if (networkKeys.count > known) networkTexts.push(utf8.decode(bytes.subarray(at + 4, at + 4 + networkLength)))
+          network[n] = networkKeys.add(bytes, view, voterEnd + 1, networkEnd)
+          if (networkKeys.count > known) networkTexts.push(utf8.decode(bytes.subarray(voterEnd + 1, networkEnd)))
         }
-        at += 4 + networkLength
+        at = networkEnd + 1
         flags[n] = f & 15
         n++
       }

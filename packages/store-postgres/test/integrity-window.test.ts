@@ -1,7 +1,8 @@
 /**
  * The integrity pass's window read (src/integrityWindow.ts) against the ledger read plainly in SQL: a
  * ledger of a few thousand votes on twenty products (agents with and without standing, addresses,
- * voters and networks keyed as the service keys them and otherwise, votes without a network, a cleared
+ * voters and networks keyed as the service keys them and otherwise (letters of several bytes, texts that
+ * are each other's prefixes), votes without a network, a cleared
  * group's votes, held votes older than the window, revoked votes and votes too old to be read), read in
  * one chunk and a page at a time (the keys' numbers are kept across chunks). The store contract
  * (packages/testkit) holds the memory store to the same read. On PGlite, and on the server when
@@ -43,12 +44,14 @@ const ledger = (sql: SqlClient.SqlClient) =>
           WHEN 4 THEN 'agent:' || md5('wa' || ((i / 20) % 300))::uuid || '-'
           WHEN 5 THEN 'agent:' || upper(md5('wa' || ((i / 20) % 300))::uuid::text)
           WHEN 6 THEN 'agent:' || overlay(md5('wa' || ((i / 20) % 300))::uuid::text PLACING '-a' FROM 8 FOR 2)
+          -- Letters of more than one byte, and texts that are each other's prefixes ('ip:ü1', 'ip:ü12').
+          WHEN 7 THEN 'ip:ü' || ((i / 20) % 300) || repeat('ß', (i / 20) % 4)
           ELSE CASE WHEN (i / 20) % 3 = 0 THEN 'agent:' || md5('wa' || ((i / 20) % 300))::uuid ELSE 'ip:' || md5('wi' || ((i / 20) % 300)) END
         END,
         CASE WHEN i % 5 = 0 THEN 'down' ELSE 'up' END, t.at, t.at,
         CASE WHEN i % 13 = 0 THEN 'held' WHEN i % 17 = 0 THEN 'discounted' ELSE 'counted' END,
         CASE WHEN i % 11 = 0 THEN NULL WHEN i % 3 = 0 THEN md5('wn' || (i % 37)) WHEN i % 3 = 1 THEN upper(md5('wn' || (i % 41)))
-          ELSE 'net-' || (i % 37) END,
+          WHEN i % 7 = 0 THEN 'nét-' || (i % 37) ELSE 'net-' || (i % 37) END,
         CASE WHEN i % 29 = 0 THEN t.at END,
         CASE WHEN i % 19 = 0 THEN md5('wg-cleared')::uuid WHEN i % 23 = 0 THEN md5('wg-open')::uuid END
       FROM generate_series(0, 5999) i
@@ -126,7 +129,9 @@ const behaviours = (name: string, store: Layer.Layer<SqlClient.SqlClient, unknow
             rows.some((r) => r.cleared === 1),
             rows.some((r) => r.standing === 1),
             rows.some((r) => r.counting === 1),
-            rows.some((r) => r.counting === 2)
+            rows.some((r) => r.counting === 2),
+            rows.some((r) => r.voter.includes("ß")),
+            rows.some((r) => r.network?.startsWith("nét-") === true)
           ])
             expect(seen).toBe(true)
 

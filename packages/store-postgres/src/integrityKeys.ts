@@ -1,0 +1,163 @@
+/**
+ * The hash tables the integrity window's read numbers its keys in (integrityWindow.ts): ten million
+ * votes are thirty million lookups, so the tables are typed arrays (open addressing, linear probing,
+ * half full at most), not maps of strings, and a key is numbered in the order it is first seen.
+ */
+
+/**
+ * Distinct 16-byte keys, numbered in the order first seen: open addressing over typed arrays (a
+ * million keys in 24 MB; a Map of strings would take five times that, and a string for every vote).
+ */
+export class Keys16 {
+  words = new Int32Array(4 * 1024)
+  slots = new Int32Array(2048).fill(-1)
+  count = 0
+
+  /** The number of the key in `view` at `at`, added when new. */
+  add(view: DataView, at: number): number {
+    const a = view.getInt32(at)
+    const b = view.getInt32(at + 4)
+    const c = view.getInt32(at + 8)
+    const d = view.getInt32(at + 12)
+    const mask = this.slots.length - 1
+    let h = Math.imul(a ^ Math.imul(b, 0x9e3779b1) ^ Math.imul(c, 0x85ebca6b) ^ Math.imul(d, 0xc2b2ae35), 0x27d4eb2f)
+    h = (h ^ (h >>> 15)) & mask
+    for (;;) {
+      const slot = this.slots[h]!
+      if (slot === -1) break
+      const w = slot * 4
+      if (this.words[w] === a && this.words[w + 1] === b && this.words[w + 2] === c && this.words[w + 3] === d) return slot
+      h = (h + 1) & mask
+    }
+    const key = this.count++
+    if (this.words.length < this.count * 4) {
+      this.words = grown(this.words, this.words.length * 2)
+    }
+    this.words.set([a, b, c, d], key * 4)
+    this.slots[h] = key
+    if (this.count * 2 > this.slots.length) this.#grow()
+    return key
+  }
+
+  #grow() {
+    this.slots = new Int32Array(this.slots.length * 2).fill(-1)
+    const mask = this.slots.length - 1
+    for (let key = 0; key < this.count; key++) {
+      const w = key * 4
+      let h = Math.imul(
+        this.words[w]! ^
+          Math.imul(this.words[w + 1]!, 0x9e3779b1) ^
+          Math.imul(this.words[w + 2]!, 0x85ebca6b) ^
+          Math.imul(this.words[w + 3]!, 0xc2b2ae35),
+        0x27d4eb2f
+      )
+      h = (h ^ (h >>> 15)) & mask
+      while (this.slots[h] !== -1) h = (h + 1) & mask
+      this.slots[h] = key
+    }
+  }
+
+  /** Key `key`'s 16 bytes, written at `out[at]`. */
+  write(key: number, out: DataView, at: number) {
+    for (let k = 0; k < 4; k++) out.setInt32(at + 4 * k, this.words[key * 4 + k]!)
+  }
+
+  /** Keys in ascending order of their bytes (a uuid's order); `order[n]` is the key numbered n. */
+  sorted(): Int32Array {
+    const order = Int32Array.from({ length: this.count }, (_, k) => k)
+    const words = this.words
+    order.sort((x, y) => {
+      for (let k = 0; k < 4; k++) {
+        const a = words[x * 4 + k]! >>> 0
+        const b = words[y * 4 + k]! >>> 0
+        if (a !== b) return a - b
+      }
+      return 0
+    })
+    return order
+  }
+
+  release() {
+    this.slots = new Int32Array(0)
+  }
+}
+
+/**
+ * Distinct byte strings (a voter's or a network's text as PostgreSQL sends it), numbered in the order
+ * first seen: their bytes in one buffer, looked up by a hash of them and compared whole. A quarter of a
+ * million voters' texts are about 11 MB here, where their strings would be four times that.
+ */
+export class KeysText {
+  #bytes = new Uint8Array(64 * 1024)
+  #view = new DataView(this.#bytes.buffer)
+  #used = 0
+  /** Where key k's bytes start in `#bytes` (k + 1's start is where they end). */
+  #starts = new Int32Array(1024 + 1)
+  #hashes = new Int32Array(1024)
+  #slots = new Int32Array(2048).fill(-1)
+  count = 0
+
+  /** The number of the key in `bytes[from, to)` (`view` over the same bytes), added when new. */
+  add(bytes: Uint8Array, view: DataView, from: number, to: number): number {
+    const length = to - from
+    let h = Math.imul(length, 0x9e3779b1)
+    let i = from
+    for (; i + 4 <= to; i += 4) {
+      h = Math.imul(h ^ view.getInt32(i, true), 0x85ebca6b)
+      h ^= h >>> 13
+    }
+    for (; i < to; i++) h = Math.imul(h ^ bytes[i]!, 0xc2b2ae35)
+    h ^= h >>> 16
+    const mask = this.#slots.length - 1
+    let slot = h & mask
+    for (;;) {
+      const key = this.#slots[slot]!
+      if (key === -1) break
+      if (this.#hashes[key] === h && this.#equals(key, view, from, length)) return key
+      slot = (slot + 1) & mask
+    }
+    const key = this.count++
+    if (this.#hashes.length < this.count) {
+      this.#hashes = grown(this.#hashes, this.#hashes.length * 2)
+      this.#starts = grown(this.#starts, this.#hashes.length + 1)
+    }
+    if (this.#bytes.length < this.#used + length) {
+      this.#bytes = grown(this.#bytes, Math.max(this.#bytes.length * 2, this.#used + length))
+      this.#view = new DataView(this.#bytes.buffer)
+    }
+    this.#bytes.set(bytes.subarray(from, to), this.#used)
+    this.#used += length
+    this.#starts[key + 1] = this.#used
+    this.#hashes[key] = h
+    this.#slots[slot] = key
+    if (this.count * 2 > this.#slots.length) this.#grow()
+    return key
+  }
+
+  #equals(key: number, view: DataView, from: number, length: number): boolean {
+    const start = this.#starts[key]!
+    if (this.#starts[key + 1]! - start !== length) return false
+    const own = this.#view
+    let i = 0
+    for (; i + 4 <= length; i += 4) if (own.getInt32(start + i) !== view.getInt32(from + i)) return false
+    for (; i < length; i++) if (this.#bytes[start + i] !== view.getUint8(from + i)) return false
+    return true
+  }
+
+  #grow() {
+    this.#slots = new Int32Array(this.#slots.length * 2).fill(-1)
+    const mask = this.#slots.length - 1
+    for (let key = 0; key < this.count; key++) {
+      let slot = this.#hashes[key]! & mask
+      while (this.#slots[slot] !== -1) slot = (slot + 1) & mask
+      this.#slots[slot] = key
+    }
+  }
+}
+
+/** `array`'s elements at the start of a new array of `size`. */
+export const grown = <A extends Int32Array | Uint8Array>(array: A, size: number): A => {
+  const bigger = new (array.constructor as new (size: number) => A)(size)
+  bigger.set(array)
+  return bigger
+}
