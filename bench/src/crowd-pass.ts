@@ -574,11 +574,12 @@ const statementRows = (run: Run, top: number) =>
 
 /** How the pass reads and searches at this size, and what it took before (for the figures below to be read against). */
 const HOW = `The window is read in one scan of \`votes\` (packages/store-postgres/src/integrityWindow.ts): a range of pages a
-statement, each vote sent as bytes (its product's id, time, its voter's and network's 128-bit keys and texts, its flags),
+statement of 400 pages, each vote sent as bytes (its product's id, time and flags, its voter's and network's texts),
 each range asked for before the one before it is taken apart (PostgreSQL scans while node numbers), the keys numbered in
-node's hash tables of typed arrays and the columns ordered by a scatter (by product, then voter). Before 2026-11-26 the
-ranges took turns with node's work and the columns were ordered by following the permutation's cycles in place (15 s of
-node's CPU at 10M). PostgreSQL
+node's hash tables of typed arrays (texts compared whole) and the columns ordered by a scatter (by product, then voter),
+the pass's process run with productdir-reconcile's heap flags. Before 2026-11-26 the ranges took turns with node's work,
+the columns were ordered by following the permutation's cycles in place (15 s of node's CPU at 10M), and until later
+that day each key's 128-bit hash was sent beside its text, 1,000 pages a statement (below, "texts only"). PostgreSQL
 grouping and joining the ten million votes on their keys had taken 60-100 s of the pass. Detection keeps no map per key:
 the MinHash bands' buckets are found by sorting (a map of their 3.5 million string keys had taken a gigabyte), a product's
 voters are views of the voter column, the members' votes one scan. The release UPDATE finds each vote by its primary key
