@@ -67,13 +67,12 @@ export const make = Effect.gen(function* () {
   const fastSeconds = sql.literal(`${FAST_SECONDS}.0`)
   const slowSeconds = sql.literal(`${SLOW_SECONDS}.0`)
 
-  /** Locks `ids` in id order and stamps them changed (a vote's counting changes a product's reads even when its counters stay). */
-  const lockAndStamp = (ids: ReadonlyArray<string>) =>
-    Effect.gen(function* () {
-      if (ids.length === 0) return
-      yield* sql`SELECT id FROM products WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR UPDATE`
-      yield* sql`UPDATE products SET rate_at = rate_at WHERE id = ANY(${ids}::uuid[])`
-    })
+  /**
+   * Locks `ids` in id order, before any of their votes changes. Their recount at the end writes every one
+   * of them (`stamp`): a vote's counting changes a product's reads even when its counters stay.
+   */
+  const lock = (ids: ReadonlyArray<string>) =>
+    ids.length === 0 ? Effect.void : sql`SELECT id FROM products WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR UPDATE`.pipe(Effect.asVoid)
 
   const apply = (verdict: Verdict, at: Date) =>
     Effect.gen(function* () {
@@ -86,7 +85,7 @@ export const make = Effect.gen(function* () {
         .flatMap((g) => g.votes.map((v) => ({ product_id: v.productId, voter: v.voter, group_id: g.id })))
       const releasing = verdict.release.map((v) => ({ product_id: v.productId, voter: v.voter }))
       const touchedIds = [...new Set([...discounting.map((v) => v.product_id), ...releasing.map((v) => v.product_id)])].sort()
-      yield* lockAndStamp(touchedIds)
+      yield* lock(touchedIds)
       if (verdict.groups.length > 0) {
         yield* sql`
           INSERT INTO vote_groups AS g (id, status, found_at, evidence)
@@ -136,7 +135,7 @@ export const make = Effect.gen(function* () {
                 FROM taught t WHERE p.id = t.product_id
               )
               SELECT product_id FROM released`
-      const recounted = yield* recount(sql, touchedIds)
+      const recounted = yield* recount(sql, touchedIds, { stamp: true })
       return { applied: { discounted: discounted.length, released: released.length, recounted }, touched: touchedIds }
     }).pipe(
       sql.withTransaction,
@@ -182,7 +181,7 @@ export const make = Effect.gen(function* () {
         product_id: string
       }>`SELECT DISTINCT product_id::text FROM votes WHERE group_id = ${row.id}::uuid ORDER BY 1`
       const touched = products.map((p) => p.product_id)
-      yield* lockAndStamp(touched)
+      yield* lock(touched)
       const [decided] = yield* sql<GroupRow>`
         UPDATE vote_groups SET status = ${status}, decided_at = ${at} WHERE id = ${row.id}::uuid
         RETURNING id::text, status, found_at, decided_at, evidence`
@@ -198,7 +197,7 @@ export const make = Effect.gen(function* () {
           UPDATE agents SET standing_since = NULL
           WHERE standing_since IS NOT NULL AND ${pg.json(row.evidence.members)}::jsonb ? ('agent:' || id::text)`
       }
-      const recounted = yield* recount(sql, touched)
+      const recounted = yield* recount(sql, touched, { stamp: true })
       return { decision: { group: toGroup(decided!), changed: true, votes: moved.length, recounted } satisfies GroupDecision, touched }
     }).pipe(
       sql.withTransaction,

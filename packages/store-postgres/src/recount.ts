@@ -11,7 +11,13 @@ import type { Recount } from "@productdir/domain"
 
 type Count = bigint | number | string
 
-export const recount = (sql: SqlClient.SqlClient, ids: ReadonlyArray<string>) =>
+/**
+ * `stamp`: write every listed product, its counters moved or not (the write stamps its reads changed, for
+ * a caller that changed how its votes count without always moving its counters). One write a product
+ * instead of a stamp and then a recount: the integrity pass touches tens of thousands of products, and
+ * each write of one is a new version of a wide row with an entry in each of its indexes.
+ */
+export const recount = (sql: SqlClient.SqlClient, ids: ReadonlyArray<string>, options?: { readonly stamp?: boolean }) =>
   Effect.gen(function* () {
     if (ids.length === 0) return []
     const list = [...ids]
@@ -29,9 +35,10 @@ export const recount = (sql: SqlClient.SqlClient, ids: ReadonlyArray<string>) =>
         WHERE p.id = ANY(${list}::uuid[])
       )
       UPDATE products p SET trust_up = e.up, trust_down = e.down
-      FROM e WHERE p.id = e.id AND (p.trust_up, p.trust_down) IS DISTINCT FROM (e.up, e.down)
+      FROM e WHERE p.id = e.id ${options?.stamp === true ? sql`` : sql`AND (p.trust_up, p.trust_down) IS DISTINCT FROM (e.up, e.down)`}
       RETURNING p.id, e.before_up, e.before_down, e.up, e.down`
-    return rows.map(
+    const moved = rows.filter((r) => Number(r.before_up) !== Number(r.up) || Number(r.before_down) !== Number(r.down))
+    return moved.map(
       (r): Recount => ({
         id: r.id,
         before: { up: Number(r.before_up), down: Number(r.before_down) },
