@@ -111,6 +111,12 @@ export interface Applied {
   readonly recounted: ReadonlyArray<Recount>
 }
 
+/** What a settling of standing changed: the agents (ledger keys, `agent:<id>`) that gained it, and those that lost it. */
+export interface Settled {
+  readonly gained: ReadonlyArray<string>
+  readonly lost: ReadonlyArray<string>
+}
+
 /** Who gets standing (counting.ts): agents old enough, whose votes counted, and that no group holds. */
 export interface StandingRule {
   /** Registered (or first seen) at least this long before. */
@@ -152,9 +158,9 @@ export class IntegrityLedger extends Context.Service<
     readonly apply: (verdict: Verdict, at: Date) => Effect.Effect<Applied, StoreError>
     /**
      * Gives standing to the agents the rule names, and takes it from members of groups whose votes are
-     * discounted (not cleared, not waiting for review); how many gained it.
+     * discounted (not cleared, not waiting for review); who gained it and who lost it.
      */
-    readonly settleStanding: (rule: StandingRule, at: Date) => Effect.Effect<number, StoreError>
+    readonly settleStanding: (rule: StandingRule, at: Date) => Effect.Effect<Settled, StoreError>
     /**
      * An operator confirms a group (its votes stay discounted, its members lose standing) or clears it
      * (its votes count again, and no later pass discounts them); the products are recounted at once.

@@ -17,6 +17,7 @@ import {
   type ProductId,
   type Recount,
   ratesAfterRelease,
+  type Settled,
   type StandingRule,
   type Tally,
   tallyEquals,
@@ -152,12 +153,16 @@ const make = (state: State) =>
       Effect.sync(() => {
         const held = new Set<string>()
         for (const group of state.groups.values()) if (discounts(group)) for (const m of group.evidence.members) held.add(m)
-        let gained = 0
+        const gained: Array<string> = []
+        const lost: Array<string> = []
         for (const stored of state.agents.values()) {
           const agent = stored.agent
           const key = agentLedgerKey(agent.id)
           if (held.has(key)) {
-            if (agent.standingSince !== null) stored.agent = { ...agent, standingSince: null }
+            if (agent.standingSince !== null) {
+              stored.agent = { ...agent, standingSince: null }
+              lost.push(key)
+            }
             continue
           }
           if (agent.standingSince !== null || agent.revokedAt !== null) continue
@@ -175,9 +180,9 @@ const make = (state: State) =>
           }
           if (settled < rule.minVotes) continue
           stored.agent = { ...agent, standingSince: at }
-          gained++
+          gained.push(key)
         }
-        return gained
+        return { gained: gained.sort(), lost: lost.sort() } satisfies Settled
       }),
     decide: (id, status, at) =>
       Effect.suspend((): Effect.Effect<GroupDecision, GroupNotFound> => {

@@ -8,6 +8,8 @@ import { Effect, Layer } from "effect"
 import { PgClient } from "@effect/sql-pg"
 import { SqlClient } from "effect/sql"
 import {
+  type AgentId,
+  agentLedgerKey,
   FAST_SECONDS,
   type GroupDecision,
   type GroupEvidence,
@@ -15,6 +17,7 @@ import {
   type GroupStatus,
   IntegrityLedger,
   type ProductId,
+  type Settled,
   SLOW_SECONDS,
   type StandingRule,
   type Verdict,
@@ -154,10 +157,11 @@ export const make = Effect.gen(function* () {
       const members = sql.literal(`
         SELECT DISTINCT m.voter FROM vote_groups g, jsonb_array_elements_text(g.evidence->'members') AS m(voter)
         WHERE ${DISCOUNTING} AND m.voter LIKE 'agent:%'`)
-      yield* sql`
+      const lost = yield* sql<{ id: string }>`
         WITH members AS (${members})
         UPDATE agents a SET standing_since = NULL
-        FROM members m WHERE m.voter = 'agent:' || a.id::text AND a.standing_since IS NOT NULL`
+        FROM members m WHERE m.voter = 'agent:' || a.id::text AND a.standing_since IS NOT NULL
+        RETURNING a.id::text`
       const gained = yield* sql<{ id: string }>`
         WITH members AS (${members})
         UPDATE agents a SET standing_since = ${at}
@@ -167,7 +171,8 @@ export const make = Effect.gen(function* () {
                WHERE v.voter LIKE 'agent:%' AND v.voter = 'agent:' || a.id::text AND v.counting = 'counted'
                  AND v.revoked_at IS NULL AND v.updated_at <= ${settledBefore}) >= ${rule.minVotes}
         RETURNING a.id::text`
-      return gained.length
+      const keys = (rows: ReadonlyArray<{ id: string }>) => rows.map((r) => agentLedgerKey(r.id as AgentId)).sort()
+      return { gained: keys(gained), lost: keys(lost) } satisfies Settled
     }).pipe(sql.withTransaction, retryDeadlocks, storeError("standing"))
 
   const decide = (id: string, status: "confirmed" | "cleared", at: Date) =>

@@ -314,8 +314,9 @@ export const integrityBehaviours = (it: ContractIt) => {
           yield* ledger.cast({ entity: product, voter: agentVoter(young.id), direction: "up" }).pipe(at(451 * DAY))
         }
         // Day 455: steady is 5 days old, its 3 votes 5 days settled; young is 5 days old too, its votes 4 days settled.
-        const gained = yield* integrity.settleStanding(DEFAULT_STANDING, new Date(455 * DAY))
-        assert.isAtLeast(gained, 2)
+        const settled = yield* integrity.settleStanding(DEFAULT_STANDING, new Date(455 * DAY))
+        assert.includeMembers([...settled.gained], [agentLedgerKey(steady.id), agentLedgerKey(young.id)])
+        assert.deepStrictEqual(settled.lost, [])
         assert.deepStrictEqual((yield* registry.find(steady.id)).standingSince, new Date(455 * DAY))
         assert.deepStrictEqual((yield* registry.find(young.id)).standingSince, new Date(455 * DAY))
         // The ring's members are 5 days old with 3 settled counted votes each, but in a group: no standing.
@@ -332,7 +333,8 @@ export const integrityBehaviours = (it: ContractIt) => {
         // Found in a group later, steady loses its standing at the next settling; young keeps its own.
         const found = { id: rng.uuid(), evidence: evidenceFor([agentLedgerKey(steady.id)], [products[3]!]), votes: [], discount: true }
         yield* integrity.apply({ groups: [found], release: [] }, new Date(456 * DAY))
-        yield* integrity.settleStanding(DEFAULT_STANDING, new Date(456 * DAY))
+        const later = yield* integrity.settleStanding(DEFAULT_STANDING, new Date(456 * DAY))
+        assert.deepStrictEqual(later.lost, [agentLedgerKey(steady.id)])
         assert.isNull((yield* registry.find(steady.id)).standingSince)
         assert.deepStrictEqual((yield* registry.find(young.id)).standingSince, new Date(455 * DAY))
       })

@@ -300,6 +300,38 @@ describe("the integrity pass", () => {
     }).pipe(Effect.provide(layerWithState))
   )
 
+  it.effect("a pass that gives standing judges again the bursts its new standing decides: a second pass has nothing left to count", () =>
+    Effect.gen(function* () {
+      yield* catalog(40)
+      yield* register(range(1, 100))
+      // Days 0..3: 100 agents vote 3 products each, settled votes that earn standing, but no pass has run yet.
+      yield* cast(benign(11, 1, 100, range(1, 30), 3, 3))
+      // Day 5: 60 of them vote product 40 within an hour, from two networks. Without standing their burst waits,
+      // and from two networks it is no crowd of fans: judged before standing is settled, it stays held.
+      const random = seeded(12)
+      yield* cast(
+        range(1, 60).map((n) => ({ at: 5 * DAY + random.int(0, HOUR), product: 40, voter: { agent: n }, network: `office-${n % 2}` }))
+      )
+      const during = yield* VoteLedger.use((l) => l.formation(productId(40)))
+      assert.isAbove(during.held, 0)
+      yield* TestClock.setTime(5 * DAY + 2 * HOUR)
+      const first = yield* pass(true)
+      // The pass gave them standing, and so the burst is what its established voters say it is: counted now.
+      assert.strictEqual(first.standing, 100)
+      assert.strictEqual(first.released, during.held)
+      assert.deepStrictEqual(yield* VoteLedger.use((l) => l.formation(productId(40))), {
+        agents: { up: 60, down: 0 },
+        addresses: { up: 0, down: 0 },
+        held: 0,
+        discounted: 0
+      })
+      assert.deepStrictEqual(yield* countersOf(40), { up: 50 + 60, down: 10 })
+      // Idempotent: the same ledger, passed again, changes nothing.
+      const second = yield* pass(true)
+      assert.deepInclude(second, { discounted: 0, released: 0, standing: 0, recounted: 0 })
+    }).pipe(Effect.provide(layerWithState))
+  )
+
   it.effect("an operator clears a group: its votes count again and no later pass discounts them; confirming discounts them again", () =>
     Effect.gen(function* () {
       yield* catalog(40)

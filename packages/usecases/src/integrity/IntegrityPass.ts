@@ -8,6 +8,7 @@
  */
 import { Clock, Effect } from "effect"
 import {
+  COUNTED,
   DEFAULT_STANDING,
   DISCOUNTED,
   type GroupEvidence,
@@ -123,6 +124,25 @@ const shapeOf = (group: FoundGroup, votesBy: Int32Array, window: LedgerWindow) =
   }
 }
 
+/** Settlings of standing in one pass, at most: each can count held votes that earn more; one or two in practice. */
+const MAX_SETTLINGS = 4
+
+/** Marks the window's voter `key` (a ledger key; the window's voters are sorted) as having standing or not. */
+const setStanding = (window: LedgerWindow, key: string, value: 0 | 1) => {
+  let low = 0
+  let high = window.voters.length - 1
+  while (low <= high) {
+    const middle = (low + high) >> 1
+    const voter = window.voters[middle]!
+    if (voter === key) {
+      window.standing[middle] = value
+      return
+    }
+    if (voter < key) low = middle + 1
+    else high = middle - 1
+  }
+}
+
 const rounded = (x: number) => Math.round(x * 100) / 100
 
 const evidenceOf = (window: LedgerWindow, group: FoundGroup): GroupEvidence => {
@@ -223,13 +243,34 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
       } satisfies PassReport
     }
     const applied = yield* ledger.apply(verdict, now)
-    const standing = yield* ledger.settleStanding(settings.standing, now)
+    // Standing settled now changes how the next pass would judge the same bursts (an episode whose voters
+    // have just earned standing is what they say it is), and the votes that then count can earn more: the
+    // held votes are judged again here, against the ledger as the next pass would read it, until nothing
+    // moves. Without it a second pass over an unchanged ledger counted more (6 votes at 10,000,000).
+    let settled = yield* ledger.settleStanding(settings.standing, now)
+    let standing = settled.gained.length
+    let releasedVotes = applied.released
+    const recounted = new Set(applied.recounted.map((r) => r.id))
+    const replay: LedgerWindow = { ...window, counting: Uint8Array.from(window.counting), standing: Uint8Array.from(window.standing) }
+    let counted = released
+    for (let round = 1; round < MAX_SETTLINGS && settled.gained.length + settled.lost.length > 0; round++) {
+      for (const i of counted) replay.counting[i] = COUNTED
+      for (const key of settled.gained) setStanding(replay, key, 1)
+      for (const key of settled.lost) setStanding(replay, key, 0)
+      counted = releases(replay, grouped, settings.release, { replayFrom, judgeFrom: replayFrom + WARM_UP_SECONDS })
+      if (counted.length === 0) break
+      const more = yield* ledger.apply({ groups: [], release: counted.map(keyOf) }, now)
+      releasedVotes += more.released
+      for (const r of more.recounted) recounted.add(r.id)
+      settled = yield* ledger.settleStanding(settings.standing, now)
+      standing += settled.gained.length
+    }
     return {
       ...summary,
       discounted: applied.discounted,
-      released: applied.released,
+      released: releasedVotes,
       standing,
-      recounted: applied.recounted.length,
+      recounted: recounted.size,
       applied: true
     } satisfies PassReport
   }).pipe(Effect.withSpan("IntegrityPass.run"))
