@@ -215,7 +215,8 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
     })
     // Votes of the groups discounted never count; a group for review's keep counting, so they stay in the replay.
     const grouped = new Set(found.filter((_, k) => groups[k]!.discount).flatMap((g) => [...g.votes, ...(g.held ?? [])]))
-    const released = releases(window, grouped, settings.release, { replayFrom, judgeFrom: replayFrom + WARM_UP_SECONDS })
+    const judged = { replayFrom, judgeFrom: replayFrom + WARM_UP_SECONDS }
+    const released = releases(window, grouped, settings.release, judged)
     const verdict: Verdict = {
       groups: groups.map(({ id, evidence, votes, discount }) => ({ id, evidence, votes, discount })),
       release: released.map(keyOf)
@@ -251,13 +252,15 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
     let standing = settled.gained.length
     let releasedVotes = applied.released
     const recounted = new Set(applied.recounted.map((r) => r.id))
-    const replay: LedgerWindow = { ...window, counting: Uint8Array.from(window.counting), standing: Uint8Array.from(window.standing) }
+    let replay: LedgerWindow | undefined
     let counted = released
     for (let round = 1; round < MAX_SETTLINGS && settled.gained.length + settled.lost.length > 0; round++) {
+      // The window as the next pass would read it: its own columns, the pass's window left as it was read.
+      replay ??= { ...window, counting: Uint8Array.from(window.counting), standing: Uint8Array.from(window.standing) }
       for (const i of counted) replay.counting[i] = COUNTED
       for (const key of settled.gained) setStanding(replay, key, 1)
       for (const key of settled.lost) setStanding(replay, key, 0)
-      counted = releases(replay, grouped, settings.release, { replayFrom, judgeFrom: replayFrom + WARM_UP_SECONDS })
+      counted = releases(replay, grouped, settings.release, judged)
       if (counted.length === 0) break
       const more = yield* ledger.apply({ groups: [], release: counted.map(keyOf) }, now)
       releasedVotes += more.released
