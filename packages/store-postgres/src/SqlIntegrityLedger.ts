@@ -10,7 +10,6 @@ import { SqlClient } from "effect/sql"
 import {
   type AgentId,
   agentLedgerKey,
-  FAST_SECONDS,
   type GroupDecision,
   type GroupEvidence,
   GroupNotFound,
@@ -67,7 +66,6 @@ export const make = Effect.gen(function* () {
    * The primary key finds each vote in one probe. Equal to `v.counting = 'held'` for every row.
    */
   const heldNotByIndex = sql.literal("(v.counting = 'held') IS TRUE")
-  const fastSeconds = sql.literal(`${FAST_SECONDS}.0`)
   const slowSeconds = sql.literal(`${SLOW_SECONDS}.0`)
 
   /**
@@ -115,31 +113,27 @@ export const make = Effect.gen(function* () {
           WHERE v.product_id = x.product_id AND v.voter = x.voter AND v.group_id IS NULL`
       }
       // Counted now, they teach the product's week rate as if they had counted when cast (counting.ts,
-      // ratesAfterRelease, the same arithmetic): a product that starts cold is not held for days.
+      // ratesAfterRelease, the same arithmetic): a product that starts cold is not held for days. What each
+      // product is taught is written by the recount below, in its one write of the product's row.
       const released =
         releasing.length === 0
           ? []
-          : yield* sql<{ product_id: string }>`
+          : yield* sql<{ product_id: string; at: Date; slow: number; votes: number }>`
               WITH released AS (
                 UPDATE votes v SET counting = 'counted'
                 FROM jsonb_to_recordset(${pg.json(releasing)}) AS x(product_id uuid, voter text)
                 WHERE v.product_id = x.product_id AND v.voter = x.voter AND ${heldNotByIndex}
                 RETURNING v.product_id, v.updated_at
-              ), taught AS (
-                SELECT r.product_id, n.at, p.rate_at, sum(exp(-greatest(0, extract(epoch FROM n.at - r.updated_at)) / ${slowSeconds})) AS slow
-                FROM released r JOIN products p ON p.id = r.product_id
-                CROSS JOIN LATERAL (SELECT greatest(${at}::timestamptz, coalesce(p.rate_at, ${at}::timestamptz)) AS at) n
-                GROUP BY r.product_id, n.at, p.rate_at
-              ), rates AS (
-                UPDATE products p SET
-                  rate_fast = p.rate_fast * exp(-greatest(0, extract(epoch FROM t.at - coalesce(t.rate_at, t.at))) / ${fastSeconds}),
-                  rate_slow = p.rate_slow * exp(-greatest(0, extract(epoch FROM t.at - coalesce(t.rate_at, t.at))) / ${slowSeconds}) + t.slow,
-                  rate_at = t.at
-                FROM taught t WHERE p.id = t.product_id
               )
-              SELECT product_id FROM released`
-      const recounted = yield* recount(sql, touchedIds, { stamp: true })
-      return { applied: { discounted: discounted.length, released: released.length, recounted }, touched: touchedIds }
+              SELECT r.product_id::text, n.at, sum(exp(-greatest(0, extract(epoch FROM n.at - r.updated_at)) / ${slowSeconds}))::float8 AS slow,
+                     count(*)::int AS votes
+              FROM released r JOIN products p ON p.id = r.product_id
+              CROSS JOIN LATERAL (SELECT greatest(${at}::timestamptz, coalesce(p.rate_at, ${at}::timestamptz)) AS at) n
+              GROUP BY r.product_id, n.at`
+      const taught = released.map((r) => ({ id: r.product_id, at: r.at, slow: Number(r.slow) }))
+      const recounted = yield* recount(sql, touchedIds, { stamp: true, locked: true, taught })
+      const releasedVotes = released.reduce((sum, r) => sum + r.votes, 0)
+      return { applied: { discounted: discounted.length, released: releasedVotes, recounted }, touched: touchedIds }
     }).pipe(
       sql.withTransaction,
       retryDeadlocks,
@@ -202,7 +196,7 @@ export const make = Effect.gen(function* () {
           UPDATE agents SET standing_since = NULL
           WHERE standing_since IS NOT NULL AND ${pg.json(row.evidence.members)}::jsonb ? ('agent:' || id::text)`
       }
-      const recounted = yield* recount(sql, touched, { stamp: true })
+      const recounted = yield* recount(sql, touched, { stamp: true, locked: true })
       return { decision: { group: toGroup(decided!), changed: true, votes: moved.length, recounted } satisfies GroupDecision, touched }
     }).pipe(
       sql.withTransaction,

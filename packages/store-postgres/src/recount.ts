@@ -2,40 +2,71 @@
  * The locked recount: a product's counters set to its seed plus its counted
  * votes (`counted_votes`, the rule of packages/domain/src/VoteLedger.ts). Used
  * where a count must not race a vote: a repair whose product moved since its
- * snapshot, and an agent's revocation or restore. Runs inside the caller's
- * transaction.
+ * snapshot, an agent's revocation or restore, and the integrity pass's verdicts.
+ * Runs inside the caller's transaction.
  */
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
-import type { Recount } from "@productdir/domain"
+import { FAST_SECONDS, type Recount, SLOW_SECONDS } from "@productdir/domain"
 
 type Count = bigint | number | string
 
 /**
- * `stamp`: write every listed product, its counters moved or not (the write stamps its reads changed, for
- * a caller that changed how its votes count without always moving its counters). One write a product
- * instead of a stamp and then a recount: the integrity pass touches tens of thousands of products, and
- * each write of one is a new version of a wide row with an entry in each of its indexes.
+ * Votes counted late (held, then released) teach their product's rates as if they had counted when cast
+ * (packages/domain/src/counting.ts, `ratesAfterRelease`): the rates decayed to `at`, then `slow` added,
+ * the sum over the released votes of their weight at `at`.
  */
-export const recount = (sql: SqlClient.SqlClient, ids: ReadonlyArray<string>, options?: { readonly stamp?: boolean }) =>
+export interface Taught {
+  readonly id: string
+  readonly at: Date
+  readonly slow: number
+}
+
+export interface RecountOptions {
+  /**
+   * Write every listed product, its counters moved or not (the write stamps its reads changed, for a caller
+   * that changed how its votes count without always moving its counters). One write a product instead of a
+   * stamp and then a recount: the integrity pass touches tens of thousands of products, and each write of one
+   * is a new version of a wide row with an entry in each of its indexes.
+   */
+  readonly stamp?: boolean
+  /** The products' rows are locked by the caller already, in id order. */
+  readonly locked?: boolean
+  /** Rates to teach in the same write (listed products only): a second write of the row would cost as much again. */
+  readonly taught?: ReadonlyArray<Taught>
+}
+
+const fastSeconds = `${FAST_SECONDS}.0`
+const slowSeconds = `${SLOW_SECONDS}.0`
+
+export const recount = (sql: SqlClient.SqlClient, ids: ReadonlyArray<string>, options: RecountOptions = {}) =>
   Effect.gen(function* () {
     if (ids.length === 0) return []
     const list = [...ids]
+    const taught = options.taught ?? []
     // Lock first, in id order (as every writer does); the recount below is a new
     // statement, so its snapshot sees every vote committed before the locks were granted.
-    yield* sql`SELECT id FROM products WHERE id = ANY(${list}::uuid[]) ORDER BY id FOR UPDATE`
+    if (options.locked !== true) yield* sql`SELECT id FROM products WHERE id = ANY(${list}::uuid[]) ORDER BY id FOR UPDATE`
     const rows = yield* sql<{ id: string; before_up: Count; before_down: Count; up: Count; down: Count }>`
       WITH v AS (
         SELECT product_id, count(*) FILTER (WHERE direction = 'up') AS up, count(*) FILTER (WHERE direction = 'down') AS down
         FROM counted_votes WHERE product_id = ANY(${list}::uuid[]) GROUP BY product_id
+      ), t AS (
+        -- The sums as texts: an array parameter's numbers must all infer one type, and a sum may happen to be whole.
+        SELECT * FROM unnest(${taught.map((x) => x.id)}::uuid[], ${taught.map((x) => x.at.toISOString())}::timestamptz[],
+          ${taught.map((x) => String(x.slow))}::float8[]) AS t(id, at, slow)
       ), e AS (
         SELECT p.id, p.trust_up AS before_up, p.trust_down AS before_down,
-               p.seed_up + coalesce(v.up, 0) AS up, p.seed_down + coalesce(v.down, 0) AS down
-        FROM products p LEFT JOIN v ON v.product_id = p.id
+               p.seed_up + coalesce(v.up, 0) AS up, p.seed_down + coalesce(v.down, 0) AS down,
+               t.at, t.slow, greatest(0, extract(epoch FROM t.at - coalesce(p.rate_at, t.at))) AS elapsed
+        FROM products p LEFT JOIN v ON v.product_id = p.id LEFT JOIN t ON t.id = p.id
         WHERE p.id = ANY(${list}::uuid[])
       )
-      UPDATE products p SET trust_up = e.up, trust_down = e.down
-      FROM e WHERE p.id = e.id ${options?.stamp === true ? sql`` : sql`AND (p.trust_up, p.trust_down) IS DISTINCT FROM (e.up, e.down)`}
+      UPDATE products p SET trust_up = e.up, trust_down = e.down,
+        rate_fast = CASE WHEN e.at IS NULL THEN p.rate_fast ELSE p.rate_fast * exp(-e.elapsed / ${sql.literal(fastSeconds)}) END,
+        rate_slow = CASE WHEN e.at IS NULL THEN p.rate_slow ELSE p.rate_slow * exp(-e.elapsed / ${sql.literal(slowSeconds)}) + e.slow END,
+        rate_at = coalesce(e.at, p.rate_at)
+      FROM e WHERE p.id = e.id ${options.stamp === true ? sql`` : sql`AND ((p.trust_up, p.trust_down) IS DISTINCT FROM (e.up, e.down) OR e.at IS NOT NULL)`}
       RETURNING p.id, e.before_up, e.before_down, e.up, e.down`
     const moved = rows.filter((r) => Number(r.before_up) !== Number(r.up) || Number(r.before_down) !== Number(r.down))
     return moved.map(
