@@ -68,40 +68,45 @@ export const oneEditAway = (word: string): ReadonlyArray<string> => {
 }
 
 /**
- * Looks each word up in the vocabulary, in one statement: whether it is a word of the catalog or the
- * start of one (B-tree), else the words one edit away (B-tree probes). Only a word with none of those
- * that may hold two typos (eight letters or more) or letters outside a-z and 0-9 is matched by the
- * nearest words by trigrams (GiST), as before.
+ * Looks each word up in the vocabulary: whether it is a word of the catalog or the start of one (B-tree
+ * ranges, one statement for every word), then, for the words that are neither, the words one edit away
+ * (B-tree probes). Only a word with none of those that may hold two typos (eight letters or more) or
+ * letters outside a-z and 0-9 is matched by the nearest words by trigrams (GiST), as before. The edits are
+ * made and sent only for the words that need them: a few hundred strings a word, which a search of known
+ * words (most of them) made, sent and parsed for nothing.
  */
-const lookUp = (sql: SqlClient.SqlClient, words: ReadonlyArray<string>) => {
-  const edits = words.map((w) => (w.length >= TYPO_MIN_LENGTH ? oneEditAway(w).join(" ") : ""))
-  return Effect.map(
-    sql<{ word: string; whole: boolean; candidates: ReadonlyArray<string> | null }>`
+const lookUp = (sql: SqlClient.SqlClient, words: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const found = yield* sql<{ word: string; whole: boolean; started: boolean }>`
       SELECT t.word,
         EXISTS (SELECT 1 FROM search_words s WHERE s.word = t.word) AS whole,
-        CASE WHEN length(t.word) >= ${TYPO_MIN_LENGTH} AND NOT EXISTS (
-          SELECT 1 FROM search_words s WHERE s.word >= t.word AND s.word < t.word || chr(1114111)
-        ) THEN coalesce(
-          nullif(ARRAY(
-            SELECT s.word FROM unnest(string_to_array(t.edits, ' ')) AS x(edit)
-            -- A range, which only the B-tree serves: the trigram GiST index also answers =, 20 ms a probe.
-            JOIN search_words s ON s.word >= x.edit COLLATE "C" AND s.word <= x.edit COLLATE "C"
-            ORDER BY similarity(s.word, t.word) DESC, s.word LIMIT ${TYPO_CANDIDATES}
-          ), '{}'),
-          CASE WHEN length(t.word) >= 8 OR t.word !~ '^[a-z0-9]*$' THEN ARRAY(
-            SELECT s.word FROM search_words s ORDER BY s.word <-> t.word LIMIT ${TYPO_CANDIDATES}
-          ) END
-        ) END AS candidates
-      FROM unnest(${words}::text[], ${edits}::text[]) AS t(word, edits)`,
-    (rows) =>
-      new Map(
-        rows.map((r): [string, Known] => [
-          r.word,
-          { whole: r.whole, fixes: (r.candidates ?? []).filter((c) => PLAIN.test(c) && isTypoOf(r.word, c)) }
-        ])
-      )
-  )
-}
+        EXISTS (SELECT 1 FROM search_words s WHERE s.word >= t.word AND s.word < t.word || chr(1114111)) AS started
+      FROM unnest(${words}::text[]) AS t(word)`
+    const unknown = found.filter((r) => !r.started && r.word.length >= TYPO_MIN_LENGTH).map((r) => r.word)
+    const fixed =
+      unknown.length === 0
+        ? []
+        : yield* sql<{ word: string; candidates: ReadonlyArray<string> | null }>`
+            SELECT t.word, coalesce(
+              nullif(ARRAY(
+                SELECT s.word FROM unnest(string_to_array(t.edits, ' ')) AS x(edit)
+                -- A range, which only the B-tree serves: the trigram GiST index also answers =, 20 ms a probe.
+                JOIN search_words s ON s.word >= x.edit COLLATE "C" AND s.word <= x.edit COLLATE "C"
+                ORDER BY similarity(s.word, t.word) DESC, s.word LIMIT ${TYPO_CANDIDATES}
+              ), '{}'),
+              CASE WHEN length(t.word) >= 8 OR t.word !~ '^[a-z0-9]*$' THEN ARRAY(
+                SELECT s.word FROM search_words s ORDER BY s.word <-> t.word LIMIT ${TYPO_CANDIDATES}
+              ) END
+            ) AS candidates
+            FROM unnest(${unknown}::text[], ${unknown.map((w) => oneEditAway(w).join(" "))}::text[]) AS t(word, edits)`
+    const candidates = new Map(fixed.map((r) => [r.word, r.candidates ?? []]))
+    return new Map(
+      found.map((r): [string, Known] => [
+        r.word,
+        { whole: r.whole, fixes: (candidates.get(r.word) ?? []).filter((c) => PLAIN.test(c) && isTypoOf(r.word, c)) }
+      ])
+    )
+  })
 
 /** The tsquery texts of `q`, or undefined when it has no words to search for. */
 export const searchQuery = (sql: SqlClient.SqlClient, q: string) =>
