@@ -233,21 +233,23 @@ interface Run {
 }
 
 /**
- * The V8 flags productdir-reconcile runs the pass with: its launcher's shebang (the heap caps that keep its
- * RSS flat). A child without them measured node's defaults, whose young generation alone is twice the
+ * The V8 flags and the environment productdir-reconcile runs the pass with: its launcher's shebang (the heap
+ * caps that keep its RSS flat, glibc's mmap threshold). A child without them measured node's defaults, whose young generation alone is twice the
  * launcher's and whose old space lets garbage pile up to gigabytes: not the process an operator runs.
  */
-const launcherFlags = (): ReadonlyArray<string> => {
-  const launcher = new URL("../../apps/reconcile/bin/productdir-reconcile.js", import.meta.url)
-  const shebang = readFileSync(launcher, "utf8").split("\n", 1)[0]!
-  return shebang.split(/\s+/).filter((word) => word.startsWith("--"))
+const launcher = (): { readonly flags: ReadonlyArray<string>; readonly env: Record<string, string> } => {
+  const path = new URL("../../apps/reconcile/bin/productdir-reconcile.js", import.meta.url)
+  const words = readFileSync(path, "utf8").split("\n", 1)[0]!.split(/\s+/)
+  const env = Object.fromEntries(words.filter((word) => /^[A-Z_]+=/.test(word)).map((word) => word.split("=", 2) as [string, string]))
+  return { flags: words.filter((word) => word.startsWith("--")), env }
 }
 
 const runChild = (mode: string, url: string, nodeFlags: ReadonlyArray<string> = []): Run => {
   const pgBefore = postgresCpuMillis()
   const started = performance.now()
-  const flags = [...launcherFlags(), ...nodeFlags]
-  const run = spawnSync("/usr/bin/time", ["-v", process.execPath, ...flags, import.meta.filename, "--child", mode, url], {
+  const { flags, env } = launcher()
+  const run = spawnSync("/usr/bin/time", ["-v", process.execPath, ...flags, ...nodeFlags, import.meta.filename, "--child", mode, url], {
+    env: { ...process.env, ...env },
     encoding: "utf8",
     maxBuffer: 256 * 1024 * 1024
   })
@@ -577,7 +579,7 @@ const HOW = `The window is read in one scan of \`votes\` (packages/store-postgre
 statement of 400 pages, each vote sent as bytes (its product's id, time and flags, its voter's and network's texts),
 each range asked for before the one before it is taken apart (PostgreSQL scans while node numbers), the keys numbered in
 node's hash tables of typed arrays (texts compared whole) and the columns ordered by a scatter (by product, then voter),
-the pass's process run with productdir-reconcile's heap flags. Before 2026-11-26 the ranges took turns with node's work,
+the pass's process run with productdir-reconcile's heap flags and mmap threshold. Before 2026-11-26 the ranges took turns with node's work,
 the columns were ordered by following the permutation's cycles in place (15 s of node's CPU at 10M), and until later
 that day each key's 128-bit hash was sent beside its text, 1,000 pages a statement (below, "texts only"). PostgreSQL
 grouping and joining the ten million votes on their keys had taken 60-100 s of the pass. Detection keeps no map per key:

@@ -1,7 +1,11 @@
-#!/usr/bin/env -S node --max-old-space-size=256 --max-semi-space-size=8
+#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node --max-old-space-size=256 --max-semi-space-size=8
 // Committed launcher: npm links bins at install time, before the build creates dist/.
 // The heap caps keep RSS flat on large inputs: the live heap stays small, but V8 would otherwise
-// let garbage reach several hundred MB between collections. The compile cache (in the OS temp
+// let garbage reach several hundred MB between collections. The fixed mmap threshold (glibc's; others
+// ignore it) gives every buffer of 128 KiB or more back to the system when it is freed: glibc's own
+// threshold rises to the size of the first large buffer freed, after which the integrity pass's
+// megabyte messages were carved from the heap and left it fragmented (peak RSS at 10,000,000 votes
+// 489-495 MB, 456-460 MB with it; docs/benchmarks.md). The compile cache (in the OS temp
 // directory) halves start-up, which is most of a short run.
 // A namespace import, not a named one: an older Node must reach the version check below, and a named
 // import of an export it lacks (enableCompileCache) fails before any line runs.
