@@ -12,6 +12,7 @@ import { ByteBudgetLru } from "../src/cache/lru.ts"
 import { ProductReads } from "../src/cache/productReads.ts"
 import { ENTRY_OVERHEAD_BYTES, make } from "../src/cache/ReadCache.ts"
 import { keyOfRequest, readKey } from "../src/cache/readKeys.ts"
+import { MIN_INTERVAL_MS } from "../src/cache/refreshAhead.ts"
 import { prepareFast } from "../src/http/prepared.ts"
 
 const A = "0b7f3c8e-3b52-4c8e-9d0a-6f1f2d3c4b5a" as ProductId
@@ -180,6 +181,36 @@ describe("ReadCache", () => {
       assert.strictEqual(yield* loads, 2)
       assert.isDefined(service.peek(readKey("record", A)))
       assert.deepStrictEqual([service.stats().invalidations, service.stats().refreshes], [1, 1])
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("a product that changes on and on is refreshed once per interval, not after every change; then a hit once it stops", () =>
+    Effect.gen(function* () {
+      // Loads of 1 ms; a change every millisecond for a second, as a viral product's votes come.
+      const { service, onChange, loads } = yield* cacheWith(1)
+      const first = yield* Effect.forkChild(service.read("record", A))
+      yield* TestClock.adjust("1 millis")
+      yield* Fiber.join(first)
+      for (let ms = 0; ms < 1_000; ms++) {
+        onChange(productsChanged([A]))
+        yield* TestClock.adjust("1 millis")
+      }
+      // One load to fill it, then at most one a MIN_INTERVAL_MS (about ten): each change used to queue one more,
+      // overtaken by the next change before it landed (a thousand, one a change, before).
+      const during = (yield* loads) - 1
+      assert.isAtMost(during, 1_000 / MIN_INTERVAL_MS + 1)
+      assert.isAtLeast(during, 1)
+      assert.isUndefined(service.peek(readKey("record", A)))
+      // The changes stop: the last one's refresh comes within the interval, and is kept.
+      yield* TestClock.adjust(`${MIN_INTERVAL_MS + 1} millis`)
+      assert.isDefined(service.peek(readKey("record", A)))
+      // Another key is not held back by A's interval.
+      const other = yield* Effect.forkChild(service.read("card", B))
+      yield* TestClock.adjust("1 millis")
+      yield* Fiber.join(other)
+      onChange(productsChanged([B]))
+      yield* TestClock.adjust("1 millis")
+      assert.isDefined(service.peek(readKey("card", B)))
     }).pipe(Effect.scoped)
   )
 
