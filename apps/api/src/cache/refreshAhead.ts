@@ -84,9 +84,7 @@ export const makeRefreshAhead = <E>(
     })
 
     // The next step in tail position: a long queue runs in constant memory.
-    const drain: Effect.Effect<void> = Effect.suspend(() =>
-      Effect.flatMap(step, (more) => (more ? drain : Effect.void))
-    )
+    const drain: Effect.Effect<void> = Effect.suspend(() => Effect.flatMap(step, (more) => (more ? drain : Effect.void)))
 
     return {
       refresh: (key, productId) => {
