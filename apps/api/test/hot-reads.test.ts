@@ -10,7 +10,8 @@ import { request as httpRequest } from "node:http"
 import { sampleCatalog } from "@productdir/fixtures/sample"
 import { baseUrl, memoryStores, serverLayer } from "./harness.ts"
 import { postJson, request } from "./http.ts"
-import { signalGroup, startApi } from "./processes.ts"
+import { freePort, signalGroup, startApi } from "./processes.ts"
+import { eventually } from "./prometheus.ts"
 
 const sample = sampleCatalog()
 
@@ -206,6 +207,53 @@ describe("the access log", () => {
         expect(logged(id), id).toHaveLength(1)
         expect(logged(id)[0]!.annotations).toMatchObject({ method: "GET", path: `/products/${sample[3]!.id}`, status })
       }
+    } finally {
+      signalGroup(api.child, "SIGKILL")
+    }
+  })
+
+  it("writes every line whole and in order when a burst fills batch after batch", async () => {
+    const api = startApi({ STORE: "memory", SEED: "sample", LOG_LEVEL: "info" })
+    try {
+      const base = await api.url
+      // 400 requests with paths of 2,000 letters: about 900 KB of lines, several batches' worth.
+      const long = "x".repeat(2_000)
+      for (let i = 0; i < 400; i++) await fetch(`${base}/entities/${long}-${i}`, { headers: { "x-request-id": `burst-${i}` } })
+      signalGroup(api.child, "SIGTERM")
+      await api.exited
+      const logged = api
+        .output()
+        .split("\n")
+        .filter((line) => line.includes('"request_id":"burst-'))
+        .map((line) => JSON.parse(line) as { annotations: { request_id: string; path: string; status: number } })
+      expect(logged.map((line) => line.annotations.request_id)).toEqual(Array.from({ length: 400 }, (_, i) => `burst-${i}`))
+      for (const [i, line] of logged.entries()) expect(line.annotations.path).toBe(`/entities/${long}-${i}`)
+    } finally {
+      signalGroup(api.child, "SIGKILL")
+    }
+  })
+
+  it("above info (LOG_LEVEL=warn) writes no line, and the request metrics still count every read", async () => {
+    // Above info the API does not announce where it listens: given a port, asked until it answers.
+    const port = await freePort()
+    const api = startApi({ STORE: "memory", SEED: "sample", LOG_LEVEL: "warn", PORT: String(port) })
+    try {
+      const base = `http://127.0.0.1:${port}`
+      await eventually(
+        60_000,
+        async () => (await fetch(`${base}/readyz`).catch(() => undefined))?.status,
+        (status) => status === 200
+      )
+      const url = `${base}/products/${sample[3]!.id}`
+      for (let i = 0; i < 5; i++) await Effect.runPromise(get(url, { "x-request-id": `quiet-${i}` }))
+      const metrics = await (await fetch(`${base}/metrics`)).text()
+      const reads = metrics
+        .split("\n")
+        .find((line) => line.startsWith("http_server_request_duration_seconds_count{") && line.includes('http_route="/products/{id}"'))
+      expect(Number(reads?.split(" ").at(-1))).toBe(5)
+      signalGroup(api.child, "SIGTERM")
+      await api.exited
+      expect(api.output()).not.toContain("quiet-")
     } finally {
       signalGroup(api.child, "SIGKILL")
     }

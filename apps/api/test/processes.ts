@@ -1,6 +1,7 @@
 /** The API and the CLIs as real processes, the way users start them. */
 import { type ChildProcess, spawn } from "node:child_process"
 import { cpSync, existsSync, lstatSync } from "node:fs"
+import { createServer } from "node:net"
 import { resolve } from "node:path"
 
 export const ROOT = resolve(import.meta.dirname, "..", "..", "..")
@@ -58,6 +59,18 @@ export const startApi = (env: Record<string, string>, options: { readonly fresh?
   }
   return start(process.execPath, [API_MAIN], env)
 }
+
+/** A port no one listens on now (for a process that does not announce the one it got). */
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
 
 /** Signals the whole process group, as a terminal or a service manager does. */
 export const signalGroup = (child: ChildProcess, signal: NodeJS.Signals) => {

@@ -6,9 +6,9 @@
 import { Effect } from "effect"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { freePort } from "./processes.ts"
 
 export const INSTALL_HINT =
   "The metrics test scrapes the API with a real Prometheus, and `prometheus` is not on PATH. Install it: `apt-get install -y prometheus` (Debian/Ubuntu; .ci/run does this), or put a Prometheus 2.x binary on PATH."
@@ -21,17 +21,6 @@ export const prometheusVersion = (): string => {
     throw new Error(INSTALL_HINT)
   }
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 
 export interface ScrapeTarget {
   /** host:port of the API. */
