@@ -118,19 +118,19 @@ export const make = Effect.gen(function* () {
       const released =
         releasing.length === 0
           ? []
-          : yield* sql<{ product_id: string; at: Date; slow: number; votes: number }>`
+          : yield* sql<{ product_id: string; slow: number; votes: number }>`
               WITH released AS (
                 UPDATE votes v SET counting = 'counted'
                 FROM jsonb_to_recordset(${pg.json(releasing)}) AS x(product_id uuid, voter text)
                 WHERE v.product_id = x.product_id AND v.voter = x.voter AND ${heldNotByIndex}
                 RETURNING v.product_id, v.updated_at
               )
-              SELECT r.product_id::text, n.at, sum(exp(-greatest(0, extract(epoch FROM n.at - r.updated_at)) / ${slowSeconds}))::float8 AS slow,
+              SELECT r.product_id::text, sum(exp(-greatest(0, extract(epoch FROM n.at - r.updated_at)) / ${slowSeconds}))::float8 AS slow,
                      count(*)::int AS votes
               FROM released r JOIN products p ON p.id = r.product_id
               CROSS JOIN LATERAL (SELECT greatest(${at}::timestamptz, coalesce(p.rate_at, ${at}::timestamptz)) AS at) n
               GROUP BY r.product_id, n.at`
-      const taught = released.map((r) => ({ id: r.product_id, at: r.at, slow: Number(r.slow) }))
+      const taught = { at, products: released.map((r) => ({ id: r.product_id, slow: Number(r.slow) })) }
       const recounted = yield* recount(sql, touchedIds, { stamp: true, locked: true, taught })
       const releasedVotes = released.reduce((sum, r) => sum + r.votes, 0)
       return { applied: { discounted: discounted.length, released: releasedVotes, recounted }, touched: touchedIds }

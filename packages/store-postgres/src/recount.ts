@@ -13,13 +13,13 @@ type Count = bigint | number | string
 
 /**
  * Votes counted late (held, then released) teach their product's rates as if they had counted when cast
- * (packages/domain/src/counting.ts, `ratesAfterRelease`): the rates decayed to `at`, then `slow` added,
- * the sum over the released votes of their weight at `at`.
+ * (packages/domain/src/counting.ts, `ratesAfterRelease`): the rates decayed to the verdict's time (`at`, or
+ * the product's own rate time when that is later), then `slow` added to the week's, the sum over each
+ * product's released votes of their weight at that time.
  */
 export interface Taught {
-  readonly id: string
   readonly at: Date
-  readonly slow: number
+  readonly products: ReadonlyArray<{ readonly id: string; readonly slow: number }>
 }
 
 export interface RecountOptions {
@@ -33,7 +33,7 @@ export interface RecountOptions {
   /** The products' rows are locked by the caller already, in id order. */
   readonly locked?: boolean
   /** Rates to teach in the same write (listed products only): a second write of the row would cost as much again. */
-  readonly taught?: ReadonlyArray<Taught>
+  readonly taught?: Taught
 }
 
 const fastSeconds = `${FAST_SECONDS}.0`
@@ -43,7 +43,9 @@ export const recount = (sql: SqlClient.SqlClient, ids: ReadonlyArray<string>, op
   Effect.gen(function* () {
     if (ids.length === 0) return []
     const list = [...ids]
-    const taught = options.taught ?? []
+    const taught = options.taught?.products ?? []
+    // The time the rates are taught at, as the release computed each product's sum for: its rate time is locked.
+    const at = options.taught?.at ?? null
     // Lock first, in id order (as every writer does); the recount below is a new
     // statement, so its snapshot sees every vote committed before the locks were granted.
     if (options.locked !== true) yield* sql`SELECT id FROM products WHERE id = ANY(${list}::uuid[]) ORDER BY id FOR UPDATE`
@@ -53,8 +55,9 @@ export const recount = (sql: SqlClient.SqlClient, ids: ReadonlyArray<string>, op
         FROM counted_votes WHERE product_id = ANY(${list}::uuid[]) GROUP BY product_id
       ), t AS (
         -- The sums as texts: an array parameter's numbers must all infer one type, and a sum may happen to be whole.
-        SELECT * FROM unnest(${taught.map((x) => x.id)}::uuid[], ${taught.map((x) => x.at.toISOString())}::timestamptz[],
-          ${taught.map((x) => String(x.slow))}::float8[]) AS t(id, at, slow)
+        SELECT t.*, greatest(${at}::timestamptz, coalesce(p.rate_at, ${at}::timestamptz)) AS at
+        FROM unnest(${taught.map((x) => x.id)}::uuid[], ${taught.map((x) => String(x.slow))}::float8[]) AS t(id, slow)
+        JOIN products p ON p.id = t.id
       ), e AS (
         SELECT p.id, p.trust_up AS before_up, p.trust_down AS before_down,
                p.seed_up + coalesce(v.up, 0) AS up, p.seed_down + coalesce(v.down, 0) AS down,
