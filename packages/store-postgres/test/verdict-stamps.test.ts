@@ -65,6 +65,30 @@ const behaviours = (name: string, stores: Layer.Layer<CatalogStore | IntegrityLe
           expect(applied.recounted.map((r) => r.id)).toEqual([moved])
         })
       )
+
+      it.effect("the rates a release teaches are written with the product's counters, to the microsecond of its rate time", () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* (yield* CatalogStore).upsert(products)
+          const id = products[1]!.id
+          // A rate time later than the verdict's, to the microsecond (as a vote's cast in SQL sets it).
+          yield* sql`UPDATE products SET rate_fast = 2, rate_slow = 5, rate_at = '2030-01-01T00:00:00.123456Z' WHERE id = ${id}`
+          const voter = ledgerKey(addressVoter("taught-visitor"))
+          yield* sql`
+            INSERT INTO votes (product_id, voter, direction, counting, network, created_at, updated_at)
+            VALUES (${id}, ${voter}, 'up', 'held', 'net-1', '2030-01-01T00:00:00.123456Z', '2030-01-01T00:00:00.123456Z')`
+          const applied = yield* (yield* IntegrityLedger).apply(
+            { groups: [], release: [{ productId: id, voter }] },
+            new Date("2029-12-31T00:00:00Z")
+          )
+          expect(applied.released).toBe(1)
+          const [row] = yield* sql<{ at: string; fast: number; slow: number }>`
+            SELECT to_char(rate_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS at, rate_fast AS fast, rate_slow AS slow
+            FROM products WHERE id = ${id}`
+          // Taught at its own rate time: nothing decays, and the released vote weighs 1 (cast at that very time).
+          expect(row).toEqual({ at: "2030-01-01T00:00:00.123456", fast: 2, slow: 6 })
+        })
+      )
     })
   })
 
