@@ -239,8 +239,9 @@ describe("the access log", () => {
     const api = startApi({ STORE: "memory", SEED: "sample", LOG_LEVEL: "warn", PORT: String(port) })
     try {
       const base = `http://127.0.0.1:${port}`
+      // Within the test's own timeout (60 s), so that a start that never answers fails here and `finally` stops it.
       await eventually(
-        60_000,
+        30_000,
         async () => (await fetch(`${base}/readyz`).catch(() => undefined))?.status,
         (status) => status === 200
       )
