@@ -178,6 +178,14 @@ describe("reads answered at the front door", () => {
   })
 })
 
+/** The access log's lines in a process's output. */
+const requestLines = (output: string) =>
+  output
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as { message: string; annotations: { request_id: string; path: string; status: number } })
+    .filter((line) => line.message === "request")
+
 describe("the access log", () => {
   it("has a line for every read the front door answers, with its request id and status", async () => {
     const api = startApi({ STORE: "memory", SEED: "sample", LOG_LEVEL: "info" })
@@ -191,13 +199,8 @@ describe("the access log", () => {
       await send({ "x-request-id": "door-3", "if-none-match": first.etag! })
       signalGroup(api.child, "SIGTERM")
       await api.exited
-      const lines = api
-        .output()
-        .split("\n")
-        .filter((line) => line.startsWith("{"))
-        .map((line) => JSON.parse(line) as { message: string; annotations?: Record<string, unknown> })
-        .filter((line) => line.message === "request")
-      const logged = (id: string) => lines.filter((line) => line.annotations?.request_id === id)
+      const lines = requestLines(api.output())
+      const logged = (id: string) => lines.filter((line) => line.annotations.request_id === id)
       for (const [id, status] of [
         ["door-0", 200],
         ["door-1", 200],
@@ -221,11 +224,7 @@ describe("the access log", () => {
       for (let i = 0; i < 400; i++) await fetch(`${base}/entities/${long}-${i}`, { headers: { "x-request-id": `burst-${i}` } })
       signalGroup(api.child, "SIGTERM")
       await api.exited
-      const logged = api
-        .output()
-        .split("\n")
-        .filter((line) => line.includes('"request_id":"burst-'))
-        .map((line) => JSON.parse(line) as { annotations: { request_id: string; path: string; status: number } })
+      const logged = requestLines(api.output()).filter((line) => line.annotations.request_id.startsWith("burst-"))
       expect(logged.map((line) => line.annotations.request_id)).toEqual(Array.from({ length: 400 }, (_, i) => `burst-${i}`))
       for (const [i, line] of logged.entries()) expect(line.annotations.path).toBe(`/entities/${long}-${i}`)
     } finally {

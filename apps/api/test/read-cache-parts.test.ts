@@ -110,6 +110,14 @@ const cacheWith = (ms: number) =>
     return { ...cache, loads: Ref.get(loads), missing }
   })
 
+/** A read whose load takes `elapsed` on the test clock: started, the clock moved on, its answer. */
+const readNow = <A, E>(read: Effect.Effect<A, E>, elapsed: `${number} millis`) =>
+  Effect.gen(function* () {
+    const reading = yield* Effect.forkChild(read)
+    yield* TestClock.adjust(elapsed)
+    return yield* Fiber.join(reading)
+  })
+
 describe("the reads the cache answers as they come", () => {
   it("are the product reads of the API's routes, in their canonical form; anything else goes to the API", () => {
     const id = A.toUpperCase()
@@ -172,9 +180,7 @@ describe("ReadCache", () => {
   it.effect("refresh ahead: a held read whose product changed is loaded again in the background, then a hit", () =>
     Effect.gen(function* () {
       const { service, onChange, loads } = yield* cacheWith(100)
-      const first = yield* Effect.forkChild(service.read("record", A))
-      yield* TestClock.adjust("100 millis")
-      yield* Fiber.join(first)
+      yield* readNow(service.read("record", A), "100 millis")
       onChange(productsChanged([A, B]))
       assert.isUndefined(service.peek(readKey("record", A)))
       yield* TestClock.adjust("100 millis")
@@ -188,9 +194,7 @@ describe("ReadCache", () => {
     Effect.gen(function* () {
       // Loads of 1 ms; a change every millisecond for a second, as a viral product's votes come.
       const { service, onChange, loads } = yield* cacheWith(1)
-      const first = yield* Effect.forkChild(service.read("record", A))
-      yield* TestClock.adjust("1 millis")
-      yield* Fiber.join(first)
+      yield* readNow(service.read("record", A), "1 millis")
       for (let ms = 0; ms < 1_000; ms++) {
         onChange(productsChanged([A]))
         yield* TestClock.adjust("1 millis")
@@ -205,9 +209,7 @@ describe("ReadCache", () => {
       yield* TestClock.adjust(`${MIN_INTERVAL_MS + 1} millis`)
       assert.isDefined(service.peek(readKey("record", A)))
       // Another key is not held back by A's interval.
-      const other = yield* Effect.forkChild(service.read("card", B))
-      yield* TestClock.adjust("1 millis")
-      yield* Fiber.join(other)
+      yield* readNow(service.read("card", B), "1 millis")
       onChange(productsChanged([B]))
       yield* TestClock.adjust("1 millis")
       assert.isDefined(service.peek(readKey("card", B)))
