@@ -26,7 +26,7 @@ import { Announcer } from "./ChangeFeed.ts"
 import { retryDeadlocks } from "./deadlocks.ts"
 import { storeError } from "./errors.ts"
 import { readWindow } from "./integrityWindow.ts"
-import { recount } from "./recount.ts"
+import { recount, taughtAt } from "./recount.ts"
 
 /** A group whose votes are discounted (Integrity.ts, `discounts`), as SQL over `g`. */
 const DISCOUNTING = "(g.status = 'confirmed' OR (g.status = 'suspected' AND coalesce((g.evidence->>'review')::boolean, false) = false))"
@@ -128,7 +128,7 @@ export const make = Effect.gen(function* () {
               SELECT r.product_id::text, sum(exp(-greatest(0, extract(epoch FROM n.at - r.updated_at)) / ${slowSeconds}))::float8 AS slow,
                      count(*)::int AS votes
               FROM released r JOIN products p ON p.id = r.product_id
-              CROSS JOIN LATERAL (SELECT greatest(${at}::timestamptz, coalesce(p.rate_at, ${at}::timestamptz)) AS at) n
+              CROSS JOIN LATERAL (SELECT ${taughtAt(sql, at)} AS at) n
               GROUP BY r.product_id, n.at`
       const taught = { at, products: released.map((r) => ({ id: r.product_id, slow: Number(r.slow) })) }
       const recounted = yield* recount(sql, touchedIds, { stamp: true, locked: true, taught })

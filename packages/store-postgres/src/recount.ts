@@ -39,13 +39,19 @@ export interface RecountOptions {
 const fastSeconds = `${FAST_SECONDS}.0`
 const slowSeconds = `${SLOW_SECONDS}.0`
 
+/**
+ * The time a verdict at `at` teaches product `p`'s rates at: `at`, or the product's own rate time when that
+ * is later. The release sums its votes' weights at this time and the recount decays the rates to it, both
+ * under the product's lock, so both statements read the same `p.rate_at`.
+ */
+export const taughtAt = (sql: SqlClient.SqlClient, at: Date | null) =>
+  sql`greatest(${at}::timestamptz, coalesce(p.rate_at, ${at}::timestamptz))`
+
 export const recount = (sql: SqlClient.SqlClient, ids: ReadonlyArray<string>, options: RecountOptions = {}) =>
   Effect.gen(function* () {
     if (ids.length === 0) return []
     const list = [...ids]
     const taught = options.taught?.products ?? []
-    // The time the rates are taught at, as the release computed each product's sum for: its rate time is locked.
-    const at = options.taught?.at ?? null
     // Lock first, in id order (as every writer does); the recount below is a new
     // statement, so its snapshot sees every vote committed before the locks were granted.
     if (options.locked !== true) yield* sql`SELECT id FROM products WHERE id = ANY(${list}::uuid[]) ORDER BY id FOR UPDATE`
@@ -55,19 +61,20 @@ export const recount = (sql: SqlClient.SqlClient, ids: ReadonlyArray<string>, op
         FROM counted_votes WHERE product_id = ANY(${list}::uuid[]) GROUP BY product_id
       ), t AS (
         -- The sums as texts: an array parameter's numbers must all infer one type, and a sum may happen to be whole.
-        SELECT t.*, greatest(${at}::timestamptz, coalesce(p.rate_at, ${at}::timestamptz)) AS at
-        FROM unnest(${taught.map((x) => x.id)}::uuid[], ${taught.map((x) => String(x.slow))}::float8[]) AS t(id, slow)
-        JOIN products p ON p.id = t.id
+        SELECT * FROM unnest(${taught.map((x) => x.id)}::uuid[], ${taught.map((x) => String(x.slow))}::float8[]) AS t(id, slow)
       ), e AS (
         SELECT p.id, p.trust_up AS before_up, p.trust_down AS before_down,
                p.seed_up + coalesce(v.up, 0) AS up, p.seed_down + coalesce(v.down, 0) AS down,
-               t.at, t.slow, greatest(0, extract(epoch FROM t.at - coalesce(p.rate_at, t.at))) AS elapsed
+               CASE WHEN t.id IS NOT NULL THEN ${taughtAt(sql, options.taught?.at ?? null)} END AS at, t.slow
         FROM products p LEFT JOIN v ON v.product_id = p.id LEFT JOIN t ON t.id = p.id
         WHERE p.id = ANY(${list}::uuid[])
       )
       UPDATE products p SET trust_up = e.up, trust_down = e.down,
-        rate_fast = CASE WHEN e.at IS NULL THEN p.rate_fast ELSE p.rate_fast * exp(-e.elapsed / ${sql.literal(fastSeconds)}) END,
-        rate_slow = CASE WHEN e.at IS NULL THEN p.rate_slow ELSE p.rate_slow * exp(-e.elapsed / ${sql.literal(slowSeconds)}) + e.slow END,
+        -- Decayed from the rate time to the one taught at (never earlier: taughtAt is the later of the two).
+        rate_fast = CASE WHEN e.at IS NULL THEN p.rate_fast
+          ELSE p.rate_fast * exp(-extract(epoch FROM e.at - coalesce(p.rate_at, e.at)) / ${sql.literal(fastSeconds)}) END,
+        rate_slow = CASE WHEN e.at IS NULL THEN p.rate_slow
+          ELSE p.rate_slow * exp(-extract(epoch FROM e.at - coalesce(p.rate_at, e.at)) / ${sql.literal(slowSeconds)}) + e.slow END,
         rate_at = coalesce(e.at, p.rate_at)
       FROM e WHERE p.id = e.id ${options.stamp === true ? sql`` : sql`AND ((p.trust_up, p.trust_down) IS DISTINCT FROM (e.up, e.down) OR e.at IS NOT NULL)`}
       RETURNING p.id, e.before_up, e.before_down, e.up, e.down`
