@@ -12,17 +12,20 @@
  *   becomes a string only the first time it is seen. PostgreSQL's cost is about the bytes it joins, so
  *   nothing is sent twice: the keys' 128-bit hashes that were sent beside their texts cost a quarter of
  *   its time and a third of the bytes (docs/benchmarks.md, "the window read: texts only").
+ * - A range's votes come in rows of a few pages each (~40 KB), so that no message outgrows the driver's
+ *   reading buffer: a 2 MB row was read into a buffer grown and copied several times over.
  * - The next range is asked for before the last one is taken apart: PostgreSQL scans while node numbers.
  * - Node numbers the keys in hash tables of typed arrays (ten million lookups in a few seconds, where
  *   PostgreSQL's grouping and joins on them took tens); voters and networks are told apart by their
- *   bytes, compared whole: two keys are one only when they are equal.
+ *   bytes, compared whole: two keys are one only when they are equal. A batch of votes' keys is hashed
+ *   first and the tables' lines for all of them read in one tight loop, so that their cache misses overlap.
  * - The columns are put in order: a counting sort by product (each column scattered into the buffer
  *   another one freed), then each run sorted by voter.
  */
 import { Effect, Fiber } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { LedgerWindow, ProductId } from "@productdir/domain"
-import { grown, Keys16, KeysText } from "./integrityKeys.ts"
+import { grown, hash16, hashText, Keys16, KeysText } from "./integrityKeys.ts"
 
 /**
  * Pages of `votes` read per message: about 50 votes a page, ~100 bytes each, so ~2 MB a message. Not more:
@@ -31,6 +34,15 @@ import { grown, Keys16, KeysText } from "./integrityKeys.ts"
  * much fewer and the statements' own cost shows (docs/benchmarks.md, "the window read: texts only").
  */
 const PAGES_PER_CHUNK = 400
+/**
+ * Pages of `votes` a row of a message holds: ~40 KB, inside the 64 KB buffer the driver reads into. Grouping a
+ * statement's votes by page costs PostgreSQL nothing measurable (18-23 ms a statement of 400 pages, either way).
+ */
+const PAGES_PER_ROW = 8
+/** Votes whose lookups are warmed together: their lines stay in the core's caches until they are used. */
+const WARM_BATCH = 256
+/** An upper bound past any page: the last range is open. */
+const OPEN_END = 4_294_967_294
 /** Microseconds from 1970 to PostgreSQL's epoch (2000-01-01), as `timestamptz_send` counts. */
 const PG_EPOCH_MICROS = 946_684_800_000_000
 
@@ -187,62 +199,96 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     let seconds = new Int32Array(capacity)
     let flags = new Uint8Array(capacity)
     let n = 0
+    const hashes = new Int32Array(3 * WARM_BATCH)
     const pages = head?.pages ?? 0
-    /** The votes of `pagesPerChunk` pages from `page`, as bytes. */
+    /**
+     * The votes of `pagesPerChunk` pages from `page`, as bytes: a row for each `PAGES_PER_ROW` of them, so that
+     * no message outgrows the driver's reading buffer (a larger one is read into a buffer grown and copied in
+     * turn, each growth a new zeroed allocation).
+     */
     const chunkAt = (page: number) => {
+      const end = page + pagesPerChunk
       // The last range is open: a page added since the size was read holds no vote this snapshot sees, but costs nothing to look at.
-      const last = page + pagesPerChunk >= pages
+      const last = end >= pages
       return sql<{ rows: Uint8Array | null; count: number }>`
-        SELECT count(*)::int AS count, string_agg(
-          uuid_send(v.product_id) || timestamptz_send(v.updated_at)
-            || int2send((CASE v.counting WHEN 'counted' THEN 0 WHEN 'held' THEN 1 ELSE 2 END
-              | CASE v.direction WHEN 'up' THEN 0 ELSE 4 END
-              | CASE WHEN v.group_id = ANY(${cleared}::uuid[]) THEN 8 ELSE 0 END
-              | CASE WHEN v.network IS NULL THEN 16 ELSE 0 END)::int2)
-            || textsend(v.voter) || decode('00', 'hex') || coalesce(textsend(v.network), ''::bytea) || decode('00', 'hex'),
-          ''::bytea) AS rows
-        FROM votes v
-        WHERE v.ctid >= ${`(${page},0)`}::tid ${last ? sql`` : sql`AND v.ctid < ${`(${page + pagesPerChunk},0)`}::tid`}
-          AND v.revoked_at IS NULL AND (v.updated_at >= ${since} OR v.counting = 'held')`
+        SELECT s.count, s.rows
+        FROM generate_series(${page}::int, ${end - 1}::int, ${PAGES_PER_ROW}::int) AS g(first),
+        LATERAL (
+          SELECT count(*)::int AS count, string_agg(
+            uuid_send(v.product_id) || timestamptz_send(v.updated_at)
+              || int2send((CASE v.counting WHEN 'counted' THEN 0 WHEN 'held' THEN 1 ELSE 2 END
+                | CASE v.direction WHEN 'up' THEN 0 ELSE 4 END
+                | CASE WHEN v.group_id = ANY(${cleared}::uuid[]) THEN 8 ELSE 0 END
+                | CASE WHEN v.network IS NULL THEN 16 ELSE 0 END)::int2)
+              || textsend(v.voter) || decode('00', 'hex') || coalesce(textsend(v.network), ''::bytea) || decode('00', 'hex'),
+            ''::bytea) AS rows
+          FROM votes v
+          WHERE v.ctid >= format('(%s,0)', g.first)::tid
+            AND v.ctid < format('(%s,0)', CASE WHEN g.first + ${PAGES_PER_ROW}::int < ${end}::int THEN g.first + ${PAGES_PER_ROW}::int WHEN ${last} THEN ${OPEN_END}::bigint ELSE ${end}::int END)::tid
+            AND v.revoked_at IS NULL AND (v.updated_at >= ${since} OR v.counting = 'held')
+        ) s
+        WHERE s.count > 0`
     }
     // Each chunk is asked for before the one before it is taken apart, so that PostgreSQL builds it meanwhile: the
     // window's two halves, PostgreSQL's scan and node's numbering, run on two cores instead of taking turns.
     let pending = pages > 0 ? yield* Effect.forkChild(chunkAt(0), { startImmediately: true }) : undefined
     for (let page = 0; page < pages; page += pagesPerChunk) {
-      const [chunk] = yield* Fiber.join(pending!)
+      const chunk = yield* Fiber.join(pending!)
       if (page + pagesPerChunk < pages) pending = yield* Effect.forkChild(chunkAt(page + pagesPerChunk), { startImmediately: true })
-      const bytes = chunk?.rows ?? null
-      if (bytes === null) continue
-      const rows = chunk!.count
-      if (n + rows > capacity) {
-        capacity = Math.max(n + rows, Math.ceil(capacity * 1.5))
-        product = grown(product.subarray(0, n), capacity)
-        voter = grown(voter.subarray(0, n), capacity)
-        network = grown(network.subarray(0, n), capacity)
-        seconds = grown(seconds.subarray(0, n), capacity)
-        flags = grown(flags.subarray(0, n), capacity)
-      }
-      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-      for (let r = 0, at = 0; r < rows; r++) {
-        const f = view.getInt16(at + 24)
-        product[n] = products.add(view, at)
-        const micros = view.getInt32(at + 16) * 4_294_967_296 + view.getUint32(at + 20)
-        seconds[n] = Math.floor((micros - fromMicros) / 1_000_000)
-        // A key's text is made a string once, when the key is first seen.
-        const voterEnd = bytes.indexOf(0, at + 26)
-        const seen = voterKeys.count
-        voter[n] = voterKeys.add(bytes, view, at + 26, voterEnd)
-        if (voterKeys.count > seen) voterTexts.push(utf8.decode(bytes.subarray(at + 26, voterEnd)))
-        const networkEnd = bytes.indexOf(0, voterEnd + 1)
-        if (f & 16) network[n] = -1
-        else {
-          const known = networkKeys.count
-          network[n] = networkKeys.add(bytes, view, voterEnd + 1, networkEnd)
-          if (networkKeys.count > known) networkTexts.push(utf8.decode(bytes.subarray(voterEnd + 1, networkEnd)))
+      for (const part of chunk) {
+        const bytes = part.rows
+        if (bytes === null) continue
+        const rows = part.count
+        if (n + rows > capacity) {
+          capacity = Math.max(n + rows, Math.ceil(capacity * 1.5))
+          product = grown(product.subarray(0, n), capacity)
+          voter = grown(voter.subarray(0, n), capacity)
+          network = grown(network.subarray(0, n), capacity)
+          seconds = grown(seconds.subarray(0, n), capacity)
+          flags = grown(flags.subarray(0, n), capacity)
         }
-        at = networkEnd + 1
-        flags[n] = f & 15
-        n++
+        const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+        // A batch of votes at a time: their keys hashed, then the memory their lookups will read read in one tight
+        // loop, so that its cache misses overlap (integrityKeys.ts, warm); the lookups then find it in cache.
+        for (let first = 0, from = 0; first < rows; first += WARM_BATCH) {
+          const batch = Math.min(WARM_BATCH, rows - first)
+          for (let b = 0, at = from; b < batch; b++) {
+            const voterEnd = bytes.indexOf(0, at + 26)
+            const networkEnd = bytes.indexOf(0, voterEnd + 1)
+            hashes[3 * b] = hash16(view, at)
+            hashes[3 * b + 1] = hashText(bytes, view, at + 26, voterEnd)
+            hashes[3 * b + 2] = hashText(bytes, view, voterEnd + 1, networkEnd)
+            at = networkEnd + 1
+          }
+          for (let b = 0; b < batch; b++) {
+            products.warm(hashes[3 * b]!)
+            voterKeys.warm(hashes[3 * b + 1]!)
+            networkKeys.warm(hashes[3 * b + 2]!)
+          }
+          let at = from
+          for (let b = 0; b < batch; b++) {
+            const f = view.getInt16(at + 24)
+            product[n] = products.add(view, at, hashes[3 * b]!)
+            const micros = view.getInt32(at + 16) * 4_294_967_296 + view.getUint32(at + 20)
+            seconds[n] = Math.floor((micros - fromMicros) / 1_000_000)
+            // A key's text is made a string once, when the key is first seen.
+            const voterEnd = bytes.indexOf(0, at + 26)
+            const seen = voterKeys.count
+            voter[n] = voterKeys.add(bytes, view, at + 26, voterEnd, hashes[3 * b + 1]!)
+            if (voterKeys.count > seen) voterTexts.push(utf8.decode(bytes.subarray(at + 26, voterEnd)))
+            const networkEnd = bytes.indexOf(0, voterEnd + 1)
+            if (f & 16) network[n] = -1
+            else {
+              const known = networkKeys.count
+              network[n] = networkKeys.add(bytes, view, voterEnd + 1, networkEnd, hashes[3 * b + 2]!)
+              if (networkKeys.count > known) networkTexts.push(utf8.decode(bytes.subarray(voterEnd + 1, networkEnd)))
+            }
+            at = networkEnd + 1
+            flags[n] = f & 15
+            n++
+          }
+          from = at
+        }
       }
     }
     product = product.subarray(0, n)
