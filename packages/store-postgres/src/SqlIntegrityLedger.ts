@@ -95,16 +95,18 @@ export const make = Effect.gen(function* () {
           )}) AS x(id uuid, evidence jsonb)
           ON CONFLICT (id) DO UPDATE SET evidence = EXCLUDED.evidence WHERE g.status <> 'cleared'`
       }
-      const discounted =
-        discounting.length === 0
-          ? []
-          : yield* sql<{ product_id: string }>`
-              UPDATE votes v SET counting = 'discounted', group_id = x.group_id
-              FROM jsonb_to_recordset(${pg.json(discounting)}) AS x(product_id uuid, voter text, group_id uuid)
-              JOIN vote_groups g ON g.id = x.group_id AND g.status <> 'cleared'
-              WHERE v.product_id = x.product_id AND v.voter = x.voter AND v.counting <> 'discounted'
-                AND NOT EXISTS (SELECT 1 FROM vote_groups c WHERE c.id = v.group_id AND c.status = 'cleared')
-              RETURNING v.product_id`
+      // What was counted and is discounted moves its product's counters (held votes were not counted): the
+      // counted and the held are discounted by a statement each, so that each knows what its votes were.
+      const discount = (was: "counted" | "held") =>
+        sql<{ product_id: string; direction: "up" | "down"; counts: boolean }>`
+          UPDATE votes v SET counting = 'discounted', group_id = x.group_id
+          FROM jsonb_to_recordset(${pg.json(discounting)}) AS x(product_id uuid, voter text, group_id uuid)
+          JOIN vote_groups g ON g.id = x.group_id AND g.status <> 'cleared'
+          WHERE v.product_id = x.product_id AND v.voter = x.voter
+            AND ${was === "counted" ? sql`v.counting = 'counted'` : heldNotByIndex}
+            AND NOT EXISTS (SELECT 1 FROM vote_groups c WHERE c.id = v.group_id AND c.status = 'cleared')
+          RETURNING v.product_id::text, v.direction, ${was === "counted" ? sql`v.revoked_at IS NULL` : sql`false`} AS counts`
+      const discounted = discounting.length === 0 ? [] : [...(yield* discount("counted")), ...(yield* discount("held"))]
       if (marking.length > 0) {
         yield* sql`
           UPDATE votes v SET group_id = x.group_id
@@ -118,20 +120,35 @@ export const make = Effect.gen(function* () {
       const released =
         releasing.length === 0
           ? []
-          : yield* sql<{ product_id: string; slow: number; votes: number }>`
+          : yield* sql<{ product_id: string; slow: number; votes: number; up: number; down: number }>`
               WITH released AS (
                 UPDATE votes v SET counting = 'counted'
                 FROM jsonb_to_recordset(${pg.json(releasing)}) AS x(product_id uuid, voter text)
                 WHERE v.product_id = x.product_id AND v.voter = x.voter AND ${heldNotByIndex}
-                RETURNING v.product_id, v.updated_at
+                RETURNING v.product_id, v.updated_at, v.direction, v.revoked_at
               )
               SELECT r.product_id::text, sum(exp(-greatest(0, extract(epoch FROM n.at - r.updated_at)) / ${slowSeconds}))::float8 AS slow,
-                     count(*)::int AS votes
+                     count(*)::int AS votes,
+                     count(*) FILTER (WHERE r.direction = 'up' AND r.revoked_at IS NULL)::int AS up,
+                     count(*) FILTER (WHERE r.direction = 'down' AND r.revoked_at IS NULL)::int AS down
               FROM released r JOIN products p ON p.id = r.product_id
               CROSS JOIN LATERAL (SELECT ${taughtAt(sql, at)} AS at) n
               GROUP BY r.product_id, n.at`
       const taught = { at, products: released.map((r) => ({ id: r.product_id, slow: Number(r.slow) })) }
-      const recounted = yield* recount(sql, touchedIds, { stamp: true, locked: true, taught })
+      // How each product's counted votes moved: the released that count, less the counted now discounted.
+      const moved = new Map<string, { up: number; down: number }>()
+      const move = (id: string, up: number, down: number) => {
+        const m = moved.get(id) ?? { up: 0, down: 0 }
+        moved.set(id, { up: m.up + up, down: m.down + down })
+      }
+      for (const r of released) move(r.product_id, r.up, r.down)
+      for (const r of discounted) if (r.counts) move(r.product_id, r.direction === "up" ? -1 : 0, r.direction === "down" ? -1 : 0)
+      const recounted = yield* recount(sql, touchedIds, {
+        stamp: true,
+        locked: true,
+        taught,
+        moved: [...moved].map(([id, m]) => ({ id, ...m }))
+      })
       const releasedVotes = released.reduce((sum, r) => sum + r.votes, 0)
       return { applied: { discounted: discounted.length, released: releasedVotes, recounted }, touched: touchedIds }
     }).pipe(

@@ -196,6 +196,45 @@ export const integrityBehaviours = (it: ContractIt) => {
       })
   )
 
+  it.effect(
+    "a verdict's counters are the ledger's count: a held vote it discounts, or a revoked one it discounts or releases, moves nothing",
+    () =>
+      Effect.gen(function* () {
+        const integrity = yield* IntegrityLedger
+        const ledger = yield* VoteLedger
+        const registry = yield* AgentRegistry
+        const product = yield* upsertOne(freshInput())
+        const [c, d, a, b, e] = yield* Effect.forEach(["c", "d", "a", "b", "e"], (n) => newAgent(`counted ${n}`).pipe(at(459 * DAY)))
+        const cast = (voter: Voter, direction: "up" | "down") =>
+          ledger.cast({ entity: product.id, voter, direction, guard: GUARD }).pipe(at(460 * DAY))
+        // Ten counted (agents c and d among them), then a burst's held votes: agents a, b and e down, an address up.
+        yield* cast(agentVoter(c!.id), "up")
+        yield* cast(agentVoter(d!.id), "up")
+        for (let i = 0; i < 8; i++) yield* cast(addressVoter(`counted-${i}`), "up")
+        yield* cast(agentVoter(a!.id), "down")
+        yield* cast(agentVoter(b!.id), "down")
+        yield* cast(agentVoter(e!.id), "down")
+        yield* cast(addressVoter("counted-held"), "up")
+        assert.strictEqual((yield* ledger.formation(product.id)).held, 4)
+        // Revoked: c's counted vote and a's and e's held ones.
+        for (const agent of [c!, a!, e!]) yield* registry.revoke(agent.id).pipe(at(461 * DAY))
+        assert.deepStrictEqual(yield* countersOf(product.id), { up: 9, down: 0 })
+
+        const key = (voter: string) => ({ productId: product.id, voter })
+        const members = [c!, d!, a!].map((x) => agentLedgerKey(x.id)).sort()
+        const verdict = {
+          // d's counted vote goes; c's (revoked) and a's (held and revoked) counted before for nothing.
+          groups: [{ id: rng.uuid(), evidence: evidenceFor(members, [product.id]), votes: members.map(key), discount: true }],
+          // b's and the address's count from now on; e's is revoked, and counts for nothing.
+          release: [key(agentLedgerKey(b!.id)), key("ip:counted-held"), key(agentLedgerKey(e!.id))]
+        }
+        const applied = yield* integrity.apply(verdict, new Date(462 * DAY))
+        assert.deepStrictEqual([applied.discounted, applied.released], [3, 3])
+        assert.deepStrictEqual(yield* countersOf(product.id), { up: 9, down: 1 })
+        assert.deepStrictEqual(applied.recounted, [{ id: product.id, before: { up: 9, down: 0 }, after: { up: 9, down: 1 } }])
+      })
+  )
+
   it.effect("held votes a verdict counts teach the product's rate: a product that started cold is not a burst at its own pace", () =>
     Effect.gen(function* () {
       const integrity = yield* IntegrityLedger
