@@ -92,8 +92,10 @@ export class Keys16 {
     return order
   }
 
+  /** Lets the table and the keys go (a million keys are 24 MB), once they are written out in order. */
   release() {
     this.slots = new Int32Array(0)
+    this.words = new Int32Array(0)
   }
 }
 
@@ -158,6 +160,15 @@ export class KeysText {
   warm(hash: number): void {
     const key = this.#slots[hash & (this.#slots.length - 1)]!
     this.#warmed ^= key < 0 ? key : this.#hashes[key]! ^ this.#bytes[this.#starts[key]!]!
+  }
+
+  /** Lets the table and the texts' bytes go, once every key is numbered. */
+  release() {
+    this.#bytes = new Uint8Array(0)
+    this.#view = new DataView(this.#bytes.buffer)
+    this.#starts = new Int32Array(1)
+    this.#hashes = new Int32Array(0)
+    this.#slots = new Int32Array(0)
   }
 
   #equals(key: number, view: DataView, from: number, length: number): boolean {

@@ -307,7 +307,10 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     const productBytes = new Uint8Array(products.count * 16)
     const productView = new DataView(productBytes.buffer)
     for (let k = 0; k < productOrder.length; k++) products.write(productOrder[k]!, productView, k * 16)
+    // The tables go before the columns are ordered, when the most memory is in use.
     products.release()
+    voterKeys.release()
+    networkKeys.release()
     const voters = numbered(voterTexts)
     const networks = numbered(networkTexts)
     const standing = Uint8Array.from(voters.sorted, (text) => (standingAgents.has(text) ? 1 : 0))
