@@ -7,6 +7,7 @@ import {
   addressVoter,
   agentVoter,
   CatalogStore,
+  DEFAULT_BURST_GUARD,
   JobLock,
   type ProductId,
   type ProductInput,
@@ -189,6 +190,37 @@ for (const variant of testTargets()) {
       expect(stored).toEqual({ up: 10 + visitorsOnTarget, down: 2 })
       const again = await cli(["--check"])
       expect(again.code, again.stdout).toBe(0)
+    })
+
+    it("a flood of addresses the burst guard holds stays held: --check after --check would count none of it, and a run counts none", async () => {
+      const input = freshInput({ seed: { up: 10, down: 2 } })
+      const flooded = input.id as ProductId
+      await target.run(
+        Effect.gen(function* () {
+          yield* CatalogStore.use((c) => c.upsert([input]))
+          const ledger = yield* VoteLedger
+          // 30 addresses vote a cold product down at once: ten count, the burst guard holds the rest.
+          for (let d = 0; d < 30; d++)
+            yield* ledger.cast({
+              entity: flooded,
+              voter: addressVoter(`flood-${d}`),
+              direction: "down",
+              network: `f-${d}`,
+              guard: DEFAULT_BURST_GUARD
+            })
+          expect((yield* ledger.formation(flooded)).held).toBe(20)
+        })
+      )
+      // Each check runs at another phase of the clock's second; each must see the same ledger the same way.
+      for (let k = 0; k < 3; k++) {
+        const check = await cli(["--check"])
+        expect(check.stdout).toMatch(/read 30 votes, 0 voter groups, would discount 0 votes and count 0 held votes/)
+        expect(check.code, check.stdout).toBe(0)
+      }
+      const applied = await cli([])
+      expect(applied.code, applied.stderr).toBe(0)
+      expect(applied.stdout).toMatch(/0 held votes counted/)
+      expect((await target.run(snapshots)).find((s) => s.id === flooded)!.stored).toEqual({ up: 10, down: 12 })
     })
 
     it("bad flags are usage errors (exit 2) and touch nothing", async () => {

@@ -183,7 +183,9 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
     const settings = options.settings ?? DEFAULT_PASS
     const ledger = yield* IntegrityLedger
     const now = new Date(yield* Clock.currentTimeMillis)
-    const since = new Date(now.getTime() - settings.windowSeconds * 1000)
+    // On a whole second: the window's times are whole seconds from its start, so that the votes of one second of
+    // the clock are one second of the window whenever the pass runs (the same ledger, the same replay).
+    const since = new Date(Math.floor((now.getTime() - settings.windowSeconds * 1000) / 1000) * 1000)
     const window = yield* ledger.window(since)
     const known = yield* ledger.groups
     // The window starts earlier than asked when it holds older held votes: only from `since` is it whole.

@@ -112,7 +112,13 @@ export const releases = (
   const provenBar = Math.min(settings.provenShare, (settings.usualShare * agentVotes) / Math.max(1, takingPart))
   const released: Array<number> = []
   for (const p of [...withHeld].sort((a, b) => a - b)) {
-    const votes = votesOf.get(p)!.sort((a, b) => window.seconds[a]! - window.seconds[b]! || a - b)
+    // In the order they were cast, as far as the window tells: by the second, and within a second the votes that
+    // counted before those held (the guard held them because the others came first). By the voter's order instead, a
+    // flood cast within a second was replayed with some of its held votes ahead of its counted ones, which the
+    // replay then counted: a few more of an address flood's votes every pass, as many as the second's phase let.
+    const votes = votesOf
+      .get(p)!
+      .sort((a, b) => window.seconds[a]! - window.seconds[b]! || window.counting[a]! - window.counting[b]! || a - b)
     let rates = noRates
     let episode: Array<number> = []
     let lastBurst = Number.NEGATIVE_INFINITY
