@@ -9,8 +9,11 @@ const make = (state: State) =>
       Effect.sync(() => {
         const out: Array<ReportedProblem> = []
         for (const [key, voters] of state.reports.get(id) ?? []) {
-          // A revoked agent's reports stay, marked, and are not counted (like its votes).
-          const reports = [...voters.values()].filter((r) => r.revokedAt === null)
+          // A report counts as its vote does: a revoked agent's stay, marked, and are not counted, nor are those of
+          // votes held (until the integrity pass counts them) or discounted.
+          const reports = [...voters.entries()]
+            .filter(([voter, r]) => r.revokedAt === null && (state.votes.get(id)?.get(voter)?.counting ?? "counted") === "counted")
+            .map(([, r]) => r)
           if (reports.length === 0) continue
           const first = reports.reduce((a, b) => (b.at < a.at ? b : a))
           const last = reports.reduce((a, b) => (b.at > a.at ? b : a))

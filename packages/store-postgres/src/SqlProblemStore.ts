@@ -1,6 +1,6 @@
 /**
- * ProblemStore on PostgreSQL: reports aggregated per normalised reason; a revoked agent's reports are
- * not counted. A product read: on a replica that has its last change, else the primary (ReadReplicas.ts).
+ * ProblemStore on PostgreSQL: reports aggregated per normalised reason. A report counts as its vote does:
+ * not a revoked agent's, nor one whose vote is held (until the integrity pass counts it) or discounted. A product read: on a replica that has its last change, else the primary (ReadReplicas.ts).
  */
 import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
@@ -18,7 +18,8 @@ export const make = Effect.gen(function* () {
         (sql: SqlClient.SqlClient) => sql<{ problem_key: string; summary: string; reports: number; first_at: Date; last_at: Date }>`
           SELECT problem_key, (array_agg(summary ORDER BY reported_at, voter))[1] AS summary,
                  count(*)::int AS reports, min(reported_at) AS first_at, max(reported_at) AS last_at
-          FROM problem_reports WHERE product_id = ${id} AND revoked_at IS NULL
+          FROM problem_reports r WHERE r.product_id = ${id} AND r.revoked_at IS NULL
+            AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.product_id = r.product_id AND v.voter = r.voter AND v.counting <> 'counted')
           GROUP BY problem_key`
       )
       .pipe(storeError("problems"))

@@ -20,6 +20,7 @@ import {
   HELD,
   IntegrityLedger,
   type LedgerWindow,
+  ProblemStore,
   type ProductId,
   type Voter,
   type VoteKey,
@@ -232,6 +233,39 @@ export const integrityBehaviours = (it: ContractIt) => {
         assert.deepStrictEqual([applied.discounted, applied.released], [3, 3])
         assert.deepStrictEqual(yield* countersOf(product.id), { up: 9, down: 1 })
         assert.deepStrictEqual(applied.recounted, [{ id: product.id, before: { up: 9, down: 0 }, after: { up: 9, down: 1 } }])
+      })
+  )
+
+  it.effect(
+    "a problem report counts as its vote does: not while it is held, once a verdict counts it, not once discounted, again once cleared",
+    () =>
+      Effect.gen(function* () {
+        const integrity = yield* IntegrityLedger
+        const ledger = yield* VoteLedger
+        const problems = yield* ProblemStore
+        const product = yield* upsertOne(freshInput())
+        const reporter = yield* newAgent("reporter").pipe(at(469 * DAY))
+        for (let i = 0; i < 10; i++)
+          yield* ledger.cast({ entity: product.id, voter: addressVoter(`reports-${i}`), direction: "up", guard: GUARD }).pipe(at(470 * DAY))
+        // In the burst: held, and its report waits with it.
+        const cast = yield* ledger
+          .cast({ entity: product.id, voter: agentVoter(reporter.id), direction: "down", reason: "Loses data on sync", guard: GUARD })
+          .pipe(at(470 * DAY))
+        assert.strictEqual(cast.counting, "held")
+        const reports = Effect.map(problems.reported(product.id), (list) => list.map((p) => [p.summary, p.reports]))
+        assert.deepStrictEqual(yield* reports, [])
+
+        const key = { productId: product.id, voter: agentLedgerKey(reporter.id) }
+        yield* integrity.apply({ groups: [], release: [key] }, new Date(471 * DAY))
+        assert.deepStrictEqual(yield* reports, [["Loses data on sync", 1]])
+
+        const groupId = rng.uuid()
+        const evidence = evidenceFor([key.voter], [product.id])
+        yield* integrity.apply({ groups: [{ id: groupId, evidence, votes: [key], discount: true }], release: [] }, new Date(472 * DAY))
+        assert.deepStrictEqual(yield* reports, [])
+
+        yield* integrity.decide(groupId, "cleared", new Date(473 * DAY))
+        assert.deepStrictEqual(yield* reports, [["Loses data on sync", 1]])
       })
   )
 
