@@ -1,13 +1,16 @@
 /**
  * Requests no route takes. A 405 (with `Allow`) only when the path is served
  * under other methods; a path the router refused although its method is served
- * there (a parameter over the router's 100-character limit, broken percent-
- * encoding) names no product: 404, or 400 for the encoding. Paths come from the
- * API definition.
+ * there is bad input: a parameter over the router's 100-character limit is a 400
+ * naming it, as the same parameter of 81 characters is (no id or slug is that
+ * long), and so is broken percent-encoding. Paths come from the API definition.
  */
+import { STATUS_CODES } from "node:http"
+import { HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
+import { describeFieldErrors, type FieldIssue } from "@productdir/contract"
 import { servedPaths } from "../catalogGuide.ts"
-import { problem } from "./problemResponses.ts"
+import { PROBLEM_JSON, problem } from "./problemResponses.ts"
 
 const toPattern = (path: string): RegExp => new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^/}]+\}/g, "[^/]+")}/?$`)
 
@@ -22,6 +25,20 @@ const hasBrokenEncoding = (path: string): boolean => {
   }
 }
 
+/** The router's limit on a path parameter: longer, it takes no route. */
+const ROUTER_PARAM_LIMIT = 100
+
+/** The path parameters of `template` (`/entities/{slug}`) that `path` fills with more than the router takes. */
+const overLong = (template: string, path: string): Array<FieldIssue> => {
+  const names = template.split("/")
+  return path.split("/").flatMap((segment, k) => {
+    const name = /^\{(.+)\}$/.exec(names[k] ?? "")?.[1]
+    return name !== undefined && segment.length > ROUTER_PARAM_LIMIT
+      ? [{ path: ["params", name], message: `is longer than any ${name} can be (ids are UUIDs, slugs at most 80 characters)` }]
+      : []
+  })
+}
+
 export const unrouted = (request: HttpServerRequest.HttpServerRequest) => {
   const path = request.url.split("?")[0] ?? "/"
   const method = request.method === "HEAD" ? "GET" : request.method
@@ -30,6 +47,21 @@ export const unrouted = (request: HttpServerRequest.HttpServerRequest) => {
     return problem(400, `The path ${path} has broken percent-encoding: every % must start an escape such as %2F.`)
   }
   if (allowed.includes(method)) {
+    const route = routes.find((r) => r.method === method && r.pattern.test(path))!
+    const errors = overLong(route.path, path)
+    if (errors.length > 0) {
+      const count = errors.length === 1 ? "1 field is" : `${errors.length} fields are`
+      return HttpServerResponse.jsonUnsafe(
+        {
+          type: "about:blank",
+          title: STATUS_CODES[400],
+          status: 400,
+          detail: `${count} not right: ${describeFieldErrors(errors)}.`,
+          errors
+        },
+        { status: 400, contentType: PROBLEM_JSON }
+      )
+    }
     return problem(
       404,
       `Nothing is served at ${path}: no product has that id or slug (ids are UUIDs, slugs at most 80 characters). Find products with GET /products?q=<words>.`
