@@ -24,6 +24,7 @@ import { VotesLive } from "./handlers/votes.ts"
 import * as AccessLog from "./http/accessLog.ts"
 import { AuthenticationLive } from "./http/authentication.ts"
 import { bodyPolicy } from "./http/bodyPolicy.ts"
+import { queryEncoding } from "./http/queryEncoding.ts"
 import { answerClientError } from "./http/clientErrors.ts"
 import { compress } from "./http/compression.ts"
 import { Connections, watch as watchConnections } from "./http/connections.ts"
@@ -97,10 +98,13 @@ export const AppRoutes = Layer.mergeAll(
   MetricsListenerLive,
   // Around every route, the docs and the fallback, outermost first: failures as problems,
   // compression of what is not prepared already, the prepared constant reads, the edge of /mcp,
-  // the body policy. (Request ids, the access log and the connection policy are the front door's,
+  // the query's encoding, the body policy. (Request ids, the access log and the connection policy are the front door's,
   // and the product reads the cache holds are answered there: HotReadsLive.)
   HttpRouter.middleware(
-    Effect.map(makeMcpEdge, (mcpEdge) => (httpEffect) => answerFailures(compress(serveConstantReads(mcpEdge(bodyPolicy(httpEffect)))))),
+    Effect.map(
+      makeMcpEdge,
+      (mcpEdge) => (httpEffect) => answerFailures(compress(serveConstantReads(mcpEdge(queryEncoding(bodyPolicy(httpEffect))))))
+    ),
     { global: true }
   )
 ).pipe(
