@@ -22,11 +22,17 @@ const aligned = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
     .join("\n")
 }
 
-const standing = (agent: Agent) => (agent.revokedAt === null ? "active" : `revoked ${agent.revokedAt.toISOString()}`)
+/** Active or revoked: whether its votes count at all. */
+const status = (agent: Agent) => (agent.revokedAt === null ? "active" : `revoked ${agent.revokedAt.toISOString()}`)
 
-/** Whether its votes count at once in a burst (counting.ts): an agent old enough whose votes counted, in no group. */
-const established = (agent: Agent) =>
-  agent.standingSince === null ? "no: its votes wait in a burst" : `since ${agent.standingSince.toISOString()}: its votes count at once`
+/**
+ * Its standing (counting.ts): whether its votes count at once in a burst. An agent gains it old enough, with
+ * votes that counted and in no group; a member of a group an operator confirmed, or one found and not cleared, has none.
+ */
+const standing = (agent: Agent) =>
+  agent.standingSince === null
+    ? "none: in a burst its votes wait for the integrity pass"
+    : `since ${agent.standingSince.toISOString()}: its votes count at once, in a burst too`
 
 /** What identifies the agent to an operator: its key's first characters, or its key directory and key id. */
 const credential = (agent: Agent) =>
@@ -49,8 +55,16 @@ export const agentJson = (agent: AgentRecord) => ({
 
 export const tableOf = (agents: ReadonlyArray<AgentRecord>): string => {
   const rows = [
-    ["AGENT", "KIND", "NAME", "VOTES", "STANDING", "CREATED"],
-    ...agents.map((a) => [a.id, a.kind, a.name, String(a.votes), standing(a), a.createdAt.toISOString()])
+    ["AGENT", "KIND", "NAME", "VOTES", "STATUS", "STANDING", "CREATED"],
+    ...agents.map((a) => [
+      a.id,
+      a.kind,
+      a.name,
+      String(a.votes),
+      a.revokedAt === null ? "active" : "revoked",
+      a.standingSince === null ? "none" : "yes",
+      a.createdAt.toISOString()
+    ])
   ]
   return aligned(rows)
 }
@@ -64,8 +78,8 @@ export const details = (agent: AgentRecord): string =>
     `proof     ${credential(agent)}`,
     `from      ${agent.registeredFrom === null ? "-" : `network ${agent.registeredFrom} (a keyed hash; agents from one network share it)`}`,
     `created   ${agent.createdAt.toISOString()}`,
+    `status    ${status(agent)}`,
     `standing  ${standing(agent)}`,
-    `trusted   ${established(agent)}`,
     `votes     ${agent.votes}${agent.revokedAt === null ? "" : " (kept in the ledger, not counted)"}`
   ].join("\n")
 
@@ -73,7 +87,7 @@ const products = (n: number) => `${n} product${n === 1 ? "" : "s"}`
 
 export const changeLine = (operation: "revoke" | "restore", change: StandingChange): string => {
   const who = `agent ${change.agent.id} (${change.agent.name})`
-  if (!change.changed) return `${who} is already ${operation === "revoke" ? "revoked" : "in good standing"}: nothing changed`
+  if (!change.changed) return `${who} is already ${operation === "revoke" ? "revoked" : "active"}: nothing changed`
   const votes = `${change.votes} vote${change.votes === 1 ? "" : "s"}`
   return operation === "revoke"
     ? `revoked ${who}: ${votes} no longer count; ${products(change.recounted.length)} recounted`

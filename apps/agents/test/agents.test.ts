@@ -58,9 +58,10 @@ for (const variant of testTargets()) {
       const text = await cli(["list"])
       expect(text.code, text.stderr).toBe(0)
       const lines = text.stdout.trim().split("\n")
-      expect(lines[0]).toMatch(/^AGENT\s+KIND\s+NAME\s+VOTES\s+STANDING\s+CREATED$/)
-      expect(lines.find((l) => l.startsWith(AGENT))).toMatch(/registered\s+research-bot\s+2\s+active/)
-      expect(lines.find((l) => l.startsWith(OTHER))).toMatch(/quiet-bot\s+0\s+active/)
+      // Status (active or revoked) and standing (its votes count at once in a burst) are two columns.
+      expect(lines[0]).toMatch(/^AGENT\s+KIND\s+NAME\s+VOTES\s+STATUS\s+STANDING\s+CREATED$/)
+      expect(lines.find((l) => l.startsWith(AGENT))).toMatch(/registered\s+research-bot\s+2\s+active\s+none\s/)
+      expect(lines.find((l) => l.startsWith(OTHER))).toMatch(/quiet-bot\s+0\s+active\s+none\s/)
 
       const json = await cli(["list", "--json"])
       const agents = JSON.parse(json.stdout) as Array<{ agent_id: string; votes: number; revoked_at: string | null; key_hint: string }>
@@ -83,7 +84,8 @@ for (const variant of testTargets()) {
         { up: before[1]!.up, down: before[1]!.down - 1 }
       ])
       const shown = await cli(["show", AGENT])
-      expect(shown.stdout).toMatch(/standing\s+revoked \d{4}-/)
+      expect(shown.stdout).toMatch(/status\s+revoked \d{4}-/)
+      expect(shown.stdout).toMatch(/standing\s+none: in a burst its votes wait for the integrity pass/)
       expect(shown.stdout).toMatch(/votes\s+2 \(kept in the ledger, not counted\)/)
       expect((await cli(["list", "--revoked"])).stdout).toContain(AGENT)
       expect((await cli(["list", "--revoked"])).stdout).not.toContain(OTHER)
@@ -114,7 +116,7 @@ for (const variant of testTargets()) {
       expect(malformed.stderr).toContain('"research-bot" is not an agent id')
       // Neither refusal changed anything.
       expect(await target.run(counters)).toEqual(before)
-      expect((await cli(["show", AGENT])).stdout).toMatch(/standing\s+active/)
+      expect((await cli(["show", AGENT])).stdout).toMatch(/status\s+active/)
     })
 
     it("lists voter groups with their evidence, shows one, and confirms or clears it, recounting its products", async () => {
