@@ -45,6 +45,16 @@ const expectRefused = (reply: Reply, where: string) => {
   return bodyOf<ProblemBody>(reply)
 }
 
+/** A 400 problem that names exactly the field at `field` (its slot, then its name). */
+const expectFieldRefused = (reply: Reply, where: string, field: ReadonlyArray<string>) => {
+  expect(reply.status, where).toBe(400)
+  const body = expectRefused(reply, where) as ProblemBody & { errors?: ReadonlyArray<{ path: ReadonlyArray<string> }> }
+  expect(
+    body.errors?.map((e) => e.path),
+    where
+  ).toEqual([field])
+}
+
 for (const variant of storeVariants()) {
   describe(`hostile input on ${variant.name}`, () => {
     layer(serverLayer(variant.stores()), { timeout: "120 seconds", excludeTestServices: true })((it) => {
@@ -109,13 +119,7 @@ for (const variant of storeVariants()) {
               [`/products/${"b".repeat(150)}/agent-card`, "id"],
               [`/products/${"c".repeat(150)}`, "id"]
             ] as const) {
-              const reply = yield* request(`${base}${path}`)
-              expect(reply.status, path).toBe(400)
-              const body = expectRefused(reply, path) as ProblemBody & { errors?: ReadonlyArray<{ path: ReadonlyArray<string> }> }
-              expect(
-                body.errors?.map((e) => e.path),
-                path
-              ).toEqual([["params", name]])
+              expectFieldRefused(yield* request(`${base}${path}`), path, ["params", name])
             }
             for (const path of ["/products/%zz", "/entities/%zz", "/entities/%E0%A4%A/problems"]) {
               const reply = yield* request(`${base}${path}`)
@@ -140,13 +144,7 @@ for (const variant of storeVariants()) {
             [`/entities/${product.id}/problems?cursor=%C3%28`, "cursor"],
             [`/products/${product.id}?x%FF=1`, "x%FF"]
           ] as const) {
-            const reply = yield* request(`${base}${path}`)
-            expect(reply.status, path).toBe(400)
-            const body = expectRefused(reply, path) as ProblemBody & { errors?: ReadonlyArray<{ path: ReadonlyArray<string> }> }
-            expect(
-              body.errors?.map((e) => e.path),
-              path
-            ).toEqual([["query", name]])
+            expectFieldRefused(yield* request(`${base}${path}`), path, ["query", name])
           }
           // Well-formed: accented words and spaces as + or %20 search as always.
           for (const path of ["/products?q=caf%C3%A9", "/products?q=a+b", "/products?q=a%20b"]) {

@@ -5,12 +5,10 @@
  * naming it, as the same parameter of 81 characters is (no id or slug is that
  * long), and so is broken percent-encoding. Paths come from the API definition.
  */
-import { STATUS_CODES } from "node:http"
-import { HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
-import { describeFieldErrors, type FieldIssue } from "@productdir/contract"
+import type { FieldIssue } from "@productdir/contract"
 import { servedPaths } from "../catalogGuide.ts"
-import { PROBLEM_JSON, problem } from "./problemResponses.ts"
+import { badFields, problem } from "./problemResponses.ts"
 
 const toPattern = (path: string): RegExp => new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^/}]+\}/g, "[^/]+")}/?$`)
 
@@ -50,17 +48,7 @@ export const unrouted = (request: HttpServerRequest.HttpServerRequest) => {
     const route = routes.find((r) => r.method === method && r.pattern.test(path))!
     const errors = overLong(route.path, path)
     if (errors.length > 0) {
-      const count = errors.length === 1 ? "1 field is" : `${errors.length} fields are`
-      return HttpServerResponse.jsonUnsafe(
-        {
-          type: "about:blank",
-          title: STATUS_CODES[400],
-          status: 400,
-          detail: `${count} not right: ${describeFieldErrors(errors)}.`,
-          errors
-        },
-        { status: 400, contentType: PROBLEM_JSON }
-      )
+      return badFields(errors)
     }
     return problem(
       404,

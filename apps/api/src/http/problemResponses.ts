@@ -6,6 +6,7 @@
 import { Cause, Effect } from "effect"
 import { HttpServerError, HttpServerResponse } from "effect/http"
 import { STATUS_CODES } from "node:http"
+import { describeFieldErrors, type FieldIssue } from "@productdir/contract"
 
 export const PROBLEM_JSON = "application/problem+json"
 
@@ -15,6 +16,15 @@ export const problem = (status: number, detail: string, headers: Readonly<Record
   return HttpServerResponse.jsonUnsafe(
     { type: "about:blank", title: STATUS_CODES[status] ?? "Error", status, detail },
     { status, contentType: PROBLEM_JSON, headers: kept }
+  )
+}
+
+/** A 400 naming every wrong field, as the API's own request validation answers (for requests no route decoded). */
+export const badFields = (errors: ReadonlyArray<FieldIssue>) => {
+  const count = errors.length === 1 ? "1 field is" : `${errors.length} fields are`
+  return HttpServerResponse.jsonUnsafe(
+    { type: "about:blank", title: STATUS_CODES[400], status: 400, detail: `${count} not right: ${describeFieldErrors(errors)}.`, errors },
+    { status: 400, contentType: PROBLEM_JSON }
   )
 }
 

@@ -3,11 +3,10 @@
  * U+FFFD, so `?q=%FF%FE` would otherwise reach a search as a replacement character and answer 200 with
  * nothing found: broken text is bad input (400), in the query as in a body or a path.
  */
-import { STATUS_CODES } from "node:http"
 import { Effect } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { describeFieldErrors, type FieldIssue } from "@productdir/contract"
-import { PROBLEM_JSON } from "./problemResponses.ts"
+import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+import type { FieldIssue } from "@productdir/contract"
+import { badFields } from "./problemResponses.ts"
 
 const decodes = (raw: string): boolean => {
   try {
@@ -42,9 +41,5 @@ export const queryEncoding = <E, R>(
     const request = yield* HttpServerRequest.HttpServerRequest
     const errors = brokenQueryParameters(request.url)
     if (errors.length === 0) return yield* httpEffect
-    const count = errors.length === 1 ? "1 field is" : `${errors.length} fields are`
-    return HttpServerResponse.jsonUnsafe(
-      { type: "about:blank", title: STATUS_CODES[400], status: 400, detail: `${count} not right: ${describeFieldErrors(errors)}.`, errors },
-      { status: 400, contentType: PROBLEM_JSON }
-    )
+    return badFields(errors)
   })
