@@ -200,6 +200,8 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     let flags = new Uint8Array(capacity)
     let n = 0
     const hashes = new Int32Array(3 * WARM_BATCH)
+    /** Where each vote's voter and network texts end, found once by the hashing pass. */
+    const ends = new Int32Array(2 * WARM_BATCH)
     const pages = head?.pages ?? 0
     /**
      * The votes of `pagesPerChunk` pages from `page`, as bytes: a row for each `PAGES_PER_ROW` of them, so that
@@ -255,6 +257,8 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
           for (let b = 0, at = from; b < batch; b++) {
             const voterEnd = bytes.indexOf(0, at + 26)
             const networkEnd = bytes.indexOf(0, voterEnd + 1)
+            ends[2 * b] = voterEnd
+            ends[2 * b + 1] = networkEnd
             hashes[3 * b] = hash16(view, at)
             hashes[3 * b + 1] = hashText(bytes, view, at + 26, voterEnd)
             hashes[3 * b + 2] = hashText(bytes, view, voterEnd + 1, networkEnd)
@@ -272,11 +276,11 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
             const micros = view.getInt32(at + 16) * 4_294_967_296 + view.getUint32(at + 20)
             seconds[n] = Math.floor((micros - fromMicros) / 1_000_000)
             // A key's text is made a string once, when the key is first seen.
-            const voterEnd = bytes.indexOf(0, at + 26)
+            const voterEnd = ends[2 * b]!
             const seen = voterKeys.count
             voter[n] = voterKeys.add(bytes, view, at + 26, voterEnd, hashes[3 * b + 1]!)
             if (voterKeys.count > seen) voterTexts.push(utf8.decode(bytes.subarray(at + 26, voterEnd)))
-            const networkEnd = bytes.indexOf(0, voterEnd + 1)
+            const networkEnd = ends[2 * b + 1]!
             if (f & 16) network[n] = -1
             else {
               const known = networkKeys.count
