@@ -61,18 +61,34 @@ async function* ndjsonRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<Raw
 
 async function* arrayRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawRecord> {
   const parser = streamArray.withParserAsStream()
+  // A parser that fails is destroyed and never drains: waiting for `drain` alone waited forever (and held
+  // the data directory's lock), so the feed also stops when the parser closes.
+  const writable = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        parser.off("drain", done)
+        parser.off("close", done)
+        resolve()
+      }
+      parser.once("drain", done)
+      parser.once("close", done)
+    })
   const feed = (async () => {
     try {
       for await (const chunk of chunks) {
-        if (!parser.write(chunk)) await new Promise((resolve) => parser.once("drain", resolve))
+        if (parser.destroyed) return
+        if (!parser.write(chunk)) await writable()
       }
-      parser.end()
+      if (!parser.destroyed) parser.end()
     } catch (error) {
       parser.destroy(error as Error)
     }
   })()
+  /** Where the array broke, for the report: after the last record read whole. */
+  let last: number | undefined
   try {
     for await (const item of parser as AsyncIterable<{ key: number; value: unknown }>) {
+      last = item.key
       const position = { index: item.key }
       const bytes = Buffer.byteLength(JSON.stringify(item.value))
       yield bytes > MAX_RECORD_BYTES
@@ -80,7 +96,8 @@ async function* arrayRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawR
         : { _tag: "Parsed", position, value: item.value }
     }
   } catch (error) {
-    throw new Error(`the JSON array is malformed (${(error as Error).message}); nothing after that point was read`)
+    const where = last === undefined ? "before its first record" : `after the record at index ${last}`
+    throw new Error(`the JSON array is malformed ${where} (${(error as Error).message}); nothing after that point was read`)
   } finally {
     await feed
   }
@@ -100,9 +117,14 @@ async function* detect(source: Readable, format: Format | "auto"): AsyncGenerato
     if (first !== -1) chosen = chunk[first] === 0x5b ? "json" : "ndjson" // '['
   }
   async function* replay(): AsyncGenerator<Buffer> {
-    yield* head
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
-      yield typeof next.value === "string" ? Buffer.from(next.value) : next.value
+    try {
+      yield* head
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+        yield typeof next.value === "string" ? Buffer.from(next.value) : next.value
+      }
+    } finally {
+      // Stopped early (a broken array): the source is closed, not left open and paused.
+      await iterator.return?.()
     }
   }
   yield* chosen === "json" ? arrayRecords(replay()) : ndjsonRecords(replay())

@@ -244,6 +244,32 @@ for (const variant of targets()) {
       expect(broken.stderr).toContain("malformed")
     })
 
+    it("a JSON array broken anywhere ends the run at once with exit 2 and where it broke; it never hangs holding the store", async () => {
+      const first = records(12, 1)[0]!
+      const valid = JSON.stringify(first)
+      const broken: ReadonlyArray<readonly [args: ReadonlyArray<string>, stdin: string | undefined, where: string]> = [
+        [[file("oops.json", "[oops]")], undefined, "before its first record"],
+        [[file("oops-second.json", `[${valid}, oops]`)], undefined, "malformed"],
+        // Large enough that the parser is still being fed when it fails.
+        [[file("oops-late.json", `[${Array.from({ length: 400 }, () => valid).join(",")}, {"name": "x", oops}]`)], undefined, "after the record at index"],
+        [["--format", "json", file("lines.ndjson", ndjson(records(13, 2)))], undefined, "malformed"],
+        [["--format", "json", "--dry-run", "-"], ndjson(records(14, 2)), "malformed"]
+      ]
+      for (const [args, stdin, where] of broken) {
+        const { child, done } = spawnCli(args, target.env, stdin)
+        // A hang is a failure with its arguments named, not a test that times out.
+        const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+        const run = await done.finally(() => clearTimeout(timer))
+        expect(run.code, `${args.join(" ")}: ${run.stderr}`).toBe(2)
+        expect(run.stderr).toContain("the JSON array is malformed")
+        expect(run.stderr).toContain(where)
+      }
+      // Records read whole before the break may be in (the run streams); nothing else is, and the store is free.
+      expect(new Set((await exported()).map((r) => r.id))).toEqual(new Set([first.id]))
+      const next = await cli([file("after.ndjson", ndjson(records(15, 1)))])
+      expect(next.code, next.stderr).toBe(0)
+    })
+
     it("an empty file imports nothing and succeeds; a missing file is exit 2 with a clear message", async () => {
       const empty = await cli([file("empty.ndjson", "")])
       expect(empty.code).toBe(0)
