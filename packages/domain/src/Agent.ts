@@ -106,13 +106,14 @@ export const AgentRegistration = Schema.Struct({
     description: "What the agent is called, for people reading the directory's records (1..100 characters)",
     examples: ["research-bot"]
   }),
+  // Described before its check: a description given after a filter of ours is lost from the JSON Schema.
   contact: Schema.optionalKey(
     requiredText(200)
-      .check(Schema.makeFilter((s: string) => CONTACT.test(s.trim()) || "must be an email address (or a mailto: URL) or an http(s) URL"))
       .annotate({
         description: "How an operator can reach whoever runs the agent: an email address or a URL (≤ 200 characters)",
         examples: ["mailto:ops@example.com"]
       })
+      .check(Schema.makeFilter((s: string) => CONTACT.test(s.trim()) || "must be an email address (or a mailto: URL) or an http(s) URL"))
   )
 }).annotate({
   identifier: "AgentRegistration",

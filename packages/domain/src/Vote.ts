@@ -32,8 +32,15 @@ export const VoterId = Schema.String.check(
 
 export const REASON_MAX_LENGTH = 280
 
-/** The problem a down vote reports. */
-export const VoteReason = boundedText(REASON_MAX_LENGTH).check(Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be blank"))
+/**
+ * The problem a down vote reports. Described before its check: a description given after a filter of
+ * ours is lost from the JSON Schema (and so from the OpenAPI document and /llms.txt).
+ */
+export const VoteReason = boundedText(REASON_MAX_LENGTH)
+  .annotate({
+    description: `Only with direction \`down\`: the problem you hit (≤ ${REASON_MAX_LENGTH} characters). One per vote: a new reason replaces the one you gave before`
+  })
+  .check(Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be blank"))
 
 /** A reason reports a problem, so it goes with a down vote only. */
 const reasonOnlyWhenDown: FieldRule = (vote) =>
@@ -45,9 +52,7 @@ export const VoteRequest = Schema.Struct({
   entity_id: ProductRef.annotate({ description: "The product id (a slug is accepted too)" }),
   direction: Schema.optionalKey(VoteDirection).annotate({ description: "Defaults to `up`" }),
   voter_id: Schema.optionalKey(VoterId),
-  reason: Schema.optionalKey(VoteReason).annotate({
-    description: `Only with direction \`down\`: the problem you hit (≤ ${REASON_MAX_LENGTH} characters)`
-  })
+  reason: Schema.optionalKey(VoteReason)
 })
   .pipe(withFieldRules(reasonOnlyWhenDown))
   .annotate({

@@ -75,8 +75,8 @@ const castOne = (state: State, vote: CastVote, now: Date): Result.Result<CastRes
 }
 
 /**
- * A down vote with a reason reports a problem; moving to up withdraws the voter's reports on that product.
- * True when the reports changed.
+ * A down vote with a reason reports a problem, replacing the one the voter reported before (a vote carries
+ * one reason); moving to up withdraws the voter's report on that product. True when the reports changed.
  */
 const recordReport = (state: State, id: ProductId, vote: CastVote, now: Date): boolean => {
   const byKey = state.reports.get(id) ?? new Map<string, Map<string, Report>>()
@@ -92,6 +92,7 @@ const recordReport = (state: State, id: ProductId, vote: CastVote, now: Date): b
   const voters = byKey.get(key) ?? new Map<string, Report>()
   byKey.set(key, voters)
   if (voters.has(voter)) return false
+  for (const [other, reporters] of byKey) if (other !== key) reporters.delete(voter)
   voters.set(voter, { summary: tidyReason(vote.reason), at: now, revokedAt: null })
   return true
 }

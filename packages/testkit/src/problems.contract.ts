@@ -39,6 +39,30 @@ export const problemsBehaviours = (it: ContractIt) => {
     })
   )
 
+  it.effect("a vote carries one reason: a voter's new reason replaces its report, so one voter cannot fill the list", () =>
+    Effect.gen(function* () {
+      const ledger = yield* VoteLedger
+      const problems = yield* ProblemStore
+      const input = freshInput()
+      yield* upsertOne(input)
+      yield* ledger.cast({ entity: input.id, voter: addressVoter("k2"), direction: "down", reason: "Spam problem 1" })
+      // The same vote sent again with new reasons: unchanged as a vote, and still one report.
+      for (let n = 1; n <= 12; n++) {
+        const cast = yield* ledger.cast({ entity: input.id, voter: addressVoter("k1"), direction: "down", reason: `Spam problem ${n}` })
+        assert.strictEqual(cast.status, n === 1 ? "recorded" : "unchanged")
+      }
+      yield* ledger.cast({ entity: input.id, voter: addressVoter("k1"), direction: "down" })
+      const reported = yield* problems.reported(input.id)
+      assert.deepStrictEqual(
+        reported.map((r) => [r.key, r.reports]).sort(),
+        [
+          ["spam problem 1", 1],
+          ["spam problem 12", 1]
+        ]
+      )
+    })
+  )
+
   it.effect("switching to up withdraws the voter's reports", () =>
     Effect.gen(function* () {
       const ledger = yield* VoteLedger

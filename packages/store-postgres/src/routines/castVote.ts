@@ -262,6 +262,9 @@ BEGIN
       -- Moving to up withdraws what this voter reported against the product.
       DELETE FROM problem_reports r WHERE r.product_id = v_id AND r.voter = v_voter;
     ELSIF v_direction = 'down' AND v_ballot->>'reason_key' IS NOT NULL THEN
+      -- A vote carries one reason: a new one replaces what this voter reported before, so one voter is one
+      -- report a product however many reasons it sends (unchanged votes draw on no budget).
+      DELETE FROM problem_reports r WHERE r.product_id = v_id AND r.voter = v_voter AND r.problem_key <> v_ballot->>'reason_key';
       INSERT INTO problem_reports (product_id, problem_key, voter, summary, reported_at)
         VALUES (v_id, v_ballot->>'reason_key', v_voter, v_ballot->>'reason_summary', v_now)
         ON CONFLICT DO NOTHING;
