@@ -178,6 +178,47 @@ for (const variant of storeVariants()) {
           expect(bodyOf<{ status: string }>(again).status).toBe("unchanged")
         })
       )
+
+      it.effect("a JSON body that is not UTF-8 is refused at every door that reads one, and nothing of it is stored", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const bytes = (text: string) => {
+            // The JSON around one broken sequence: a lone continuation byte, an overlong form, a cut-off character.
+            const [before, after] = text.split("BAD") as [string, string]
+            return [0x80, 0xc0, 0xe2].map((bad) =>
+              Buffer.concat([Buffer.from(before), Buffer.from([bad, bad === 0xc0 ? 0xaf : 0x20]), Buffer.from(after)])
+            )
+          }
+          // A product no other test here votes on: the well-formed vote at the end must be this address's first.
+          const target = sampleCatalog()[7]!
+          const send = (path: string, body: Buffer, headers: Record<string, string> = {}) =>
+            request(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: new Uint8Array(body) })
+          for (const body of bytes(`{"entity_id":"${target.id}","direction":"down","reason":"broken BAD bytes"}`)) {
+            expectRefused(yield* send("/vote", body), "vote")
+          }
+          for (const body of bytes(`{"name":"botBAD"}`)) expectRefused(yield* send("/agents", body), "agents")
+          for (const body of bytes(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"x":"BAD"}}`)) {
+            const reply = yield* send("/mcp", body, { accept: "application/json, text/event-stream" })
+            expect(reply.status).toBe(400)
+            expect(bodyOf<{ error: { code: number; message: string } }>(reply).error).toMatchObject({ code: -32700 })
+            expect(bodyOf<{ error: { message: string } }>(reply).error.message).toContain("UTF-8")
+          }
+          for (const body of bytes(`{"message":{"role":"ROLE_USER","messageId":"m1","parts":[{"text":"BAD"}]}}`)) {
+            const reply = yield* send("/a2a/rest/message:send", body, { "a2a-version": "1.0" })
+            expect(reply.status).toBe(400)
+            expect(reply.text).toContain("UTF-8")
+          }
+          // Nothing was stored: no report, no vote (the same vote, well formed, is new), no agent named so.
+          const problems = yield* request(`${base}/entities/${target.id}/problems`)
+          expect(problems.text).not.toContain("broken")
+          expect(problems.text).not.toContain("\ufffd")
+          const vote = yield* postJson(`${base}/vote`, { entity_id: target.id, direction: "down" })
+          expect(vote.status).toBe(201)
+          // Well-formed UTF-8 beyond ASCII is welcome.
+          const accented = yield* postJson(`${base}/agents`, { name: "bøt-ünïcödé ✓" })
+          expect(accented.status).toBe(201)
+        })
+      )
     })
   })
 }

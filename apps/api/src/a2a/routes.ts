@@ -17,6 +17,7 @@
  * in good standing (a 401 otherwise, as POST /vote answers); a vote counts for
  * that agent, else for the signed agent or the client's address (auth/callers.ts).
  */
+import { isUtf8 } from "node:buffer"
 import { randomUUID } from "node:crypto"
 import { Effect, Option, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -306,7 +307,11 @@ export const A2aLive = HttpRouter.use((router) =>
             message: `Send the request as JSON: Content-Type: application/json (got ${request.headers["content-type"] ?? "no Content-Type"}).`
           })
         }
-        const text = yield* request.text.pipe(Effect.orDie)
+        const bytes = yield* request.arrayBuffer.pipe(Effect.orDie)
+        // Decoded strictly: a lenient decoder puts U+FFFD in place of bad bytes, and that would be stored.
+        if (!isUtf8(bytes))
+          return yield* new A2aError({ kind: "ParseError", message: "The body is not valid UTF-8: JSON is read as UTF-8 only." })
+        const text = new TextDecoder().decode(bytes)
         return yield* Effect.try({
           try: () => JSON.parse(text) as unknown,
           catch: () => new A2aError({ kind: "ParseError", message: "The body is not valid JSON." })

@@ -7,11 +7,15 @@
  * - JSON, said so by `Content-Type: application/json`, on the endpoints that read
  *   JSON (415): a body with no content type is not guessed at; and UTF-8, the only
  *   encoding of JSON between systems (RFC 8259): a body declared in another charset
- *   (415) would be read as the wrong text.
+ *   (415) would be read as the wrong text. A JSON body that is not UTF-8 is a 400
+ *   (a JSON-RPC parse error on /mcp), where decoding it would have put U+FFFD in
+ *   place of its bad bytes and stored that. A2A's routes say it in their own
+ *   envelopes (a2a/routes.ts).
  * The endpoints that read JSON come from the API definition.
  */
 import { ByteSize, Effect } from "effect"
-import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { isUtf8 } from "node:buffer"
 import { OpenApi } from "effect/http-api"
 import { Api } from "@productdir/contract"
 import { payloadTooLarge, problem } from "./problemResponses.ts"
@@ -63,6 +67,23 @@ export const bodyPolicy = <E, R>(
       if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
         return problem(415, `JSON is read as UTF-8 only; send the body in UTF-8 (got charset=${charset}).`)
       }
+      if (isJson(contentType) && !path.startsWith(A2A_PREFIX)) {
+        // Read once here (the request keeps it for the handler); a body that cannot be read is the handler's to answer.
+        const bytes = yield* Effect.option(Effect.provideService(request.arrayBuffer, HttpServerRequest.MaxBodySize, MAX_BODY))
+        if (bytes._tag === "Some" && !isUtf8(bytes.value)) return notUtf8(path)
+      }
     }
     return yield* Effect.provideService(httpEffect, HttpServerRequest.MaxBodySize, MAX_BODY)
   })
+
+const A2A_PREFIX = "/a2a/"
+const NOT_UTF8 = "The request body is not valid UTF-8: JSON is read as UTF-8 only (RFC 8259), and broken bytes would be stored as U+FFFD."
+
+/** A JSON body that is not UTF-8, refused in the words of the door it came to. */
+const notUtf8 = (path: string): HttpServerResponse.HttpServerResponse =>
+  path === "/mcp"
+    ? HttpServerResponse.jsonUnsafe(
+        { jsonrpc: "2.0", id: null, error: { code: -32700, message: `Parse error: ${NOT_UTF8}` } },
+        { status: 400 }
+      )
+    : problem(400, NOT_UTF8)
