@@ -192,7 +192,11 @@ for (const variant of storeVariants()) {
           // A product no other test here votes on: the well-formed vote at the end must be this address's first.
           const target = sampleCatalog()[7]!
           const send = (path: string, body: Buffer, headers: Record<string, string> = {}) =>
-            request(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: new Uint8Array(body) })
+            request(`${base}${path}`, {
+              method: "POST",
+              headers: { "content-type": "application/json", ...headers },
+              body: new Uint8Array(body)
+            })
           for (const body of bytes(`{"entity_id":"${target.id}","direction":"down","reason":"broken BAD bytes"}`)) {
             expectRefused(yield* send("/vote", body), "vote")
           }

@@ -251,7 +251,11 @@ for (const variant of targets()) {
         [[file("oops.json", "[oops]")], undefined, "before its first record"],
         [[file("oops-second.json", `[${valid}, oops]`)], undefined, "malformed"],
         // Large enough that the parser is still being fed when it fails.
-        [[file("oops-late.json", `[${Array.from({ length: 400 }, () => valid).join(",")}, {"name": "x", oops}]`)], undefined, "after the record at index"],
+        [
+          [file("oops-late.json", `[${Array.from({ length: 400 }, () => valid).join(",")}, {"name": "x", oops}]`)],
+          undefined,
+          "after the record at index"
+        ],
         [["--format", "json", file("lines.ndjson", ndjson(records(13, 2)))], undefined, "malformed"],
         [["--format", "json", "--dry-run", "-"], ndjson(records(14, 2)), "malformed"]
       ]
