@@ -53,13 +53,10 @@ export const problemsBehaviours = (it: ContractIt) => {
       }
       yield* ledger.cast({ entity: input.id, voter: addressVoter("k1"), direction: "down" })
       const reported = yield* problems.reported(input.id)
-      assert.deepStrictEqual(
-        reported.map((r) => [r.key, r.reports]).sort(),
-        [
-          ["spam problem 1", 1],
-          ["spam problem 12", 1]
-        ]
-      )
+      assert.deepStrictEqual(reported.map((r) => [r.key, r.reports]).sort(), [
+        ["spam problem 1", 1],
+        ["spam problem 12", 1]
+      ])
     })
   )
 
