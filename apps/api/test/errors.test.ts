@@ -72,6 +72,27 @@ describe("errors an agent can act on", () => {
       })
     )
 
+    it.effect("a query with several wrong parameters gets one 400 naming each, a bad time and a garbled cursor among them", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const cases: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+          ["/products?sort=price&limit=nope&updated_since=yesterday", ["sort", "limit", "updated_since"]],
+          ["/products?cursor=abc&updated_since=x", ["cursor", "updated_since"]],
+          ["/products?cursor=eyJvZmZzZXQiOjF9x&limit=0&updated_since=2026-13-45", ["cursor", "limit", "updated_since"]]
+        ]
+        for (const [path, fields] of cases) {
+          const reply = yield* request(`${base}${path}`)
+          expect(reply.status, path).toBe(400)
+          const problem = bodyOf<ProblemBody>(reply)
+          expect(problem.errors?.map((e) => e.path.at(-1)).sort(), path).toEqual([...fields].sort())
+          expect(problem.detail, path).toMatch(new RegExp(`^${fields.length} fields are not right: `))
+          expect(`${problem.detail} ${JSON.stringify(problem.errors)}`, path).not.toMatch(JARGON)
+        }
+        const since = yield* request(`${base}/products?updated_since=yesterday`)
+        expect(bodyOf<ProblemBody>(since).detail).toContain("updated_since must be an ISO 8601 timestamp, e.g. 2026-11-01T00:00:00Z")
+      })
+    )
+
     it.effect("the agent view's vote template succeeds exactly as given, and every field it may carry is described", () =>
       Effect.gen(function* () {
         const base = yield* baseUrl

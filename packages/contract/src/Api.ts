@@ -24,7 +24,7 @@ import {
 } from "@productdir/domain"
 import { Authentication } from "./Authentication.ts"
 import { completeDocument } from "./openapi.ts"
-import { Cursor, LimitQuery } from "./params.ts"
+import { Cursor, LimitQuery, SinceQuery } from "./params.ts"
 import {
   BadRequest,
   Gone,
@@ -83,7 +83,7 @@ export class ProductsApi extends HttpApiGroup.make("products")
           examples: ["Accounting"]
         }),
         sort: Schema.optionalKey(ListSort),
-        updated_since: Schema.optionalKey(boundedText(100)).annotate({ description: "ISO 8601 timestamp: only products changed since" }),
+        updated_since: Schema.optionalKey(SinceQuery),
         limit: Schema.optionalKey(LimitQuery),
         cursor: Schema.optionalKey(Cursor)
       },

@@ -1,24 +1,11 @@
 /** /products: the compatibility read, the agent card, search and list. */
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api, BadRequest } from "@productdir/contract"
+import { Api } from "@productdir/contract"
 import { Directory } from "@productdir/usecases"
 import { makeCachedRead } from "../cache/cachedReads.ts"
 import { cachedJson } from "../http/cachedJson.ts"
 import { invalidCursor, readProblems, storeUnavailable } from "../http/domainProblems.ts"
-
-const parseSince = (since: string | undefined) => {
-  if (since === undefined) return Effect.succeed(undefined)
-  const at = new Date(since)
-  return Number.isNaN(at.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(since)
-    ? Effect.fail(
-        new BadRequest({
-          detail: "updated_since must be an ISO 8601 timestamp, e.g. 2026-11-01T00:00:00Z.",
-          errors: [{ path: ["query", "updated_since"], message: "Expected an ISO 8601 timestamp" }]
-        })
-      )
-    : Effect.succeed(at)
-}
 
 export const ProductsLive = HttpApiBuilder.group(Api, "products", (handlers) =>
   Effect.gen(function* () {
@@ -29,7 +16,8 @@ export const ProductsLive = HttpApiBuilder.group(Api, "products", (handlers) =>
       .handle("getAgentCard", ({ params }) => cachedRead("card", params.id).pipe(Effect.catchTags(readProblems)))
       .handle("listProducts", ({ query }) =>
         Effect.gen(function* () {
-          const updatedSince = yield* parseSince(query.updated_since)
+          // A timestamp already: the query's schema checked it (SinceQuery), with every other parameter.
+          const updatedSince = query.updated_since === undefined ? undefined : new Date(query.updated_since)
           const page = yield* directory.search({ ...query, updatedSince })
           return yield* cachedJson(page)
         }).pipe(Effect.catchTags({ InvalidCursor: invalidCursor, StoreError: storeUnavailable }))
