@@ -327,13 +327,42 @@ for (const variant of storeVariants()) {
             }
             const headers = { accept: "application/json, text/event-stream" }
             for (const origin of [base, "http://localhost:5173", "http://[::1]:8080", ALLOWED]) {
+              // A browser asks first (CORS preflight), then reads the answer only if the server says this origin may.
+              const asked = yield* request(`${base}/mcp`, {
+                method: "OPTIONS",
+                headers: {
+                  origin,
+                  "access-control-request-method": "POST",
+                  "access-control-request-headers": "content-type, mcp-session-id"
+                }
+              })
+              expect(asked.status, origin).toBe(204)
+              expect(asked.headers.get("access-control-allow-origin"), origin).toBe(origin)
+              expect(asked.headers.get("access-control-allow-methods")).toContain("POST")
+              expect(asked.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("mcp-session-id")
+              expect(asked.headers.get("vary")).toContain("Origin")
               const served = yield* postJson(`${base}/mcp`, init, { ...headers, origin })
               expect(served.status, origin).toBe(200)
+              expect(served.headers.get("access-control-allow-origin"), origin).toBe(origin)
+              // The session's id is what the page must send back: exposed to it.
+              expect(served.headers.get("mcp-session-id")).toBeTruthy()
+              expect(served.headers.get("access-control-expose-headers")?.toLowerCase()).toContain("mcp-session-id")
             }
             const refused = yield* postJson(`${base}/mcp`, init, { ...headers, origin: "https://evil.example" })
             expect(refused.status).toBe(403)
             expect(refused.headers.get("content-type")).toMatch(/^application\/problem\+json/)
             expect(bodyOf<{ detail: string }>(refused).detail).toContain("MCP_ALLOWED_ORIGINS")
+            expect(refused.headers.get("access-control-allow-origin")).toBeNull()
+            const refusedAsk = yield* request(`${base}/mcp`, {
+              method: "OPTIONS",
+              headers: { origin: "https://evil.example", "access-control-request-method": "POST" }
+            })
+            expect(refusedAsk.status).toBe(403)
+            expect(refusedAsk.headers.get("access-control-allow-origin")).toBeNull()
+            // Agents on servers send no Origin: nothing of CORS in their answers.
+            const agent = yield* postJson(`${base}/mcp`, init, headers)
+            expect(agent.status).toBe(200)
+            expect(agent.headers.get("access-control-allow-origin")).toBeNull()
           })
       )
 

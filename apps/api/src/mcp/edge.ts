@@ -26,6 +26,7 @@ import { Headers, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ApiConfig } from "../ApiConfig.ts"
 import { Callers, refusalResponse } from "../auth/callers.ts"
 import { problem } from "../http/problemResponses.ts"
+import { allowingOrigin, isPreflight, preflight } from "./cors.ts"
 import { answeredAsSession } from "./revisions.ts"
 import { McpSessions } from "./sessions.ts"
 import { makeSubscriptionEdge } from "./subscriptions.ts"
@@ -183,14 +184,12 @@ export const makeMcpEdge = Effect.gen(function* () {
   const sessions = yield* McpSessions
   const idleMillis = Duration.toMillis(config.mcpSessionIdle)
   const policy = { loopback: isLoopbackHost(config.host), publicUrl: config.publicUrl, allowed: config.mcpAllowedOrigins }
-  return <E, R>(
+  /** A request the edge lets in, to the MCP server (with the subscriptions and sessions done here). */
+  const serve = <E, R>(
+    request: HttpServerRequest.HttpServerRequest,
     httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
     Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      if ((request.url.split("?")[0] ?? "/") !== MCP_PATH) return yield* httpEffect
-      const refused = refusal(policy, request.headers)
-      if (refused !== undefined) return problem(403, refused)
       if (request.headers.authorization !== undefined) {
         const proof = yield* Effect.result(callers.identify(request))
         if (proof._tag === "Failure") return refusalResponse(proof.failure)
@@ -219,5 +218,20 @@ export const makeMcpEdge = Effect.gen(function* () {
       if (request.method === "GET") return tidy(yield* subscriptions.openStream(forwarded), false)
       const response = yield* Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, forwarded)
       return tidy(yield* subscriptions.complete(forwarded, response), request.headers["mcp-protocol-version"] === STATELESS_REVISION)
+    })
+
+  return <E, R>(
+    httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if ((request.url.split("?")[0] ?? "/") !== MCP_PATH) return yield* httpEffect
+      const refused = refusal(policy, request.headers)
+      if (refused !== undefined) return problem(403, refused)
+      // Past the refusal, an Origin is one this endpoint serves: a browser's, which may read what it is answered.
+      const origin = request.headers.origin
+      if (isPreflight(request.method, request.headers) && origin !== undefined) return preflight(origin, ALLOWED_METHODS)
+      const answer = yield* serve(request, httpEffect)
+      return origin === undefined ? answer : allowingOrigin(answer, origin)
     })
 })
