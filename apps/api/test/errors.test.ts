@@ -78,6 +78,7 @@ describe("errors an agent can act on", () => {
         const cases: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
           ["/products?sort=price&limit=nope&updated_since=yesterday", ["sort", "limit", "updated_since"]],
           ["/products?cursor=abc&updated_since=x", ["cursor", "updated_since"]],
+          ["/products?limit=2&limit=3&q=a&q=b&sort=name", ["limit", "q"]],
           ["/products?cursor=eyJvZmZzZXQiOjF9x&limit=0&updated_since=2026-13-45", ["cursor", "limit", "updated_since"]]
         ]
         for (const [path, fields] of cases) {
@@ -87,6 +88,10 @@ describe("errors an agent can act on", () => {
           expect(problem.errors?.map((e) => e.path.at(-1)).sort(), path).toEqual([...fields].sort())
           expect(problem.detail, path).toMatch(new RegExp(`^${fields.length} fields are not right: `))
           expect(`${problem.detail} ${JSON.stringify(problem.errors)}`, path).not.toMatch(JARGON)
+        }
+        for (const path of ["/products?limit=2&limit=3", `/entities/${product.id}?format=agent&format=json`]) {
+          const twice = bodyOf<ProblemBody>(yield* request(`${base}${path}`))
+          expect(twice.detail, path).toMatch(/^1 field is not right: (limit|format) is given more than once: send it once\.$/)
         }
         const since = yield* request(`${base}/products?updated_since=yesterday`)
         expect(bodyOf<ProblemBody>(since).detail).toContain("updated_since must be an ISO 8601 timestamp, e.g. 2026-11-01T00:00:00Z")

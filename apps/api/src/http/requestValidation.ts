@@ -4,6 +4,7 @@
  * and a body's unknown fields listed beside the fields the endpoint takes.
  */
 import { Effect, type SchemaAST } from "effect"
+import { HttpServerRequest } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
 import { BadRequest, describeFieldErrors, fieldErrors, RequestValidation } from "@productdir/contract"
 
@@ -24,13 +25,32 @@ const bodyFields = (endpoint: {
   return ast?._tag === "Objects" ? ast.propertySignatures.map((p) => String(p.name)) : []
 }
 
-export const RequestValidationLive = HttpApiMiddleware.layerSchemaErrorTransform(RequestValidation, (error, { endpoint }) => {
-  const errors = fieldErrors(error.cause.issue, SLOTS[error.kind])
-  const unknown = errors.filter((e) => e.message === "is not a field of this request").map((e) => String(e.path.at(-1)))
-  const fields = bodyFields(endpoint as never)
-  const hint = unknown.length > 0 && fields.length > 0 ? ` This request's fields are ${fields.join(", ")}.` : ""
-  // A field can break more than one rule: the count is of fields.
-  const wrong = new Set(errors.map((e) => e.path.join("\u0000"))).size
-  const count = wrong === 1 ? "1 field is" : `${wrong} fields are`
-  return Effect.fail(new BadRequest({ detail: `${count} not right: ${describeFieldErrors(errors)}.${hint}`, errors }))
-})
+/** The query parameters `url` gives more than once: the router hands their schema a list, which no parameter takes. */
+const repeatedParameters = (url: string): ReadonlySet<string> => {
+  const start = url.indexOf("?")
+  const seen = new Set<string>()
+  const repeated = new Set<string>()
+  if (start < 0) return repeated
+  for (const name of new URLSearchParams(url.slice(start + 1)).keys()) (seen.has(name) ? repeated : seen).add(name)
+  return repeated
+}
+
+const GIVEN_TWICE = "is given more than once: send it once"
+
+export const RequestValidationLive = HttpApiMiddleware.layerSchemaErrorTransform(RequestValidation, (error, { endpoint }) =>
+  Effect.gen(function* () {
+    const named = fieldErrors(error.cause.issue, SLOTS[error.kind])
+    // `limit=2&limit=3` is not "limit must be text": it is one parameter too many.
+    const repeated = error.kind === "Query" ? repeatedParameters((yield* HttpServerRequest.HttpServerRequest).url) : new Set<string>()
+    const errors = named
+      .map((e) => (e.path.length === 2 && repeated.has(String(e.path[1])) ? { ...e, message: GIVEN_TWICE } : e))
+      .filter((e, i, all) => all.findIndex((o) => o.message === e.message && o.path.join("\u0000") === e.path.join("\u0000")) === i)
+    const unknown = errors.filter((e) => e.message === "is not a field of this request").map((e) => String(e.path.at(-1)))
+    const fields = bodyFields(endpoint as never)
+    const hint = unknown.length > 0 && fields.length > 0 ? ` This request's fields are ${fields.join(", ")}.` : ""
+    // A field can break more than one rule: the count is of fields.
+    const wrong = new Set(errors.map((e) => e.path.join("\u0000"))).size
+    const count = wrong === 1 ? "1 field is" : `${wrong} fields are`
+    return yield* new BadRequest({ detail: `${count} not right: ${describeFieldErrors(errors)}.${hint}`, errors })
+  })
+)
