@@ -4,7 +4,8 @@
  * with wrk as the load generator in its own process (2 threads, 64 connections,
  * alternating rounds, medians of three):
  *
- * - reads: GET /products/{random id}; a ready-made-bytes server shows the ceiling;
+ * - reads: GET /products/{random id}; a ready-made-bytes server shows the ceiling,
+ *   and two variants of it what bounds a cached read below it;
  * - votes: random products by 2,000 registered agents from random addresses
  *   (the baseline: a random voter id in the body, no proof, no limits);
  * - a vote storm: one product, many agents, to show what bounds it;
@@ -52,7 +53,7 @@ const STORM_GOAL = { ratio: 3, votesPerSecond: 3_000 } as const
 const CEILING_GOAL = 0.85
 const RECONCILE = join(ROOT, "apps/reconcile/bin/productdir-reconcile.js")
 const API_LAUNCHER = join(ROOT, "apps/api/bin/productdir-api.js")
-const PORTS = { api: 39101, baseline: 39102, second: 39103, ceiling: 39104, counted: 39105 } as const
+const PORTS = { api: 39101, baseline: 39102, second: 39103, ceiling: 39104, counted: 39105, perRecord: 39106, extras: 39107 } as const
 
 const url = (port: number) => `http://127.0.0.1:${port}`
 
@@ -85,6 +86,18 @@ const load = async (database: string) => {
 }
 
 /** Registers the agents the API's votes are cast by; answers their keys. */
+/** Every product's record as the API serves it, as JSON lines `[id, record]`, read 100 at a time (warming its cache). */
+const recordsOf = async (base: string, ids: ReadonlyArray<string>): Promise<string> => {
+  const lines: Array<string> = []
+  for (let i = 0; i < ids.length; i += 100) {
+    const part = await Promise.all(
+      ids.slice(i, i + 100).map(async (id) => JSON.stringify([id, await (await fetch(`${base}/products/${id}`)).text()]))
+    )
+    lines.push(...part)
+  }
+  return `${lines.join("\n")}\n`
+}
+
 const registerAgents = async (base: string): Promise<Array<string>> => {
   const keys: Array<string> = []
   const one = async (i: number) => {
@@ -249,6 +262,20 @@ const main = async () => {
     { PORT: String(PORTS.ceiling), BODY: sampleBody },
     url(PORTS.ceiling)
   )
+  // What bounds a cached read below the ceiling: the same server writing each product's own record, then that
+  // with what every productdir response carries (a request id, an access-log line). Their records are the API's own.
+  const bodiesFile = join(dir, "bodies.ndjson")
+  writeFileSync(bodiesFile, await recordsOf(url(PORTS.api), ids))
+  const perRecord = await startServer(
+    ["bench/src/ready-bytes-server.ts"],
+    { PORT: String(PORTS.perRecord), BODIES: bodiesFile },
+    url(PORTS.perRecord)
+  )
+  const extras = await startServer(
+    ["bench/src/ready-bytes-server.ts"],
+    { PORT: String(PORTS.extras), BODIES: bodiesFile, EXTRAS: "1" },
+    url(PORTS.extras)
+  )
 
   const samples = new Map<string, Array<Sample>>()
   const anatomies: { api?: Anatomy; baseline?: Anatomy } = {}
@@ -266,7 +293,9 @@ const main = async () => {
     const servers = new Map<number, ChildProcess>([
       [PORTS.api, api],
       [PORTS.baseline, baseline],
-      [PORTS.ceiling, ceiling]
+      [PORTS.ceiling, ceiling],
+      [PORTS.perRecord, perRecord],
+      [PORTS.extras, extras]
     ])
     const measure = async (name: string, port: number, script: "read.lua" | "vote.lua", env: NodeJS.ProcessEnv) => {
       const pid = servers.get(port)!.pid!
@@ -330,7 +359,11 @@ const main = async () => {
           await first!()
         }
       }
-      if (ONLY.has("read")) await measure("ceiling read", PORTS.ceiling, "read.lua", reads)
+      if (ONLY.has("read")) {
+        await measure("ceiling read", PORTS.ceiling, "read.lua", reads)
+        await measure("per-record read", PORTS.perRecord, "read.lua", reads)
+        await measure("extras read", PORTS.extras, "read.lua", reads)
+      }
     }
 
     delays = await freshness(database, url(PORTS.api), url(PORTS.second), ids)
@@ -358,7 +391,7 @@ const main = async () => {
       }
     }
     // Alone on the database: the other servers' change feeds and refreshes would count as the votes' transactions.
-    for (const child of [api, second, baseline, ceiling]) await stopServer(child)
+    for (const child of [api, second, baseline, ceiling, perRecord, extras]) await stopServer(child)
     if (ANATOMY) {
       console.log("counting what a vote sends to PostgreSQL (untimed)…")
       const counted = { PORT: String(PORTS.counted) }
@@ -376,7 +409,7 @@ const main = async () => {
       console.log(`  api ${JSON.stringify(anatomies.api)}\n  baseline ${JSON.stringify(anatomies.baseline)}`)
     }
   } finally {
-    for (const child of [api, second, baseline, ceiling]) await stopServer(child)
+    for (const child of [api, second, baseline, ceiling, perRecord, extras]) await stopServer(child)
   }
 
   const m = (name: string): Sample => {
@@ -408,6 +441,20 @@ const main = async () => {
   const ceilingRow = `| cached read against its ceiling (GET /products/{id} ÷ ready-bytes server) | ${cell(read)} | ${cell(ceilingRead)} | ${(read.rps / ceilingRead.rps).toFixed(2)}× | ${(read.p99 / ceilingRead.p99).toFixed(2)}× | ≥ ${CEILING_GOAL}× req/s, p99 ≤ 1×: ${
     read.rps >= CEILING_GOAL * ceilingRead.rps && read.p99 <= ceilingRead.p99 ? "met" : "not met"
   } |`
+  const ms = (x: number) => x.toFixed(3)
+  // What bounds a cached read: each step from the ceiling towards the API, as a share of the ceiling.
+  const bound = (label: string, name: string) => {
+    const f = m(name)
+    return `| ${label} | ${cell(f)} | ${ms(f.serverMs)} | ${(f.rps / ceilingRead.rps).toFixed(2)}× |`
+  }
+  const boundsTable = [
+    "| server (GET /products/{random id}) | figures | its CPU per read (ms) | of the ceiling |",
+    "|---|---|---|---|",
+    bound("the ceiling: one ready-made record for every id", "ceiling read"),
+    bound("each product's own record, by its id", "per-record read"),
+    bound("and a request id, an access-log line, productdir's headers", "extras read"),
+    bound("productdir's cached read", "api read")
+  ].join("\n")
   const table = [
     "| measurement | productdir | baseline | req/s ratio | p99 ratio | target |",
     "|---|---|---|---|---|---|",
@@ -417,7 +464,6 @@ const main = async () => {
       : []),
     ...(measured("api storm") ? [stormRow] : [])
   ].join("\n")
-  const ms = (x: number) => x.toFixed(3)
   const costRow = (label: string, api: Sample, base: Sample) =>
     `| ${label} | ${ms(api.serverMs)} | ${ms(api.postgresMs)} | ${ms(base.serverMs)} | ${ms(base.postgresMs)} |`
   const costs = [
@@ -445,7 +491,7 @@ const main = async () => {
     .map((name) => `${name} ${m(name).errors}`)
     .join(", ")
   console.log(
-    `\n${table}\n\nCPU per request (ms):\n${costs}\n\n${anatomyTable}\n\nceiling (ready-made bytes): ${cell(m("ceiling read"))}\nfreshness: ${freshnessLine}\nRSS: ${rssLine}\n`
+    `\n${table}\n\nCPU per request (ms):\n${costs}\n\n${anatomyTable}\n\nwhat bounds a cached read:\n${boundsTable}\n\nceiling (ready-made bytes): ${cell(m("ceiling read"))}\nfreshness: ${freshnessLine}\nRSS: ${rssLine}\n`
   )
 
   if (!(["read", "vote", "storm"].every((name) => ONLY.has(name)) && ANATOMY)) {
@@ -479,7 +525,12 @@ its refreshes of reads it holds, none here):
 ${anatomyTable}
 
 - Ceiling: a node:http server answering every request with one ready-made record (\`bench/src/ready-bytes-server.ts\`):
-  ${cell(m("ceiling read"))}.
+  ${cell(m("ceiling read"))}. What bounds the cached read below it, the same server one step at a time towards the
+  API (each product's own record; then a request id, an access-log line and productdir's headers, as cheaply as
+  node:http allows), in the same rounds:
+
+${boundsTable}
+
 - Freshness: a vote through one API process, then its product read on a second one until it shows the vote:
   ${freshnessLine}.
 - RSS of the API: ${rssLine}.
