@@ -7,7 +7,7 @@
  * count for nothing (VoteLedger.ts states the rule).
  */
 import { Schema } from "effect"
-import { isStorableText } from "./text.ts"
+import { isAtMostCharacters, isStorableText } from "./text.ts"
 
 export const AgentId = Schema.String.check(Schema.isUUID())
   .pipe(Schema.brand("AgentId"))
@@ -94,7 +94,7 @@ export interface StandingChange {
 const requiredText = (max: number) =>
   Schema.String.check(
     Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be blank"),
-    Schema.isMaxLength(max, { message: `must be at most ${max} characters` }),
+    isAtMostCharacters(max),
     isStorableText
   )
 

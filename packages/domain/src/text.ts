@@ -22,6 +22,37 @@ export const isStorableText = Schema.isPattern(STORABLE, {
 /** True for text that passes `isStorableText`. */
 export const isStorable = (text: string): boolean => STORABLE.test(text)
 
+/** Characters as people and JSON Schema count them: code points, so an emoji is one, not two UTF-16 units. */
+export const characterCount = (text: string): number => {
+  let count = text.length
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i)
+    // A high surrogate followed by a low one is one character (unpaired ones are refused by isStorableText).
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count--
+        i++
+      }
+    }
+  }
+  return count
+}
+
+/**
+ * At most `max` characters, counted as `maxLength` in the OpenAPI document counts them (code points: JSON
+ * Schema's definition, and PostgreSQL's `length`): Schema.isMaxLength counts UTF-16 units, which refused
+ * 150 emoji as more than 280 characters where every JSON Schema validator accepts them.
+ */
+export const isAtMostCharacters = (max: number) =>
+  Schema.makeFilter(
+    // No more units than the limit is within it, whatever they are; the count is needed only past that.
+    (text: string) => text.length <= max || characterCount(text) <= max || `must be at most ${max} characters`,
+    {
+      expected: `at most ${max} characters`,
+      toJsonSchema: ({ type }) => (type === "string" ? [{ maxLength: max }, true] : [{}, true])
+    }
+  )
+
 /** A string of at most `max` characters that passes `isStorableText`. */
-export const boundedText = (max: number) =>
-  Schema.String.check(Schema.isMaxLength(max, { message: `must be at most ${max} characters` }), isStorableText)
+export const boundedText = (max: number) => Schema.String.check(isAtMostCharacters(max), isStorableText)

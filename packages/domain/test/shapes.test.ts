@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import {
   AgentCard,
+  characterCount,
   AgentView,
   cheapestPlan,
   defaultUtm,
@@ -81,6 +82,17 @@ describe("vote", () => {
     expect(decode({ entity_id: "x", direction: "sideways" })._tag).toBe("Failure")
     expect(decode({ entity_id: "x", voter_id: "has space" })._tag).toBe("Failure")
     expect(decode({ entity_id: "x", direction: "down", reason: "x".repeat(281) })._tag).toBe("Failure")
+  })
+
+  it("counts a text's length in characters, as its JSON Schema's maxLength does: an emoji is one", () => {
+    expect(characterCount("a😀b")).toBe(3)
+    expect(characterCount("é".normalize("NFD"))).toBe(2)
+    const reason = (text: string) => decode({ entity_id: "x", direction: "down", reason: text })._tag
+    // 280 characters of 560 UTF-16 units fit; 281 do not, whatever their units.
+    expect(reason("😀".repeat(280))).toBe("Success")
+    expect(reason("😀".repeat(281))).toBe("Failure")
+    expect(reason(`${"😀".repeat(140)}${"x".repeat(140)}`)).toBe("Success")
+    expect(reason("x".repeat(280))).toBe("Success")
   })
 
   it("moves counters by the transition rules", () => {
