@@ -118,9 +118,21 @@ export const runImport = <E>(options: ImportOptions<E>) =>
       )
 
     if (options.strict) {
-      // First pass: validate everything; write nothing unless every record is good.
-      yield* checked(makeRecordChecks(), false).pipe(Stream.runDrain)
-      if (tally.rejected > 0) return result({ wroteNothing: true })
+      // First pass: validate everything; write nothing unless every record is good (and say how many were read).
+      const first = makeRecordChecks()
+      let read = 0
+      yield* options.records().pipe(
+        Stream.runForEach((record) =>
+          Effect.sync(() => {
+            read++
+            note(false)(first.check(record))
+          })
+        )
+      )
+      if (tally.rejected > 0) {
+        tally.read = read
+        return result({ wroteNothing: true })
+      }
     }
 
     /**

@@ -6,8 +6,8 @@
  * memory (IdTable.ts): a later record with an earlier record's id wins, with a
  * warning naming both, and `--prune` keeps exactly the ids that were seen.
  */
-import { Result, Schema, SchemaIssue } from "effect"
-import { canonicalProductId, fromImportRecord, ImportRecord, type ProductId, type ProductInput } from "@productdir/domain"
+import { Result, Schema } from "effect"
+import { canonicalProductId, fieldErrors, fromImportRecord, ImportRecord, type ProductId, type ProductInput } from "@productdir/domain"
 import { createHash } from "node:crypto"
 import { IdTable } from "./IdTable.ts"
 
@@ -44,7 +44,9 @@ export type Checked =
   | { readonly _tag: "Rejected"; readonly rejection: Rejection }
 
 const decode = Schema.decodeUnknownResult(ImportRecord)
-const format = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** The plain words every door uses (`must be text`, `is required`); an unknown field is one a record does not have. */
+const UNKNOWN_FIELD = "is not a field of this request"
 
 /** `["pricing", "plans", 0, "price"]` → `pricing.plans[0].price` */
 export const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
@@ -69,9 +71,9 @@ export const checkRecord = (record: RawRecord): Checked => {
   }
   const decoded = decode(record.value, { errors: "all", onExcessProperty: "error" })
   if (Result.isFailure(decoded)) {
-    const errors = format(decoded.failure.issue).issues.map((issue) => ({
-      path: formatPath((issue.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p))),
-      message: issue.message
+    const errors = fieldErrors(decoded.failure.issue).map((issue) => ({
+      path: formatPath(issue.path),
+      message: issue.message === UNKNOWN_FIELD ? "is not a field of an import record" : issue.message
     }))
     return { _tag: "Rejected", rejection: { position: record.position, where, errors } }
   }

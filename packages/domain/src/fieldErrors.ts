@@ -5,7 +5,7 @@
  * expression. The API decodes with `errors: "all"`, so every wrong field comes at once.
  */
 import { type SchemaAST, SchemaIssue } from "effect"
-import { fieldRulesOf } from "@productdir/domain"
+import { fieldRulesOf } from "./fieldRules.ts"
 
 export interface FieldIssue {
   /** Where: the request slot ("payload", "query", "params") and the field's path inside it. */
