@@ -129,7 +129,9 @@ for (const variant of storeVariants()) {
             // A 405 comes with an Allow header that does not list the method used.
             const wrong = yield* request(`${base}/products/${product.id}`, { method: "DELETE" })
             expect(wrong.status).toBe(405)
-            expect(wrong.headers.get("allow")).toBe("GET")
+            expect(wrong.headers.get("allow")).toBe("GET, HEAD")
+            const head = yield* request(`${base}/products/${product.id}`, { method: "HEAD" })
+            expect(head.status).toBe(200)
           })
       )
 

@@ -144,6 +144,21 @@ describe("refusals in plain words", () => {
         expect(noHost).toContain("Host header")
         // HTTP/1.0 has no Host requirement.
         expect(yield* raw(base, "GET /healthz HTTP/1.0\r\n\r\n")).toMatch(/^HTTP\/1\.1 200 /)
+        // Two Host headers: which one a proxy in front routed by is unknown, so neither is served (RFC 9112).
+        for (const version of ["1.1", "1.0"]) {
+          const twoHosts = yield* raw(
+            base,
+            `GET /healthz HTTP/${version}\r\nHost: 127.0.0.1\r\nhost: other.example\r\nConnection: close\r\n\r\n`
+          )
+          expect(twoHosts, version).toMatch(/^HTTP\/1\.1 400 /)
+          expect(twoHosts).toContain("one Host header")
+        }
+        // What Node refuses before any route (not HTTP at all, headers too large) carries a request id as well.
+        for (const refused of ["NOT HTTP AT ALL\r\n\r\n", `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(70_000)}\r\n\r\n`]) {
+          const answer = yield* raw(base, refused)
+          expect(answer).toMatch(/^HTTP\/1\.1 4(00|31) /)
+          expect(answer.toLowerCase()).toMatch(/x-request-id: [0-9a-f-]{36}/)
+        }
         // RFC 9110 lets a server ignore an expectation it does not know: the request is answered.
         const expectation = yield* raw(base, "GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: the-unexpected\r\nConnection: close\r\n\r\n")
         expect(expectation).toMatch(/^HTTP\/1\.1 200 /)

@@ -4,10 +4,10 @@
  *
  * A query word matches a product word when
  * - both have the same English stem (`invoicing` finds `invoice`, `invoices`),
- * - it starts the product word (`onboa` finds `Onboardly`: the word being typed),
+ * - it starts the product word (`schemaf` finds `Schemaforge`: the word being typed),
  * - or, when no product word has it or starts with it, it is one typo away from
  *   one that exists (`tallyhuose` finds `Tallyhouse`).
- * Accents are folded on both sides (`nandu` finds `Ñandú`), case never matters.
+ * Accents are folded on both sides (`zurich` finds `Zürich`), case never matters.
  * A product matches when any word of the query does; the more words it matches,
  * and the weightier the field (name, then category, then the rest), the higher it
  * ranks. PostgreSQL does the stemming and folding with its own dictionaries

@@ -63,7 +63,7 @@ export const directoryCard = (base: string): UnsignedCard => ({
       id: "search",
       name: "Search products",
       description:
-        'Find products by what they do, in plain words: stems, accents, the start of a word and typos are understood; results come by relevance with their trust. Answers a short text and a data part with each product\'s id, name, trust and links. As data: {"skill":"search","q":"…","category":"…","sort":"trust|name|updated","limit":1-100,"cursor":"…"}.',
+        'Find products by what they do, in plain words: stems, accents, the start of a word and typos are understood; results come by relevance with their trust. Answers a short text and a data part with each product\'s id, name, trust and links. As data: {"skill":"search","q":"…","category":"…","sort":"relevance|trust|name|updated","limit":1-100,"cursor":"…"}.',
       tags: ["search", "catalog", "discovery"],
       examples: ["invoicing for freelancers", "find a password manager for teams", '{"skill":"search","q":"invoicing","limit":5}'],
       inputModes: MODES,

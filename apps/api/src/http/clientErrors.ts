@@ -1,10 +1,12 @@
 /**
  * Requests Node refuses before any route sees them (malformed, headers too
  * large, too slow), answered as problem+json like every other error instead
- * of Node's bare status line.
+ * of Node's bare status line, and with a request id of their own, as every
+ * response has (there is no request to read a client's id from).
  */
-import type { Duplex } from "node:stream"
+import { randomUUID } from "node:crypto"
 import { STATUS_CODES } from "node:http"
+import type { Duplex } from "node:stream"
 
 const statusOf = (code: string | undefined): { readonly status: number; readonly detail: string } => {
   switch (code) {
@@ -28,6 +30,6 @@ export const answerClientError = (error: Error & { readonly code?: string }, soc
   const title = STATUS_CODES[status] ?? "Bad Request"
   const body = JSON.stringify({ type: "about:blank", title, status, detail })
   socket.end(
-    `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+    `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`
   )
 }

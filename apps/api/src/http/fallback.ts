@@ -56,7 +56,9 @@ export const unrouted = (request: HttpServerRequest.HttpServerRequest) => {
     )
   }
   if (allowed.length > 0) {
-    return problem(405, `${request.method} is not allowed on ${path}; use ${allowed.join(" or ")}.`, { allow: allowed.join(", ") })
+    // Every GET is also served as HEAD (Node answers it without the body): the Allow header says so.
+    const methods = allowed.includes("GET") ? [...allowed, "HEAD"] : allowed
+    return problem(405, `${request.method} is not allowed on ${path}; use ${methods.join(" or ")}.`, { allow: methods.join(", ") })
   }
   return problem(404, `Nothing is served at ${path}. GET / lists every path.`)
 }

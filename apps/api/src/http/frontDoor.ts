@@ -5,8 +5,9 @@
  * - its request id: the client's `X-Request-Id` when it is sane, else a new one,
  *   written into the request (the application reads it there) and the response;
  * - its access-log line, when the response has been sent (or the client left);
- * - the connection policy: an HTTP/1.1 request without `Host` is refused (RFC
- *   9112), and while the server drains every response closes its connection;
+ * - the connection policy: an HTTP/1.1 request without `Host`, and any request
+ *   with more than one, is refused (RFC 9112), and while the server drains every
+ *   response closes its connection;
  * - then the first handler that takes it: a read the cache holds (installed by
  *   cache/hotReads.ts), else the application, through Node's request handler
  *   that @effect/platform-node makes for it.
@@ -35,6 +36,19 @@ import { PROBLEM_JSON } from "./problemResponses.ts"
 export type Handler = (request: IncomingMessage, response: ServerResponse, requestId: string, closing: boolean) => boolean
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/**
+ * How many Host headers a request carries. Node keeps the first of several, but a request with more than one is
+ * to be refused (RFC 9112, section 3.2): a proxy in front may have routed it by another. A look at each name.
+ */
+const hostHeaders = (raw: ReadonlyArray<string>): number => {
+  let count = 0
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!
+    if (name.length === 4 && name.toLowerCase() === "host") count++
+  }
+  return count
+}
 
 /** Whether a client's own request id can be echoed and logged as it is. */
 export const isSaneRequestId = (id: string): boolean => SANE_ID.test(id)
@@ -111,11 +125,16 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
         const incoming = request.headers["x-request-id"]
         const requestId = typeof incoming === "string" && isSaneRequestId(incoming) ? incoming : randomUUID()
         const closing = lifecycle.isDraining()
-        if (request.httpVersion === "1.1" && request.headers.host === undefined) {
-          writeProblem(response, 400, "An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2).", {
-            "x-request-id": requestId,
-            connection: "close"
-          })
+        const hosts = hostHeaders(request.rawHeaders)
+        if ((request.httpVersion === "1.1" && hosts === 0) || hosts > 1) {
+          writeProblem(
+            response,
+            400,
+            hosts === 0
+              ? "An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2)."
+              : `A request must carry one Host header (RFC 9112, section 3.2); this one carries ${hosts}.`,
+            { "x-request-id": requestId, connection: "close" }
+          )
           log(request, 400, started, requestId)
           return
         }
