@@ -181,6 +181,38 @@ for (const variant of storeVariants()) {
         })
       )
 
+      it.effect("a JSON body that gives a name twice is refused naming it, at every door; nothing of it counts", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          // Another product no other test here votes on.
+          const target = sampleCatalog()[9]!
+          const send = (path: string, body: string, headers: Record<string, string> = {}) =>
+            request(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body })
+          // JSON.parse keeps the last of two names, other parsers the first: a proxy and this service would read two votes.
+          const vote = yield* send("/vote", `{"entity_id":"no-such-product","\u0065ntity_id":"${target.id}","direction":"down"}`)
+          expectFieldRefused(vote, "vote", ["payload", "entity_id"])
+          expect(bodyOf<ProblemBody>(vote).detail).toContain("entity_id is given more than once")
+          const nested = yield* send("/agents", `{"name":"bot","contact":"ops@example.com","name":"other"}`)
+          expectFieldRefused(nested, "agents", ["payload", "name"])
+          const mcp = yield* send(
+            "/mcp",
+            `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","protocolVersion":"2025-06-18"}}`,
+            { accept: "application/json, text/event-stream" }
+          )
+          expect(mcp.status).toBe(400)
+          expect(bodyOf<{ error: { message: string } }>(mcp).error.message).toContain("params.protocolVersion is given more than once")
+          const a2a = yield* send(
+            "/a2a/rest/message:send",
+            `{"message":{"role":"ROLE_USER","messageId":"m1","messageId":"m2","parts":[{"text":"hi"}]}}`,
+            { "a2a-version": "1.0" }
+          )
+          expect(a2a.status).toBe(400)
+          expect(a2a.text).toContain("message.messageId")
+          // The refused vote counted for nothing: the same address's first vote on the product is new.
+          expect((yield* postJson(`${base}/vote`, { entity_id: target.id, direction: "down" })).status).toBe(201)
+        })
+      )
+
       it.effect("a JSON body that is not UTF-8 is refused at every door that reads one, and nothing of it is stored", () =>
         Effect.gen(function* () {
           const base = yield* baseUrl

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import {
   AgentCard,
   characterCount,
+  duplicateKeys,
   AgentView,
   cheapestPlan,
   defaultUtm,
@@ -99,5 +100,19 @@ describe("vote", () => {
     expect(voteTransition(undefined, "up")).toEqual({ status: "recorded", delta: { up: 1, down: 0 } })
     expect(voteTransition("up", "up")).toEqual({ status: "unchanged", delta: { up: 0, down: 0 } })
     expect(voteTransition("up", "down")).toEqual({ status: "changed", delta: { up: -1, down: 1 } })
+  })
+})
+
+describe("JSON bodies", () => {
+  it("finds each name given twice in one object, compared as JSON reads names, at its path", () => {
+    expect(duplicateKeys(`{"a":1,"b":{"a":2}}`)).toEqual([])
+    expect(duplicateKeys(`{"a":1,"\\u0061":2}`)).toEqual([["a"]])
+    expect(duplicateKeys(`{"x":{"b":1,"b":2},"y":[{"c":1},{"c":1,"c":2}]}`)).toEqual([
+      ["x", "b"],
+      ["y", 1, "c"]
+    ])
+    // Names inside strings are text, not names.
+    expect(duplicateKeys(`{"a":"\\"a\\": 1, \\"a\\"","b":["a","a"]}`)).toEqual([])
+    expect(duplicateKeys(`[1,{"k":[{"z":1,"z":1}]}]`)).toEqual([[1, "k", 0, "z"]])
   })
 })

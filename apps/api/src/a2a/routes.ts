@@ -21,7 +21,7 @@ import { isUtf8 } from "node:buffer"
 import { randomUUID } from "node:crypto"
 import { Effect, Option, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
-import type { Caster } from "@productdir/domain"
+import { type Caster, duplicateKeys, fieldName } from "@productdir/domain"
 import { Directory } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
 import { Callers, type IdentifyError, refusalResponse } from "../auth/callers.ts"
@@ -312,6 +312,13 @@ export const A2aLive = HttpRouter.use((router) =>
         if (!isUtf8(bytes))
           return yield* new A2aError({ kind: "ParseError", message: "The body is not valid UTF-8: JSON is read as UTF-8 only." })
         const text = new TextDecoder().decode(bytes)
+        const repeated = duplicateKeys(text)
+        if (repeated.length > 0) {
+          return yield* new A2aError({
+            kind: "InvalidRequest",
+            message: `A name is given more than once in one object: ${repeated.map((p) => fieldName(p)).join(", ")}. Send each once.`
+          })
+        }
         return yield* Effect.try({
           try: () => JSON.parse(text) as unknown,
           catch: () => new A2aError({ kind: "ParseError", message: "The body is not valid JSON." })

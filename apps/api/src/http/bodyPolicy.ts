@@ -7,18 +7,20 @@
  * - JSON, said so by `Content-Type: application/json`, on the endpoints that read
  *   JSON (415): a body with no content type is not guessed at; and UTF-8, the only
  *   encoding of JSON between systems (RFC 8259): a body declared in another charset
- *   (415) would be read as the wrong text. A JSON body that is not UTF-8 is a 400
- *   (a JSON-RPC parse error on /mcp), where decoding it would have put U+FFFD in
- *   place of its bad bytes and stored that. A2A's routes say it in their own
- *   envelopes (a2a/routes.ts).
+ *   (415) would be read as the wrong text;
+ * - read, a JSON body must be UTF-8 (decoding it anyway would put U+FFFD in place
+ *   of its bad bytes, and store that) and give each name of an object once
+ *   (parsers differ on which of two counts): else a 400, a JSON-RPC error on /mcp.
+ *   A2A's routes say both in their own envelopes (a2a/routes.ts).
  * The endpoints that read JSON come from the API definition.
  */
 import { ByteSize, Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { isUtf8 } from "node:buffer"
 import { OpenApi } from "effect/http-api"
-import { Api } from "@productdir/contract"
-import { payloadTooLarge, problem } from "./problemResponses.ts"
+import { Api, fieldName } from "@productdir/contract"
+import { duplicateKeys } from "@productdir/domain"
+import { badFields, payloadTooLarge, problem } from "./problemResponses.ts"
 
 export const MAX_BODY = ByteSize.kibibytes(16)
 
@@ -70,7 +72,11 @@ export const bodyPolicy = <E, R>(
       if (isJson(contentType) && !path.startsWith(A2A_PREFIX)) {
         // Read once here (the request keeps it for the handler); a body that cannot be read is the handler's to answer.
         const bytes = yield* Effect.option(Effect.provideService(request.arrayBuffer, HttpServerRequest.MaxBodySize, MAX_BODY))
-        if (bytes._tag === "Some" && !isUtf8(bytes.value)) return notUtf8(path)
+        if (bytes._tag === "Some") {
+          if (!isUtf8(bytes.value)) return notUtf8(path)
+          const repeated = duplicateKeys(new TextDecoder().decode(bytes.value))
+          if (repeated.length > 0) return namesRepeated(path, repeated)
+        }
       }
     }
     return yield* Effect.provideService(httpEffect, HttpServerRequest.MaxBodySize, MAX_BODY)
@@ -78,6 +84,21 @@ export const bodyPolicy = <E, R>(
 
 const A2A_PREFIX = "/a2a/"
 const NOT_UTF8 = "The request body is not valid UTF-8: JSON is read as UTF-8 only (RFC 8259), and broken bytes would be stored as U+FFFD."
+
+const GIVEN_TWICE = "is given more than once: send it once"
+
+/** A JSON body that repeats a name in an object (duplicateKeys.ts), refused naming each, in the words of its door. */
+const namesRepeated = (path: string, repeated: ReadonlyArray<ReadonlyArray<string | number>>): HttpServerResponse.HttpServerResponse =>
+  path === "/mcp"
+    ? HttpServerResponse.jsonUnsafe(
+        {
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: -32600, message: `Invalid Request: ${repeated.map((p) => `${fieldName(p)} ${GIVEN_TWICE}`).join("; ")}` }
+        },
+        { status: 400 }
+      )
+    : badFields(repeated.map((p) => ({ path: ["payload", ...p], message: GIVEN_TWICE })))
 
 /** A JSON body that is not UTF-8, refused in the words of the door it came to. */
 const notUtf8 = (path: string): HttpServerResponse.HttpServerResponse =>
