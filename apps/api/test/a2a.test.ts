@@ -220,6 +220,10 @@ for (const variant of variants) {
             expect(wrong.message).toMatch(/entity_id must be/)
             expect(wrong.message).toMatch(/direction must be "up" or "down"/)
             expect(wrong.message).toMatch(/score is not a field of this request/)
+            // A rule between fields is named beside the other wrong ones, as POST /vote names it.
+            const rule = yield* refusal(client, { skill: "vote", entity_id: "okonomi-books", direction: "up", reason: "x", extra: 1 })
+            expect(rule.message).toMatch(/extra is not a field of this request/)
+            expect(rule.message).toMatch(/reason goes only with direction "down"/)
             const unknown = yield* refusal(client, "tell me about no-such-product-at-all")
             expect(unknown.message).toContain('No product has the id or slug "no-such-product-at-all"')
           })

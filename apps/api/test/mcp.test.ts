@@ -309,6 +309,26 @@ for (const variant of storeVariants()) {
             const answer = yield* call(client, tool, args)
             expect([tool, answer.isError, textOf(answer)]).toEqual([tool, true, expect.stringContaining(Object.keys(args).at(-1)!)])
           }
+          // Said in the words every door uses, not the schema library's ("Missing key", "Expected no excess property").
+          const said = {
+            missing: textOf(missing),
+            direction: textOf(badDirection),
+            misspelt: textOf(misspelt),
+            extra: textOf(extra),
+            limit: textOf(yield* call(client, "search_products", { limit: "5" })),
+            ref: textOf(yield* call(client, "get_product", { entity_id: 123 })),
+            // A rule between fields is named beside any other wrong field, as POST /vote names it.
+            rule: textOf(yield* call(client, "vote", { entity_id: sample[0]!.id, direction: "up", reason: "x", extra: 1 }))
+          }
+          expect(said.rule).toContain("extra is not an argument of this tool")
+          expect(said.rule).toContain('reason goes only with direction "down"')
+          expect(said.missing).toContain("Invalid arguments for get_product: entity_id is required")
+          expect(said.direction).toContain('direction must be "up" or "down"')
+          expect(said.misspelt).toContain("query is not an argument of this tool")
+          expect(said.extra).toContain("score is not an argument of this tool")
+          expect(said.limit).toContain("limit must be")
+          expect(said.ref).toContain("entity_id must be")
+          for (const [what, text] of Object.entries(said)) expect(text, what).not.toMatch(/Missing key|Expected|excess property|never/)
           // The session is still usable after all of that.
           expect((yield* call(client, "list_categories", {})).isError).toBeFalsy()
         }).pipe(Effect.scoped)

@@ -105,10 +105,10 @@ const isRecord = (value: unknown): value is { readonly [key: string]: unknown } 
  * The breaches of the rules between fields (domain's fieldRules) by the object that was sent: a
  * schema checks them only once every field decoded, so with another field wrong they are found here.
  */
-const ruleBreaches = (issue: SchemaIssue.Issue) => {
+const ruleBreaches = (issue: SchemaIssue.Issue, sent: unknown) => {
   const node = issue as { readonly ast?: SchemaAST.AST; readonly input?: unknown }
-  if (node.ast === undefined || !isRecord(node.input)) return []
-  const fields = node.input
+  const fields = node.input ?? sent
+  if (node.ast === undefined || !isRecord(fields)) return []
   return fieldRulesOf(node.ast).flatMap((rule) => {
     const breach = rule(fields)
     return breach === undefined ? [] : [{ path: breach.path, message: breach.message }]
@@ -121,12 +121,15 @@ const pathOf = (path: ReadonlyArray<unknown>): Array<string | number> =>
     return typeof key === "number" ? key : String(key)
   })
 
-/** Every issue of a decoding failure, its path prefixed with the request slot. */
-export const fieldErrors = (issue: SchemaIssue.Issue, slot?: string): ReadonlyArray<FieldIssue> => {
+/**
+ * Every issue of a decoding failure, its path prefixed with the request slot. `sent` is what was decoded, for
+ * the rules between fields when the failure does not carry it (a direct decode's does not; HttpApi's does).
+ */
+export const fieldErrors = (issue: SchemaIssue.Issue, slot?: string, sent?: unknown): ReadonlyArray<FieldIssue> => {
   const prefix = slot === undefined ? [] : [slot]
   const found = format(plainly(issue)).issues.map((i) => ({ path: [...prefix, ...pathOf(i.path ?? [])], message: i.message }))
   const same = (a: FieldIssue, b: FieldIssue) => a.message === b.message && a.path.join("\u0000") === b.path.join("\u0000")
-  const breaches = ruleBreaches(issue)
+  const breaches = ruleBreaches(issue, sent)
     .map((b) => ({ path: [...prefix, ...b.path], message: b.message }))
     .filter((b) => !found.some((f) => same(f, b)))
   return [...found, ...breaches]

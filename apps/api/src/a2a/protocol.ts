@@ -202,9 +202,12 @@ export interface Reply {
   readonly skill: string
 }
 
-/** The field violations of a decoding failure, under `prefix` (`params`, `message.parts[0].data`). */
-export const violationsOf = (issue: SchemaIssue.Issue, prefix: ReadonlyArray<string | number> = []) =>
-  fieldErrors(issue).map((e) => ({ path: [...prefix, ...e.path], message: e.message }))
+/**
+ * The field violations of a decoding failure, under `prefix` (`params`, `message.parts[0].data`); `sent`, what
+ * was decoded, lets the rules between fields be named beside the other wrong fields.
+ */
+export const violationsOf = (issue: SchemaIssue.Issue, prefix: ReadonlyArray<string | number> = [], sent?: unknown) =>
+  fieldErrors(issue, undefined, sent).map((e) => ({ path: [...prefix, ...e.path], message: e.message }))
 
 /** An InvalidParams error naming every wrong field. */
 export const invalidParams = (errors: ReadonlyArray<{ readonly path: ReadonlyArray<string | number>; readonly message: string }>) =>

@@ -96,7 +96,7 @@ const fromData = (data: unknown, at: Path): Effect.Effect<Ask, A2aError> => {
       ])
     )
   }
-  return decodeArgs(skill, args).pipe(Effect.mapError((error) => invalidParams(violationsOf(error.issue, at))))
+  return decodeArgs(skill, args).pipe(Effect.mapError((error) => invalidParams(violationsOf(error.issue, at, args))))
 }
 
 // ---- plain words --------------------------------------------------------------

@@ -10,6 +10,7 @@ import { Effect, Layer, Schema } from "effect"
 import { McpSchema, McpServer } from "effect/ai"
 import { ProductPage } from "@productdir/domain"
 import { SearchProducts, ToolProblem } from "@productdir/contract"
+import { argumentsProblem } from "./plainArguments.ts"
 import { productResourceUri } from "./resources.ts"
 import { SearchProductsHandler } from "./handlers.ts"
 
@@ -29,9 +30,9 @@ export const SearchLinksLive = Layer.effectDiscard(
       annotations: registered.annotations,
       handle: (payload) =>
         Effect.gen(function* () {
-          // Bad arguments, and arguments the tool does not have, are a tool error the agent can read and correct, as for every other tool.
+          // Bad arguments, and arguments the tool does not have, are said as for every other tool (plainArguments.ts).
           const query = yield* decode(payload ?? {}, { errors: "all", onExcessProperty: "error" }).pipe(
-            Effect.mapError((error) => new ToolProblem({ message: `Invalid arguments: ${error.message}` }))
+            Effect.mapError((error) => argumentsProblem(SearchProducts.name, error.issue, payload))
           )
           const page = yield* search(query)
           const encoded = yield* encode(page).pipe(Effect.mapError((error) => new McpSchema.InternalError({ message: error.message })))

@@ -11,6 +11,7 @@ import { DirectoryTools, VERSION } from "@productdir/contract"
 import { SERVICE_NAME } from "../catalogGuide.ts"
 import { MCP_PATH } from "./edge.ts"
 import { DirectoryToolsLive } from "./handlers.ts"
+import { PlainArguments } from "./plainArguments.ts"
 import { ProductResourcesLive } from "./resources.ts"
 import { PROTOCOLS } from "./revisions.ts"
 import { SearchLinksLive } from "./searchLinks.ts"
@@ -37,7 +38,8 @@ export const McpLive = McpServer.layerHttp({
   allowSessionTermination: true,
   registrations: Layer.mergeAll(
     // The toolkit first: SearchLinksLive keeps its search_products registration and replaces the handler.
-    SearchLinksLive.pipe(Layer.provide(McpServer.toolkit(DirectoryTools).pipe(Layer.provide(DirectoryToolsLive)))),
+    // Every tool's arguments are checked in plain words (plainArguments.ts) before the library decodes them.
+    SearchLinksLive.pipe(Layer.provide(McpServer.toolkit(DirectoryTools).pipe(Layer.provide([DirectoryToolsLive, PlainArguments])))),
     ProductResourcesLive,
     StaticResourcesSubscribable
   )
