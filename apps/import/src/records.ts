@@ -36,7 +36,11 @@ async function* ndjsonRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<Raw
     try {
       return { _tag: "Parsed", position, value: JSON.parse(text) }
     } catch (error) {
-      return { _tag: "Unreadable", position, message: `not valid JSON (${(error as Error).message})` }
+      // A line that does not even start as an object is likely another format (CSV, say): said so.
+      const hint = text.trimStart().startsWith("{")
+        ? ""
+        : "; each line must be one JSON object (NDJSON): CSV and other formats are not read"
+      return { _tag: "Unreadable", position, message: `not valid JSON (${(error as Error).message})${hint}` }
     }
   }
   for await (const chunk of chunks) {

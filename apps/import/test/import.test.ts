@@ -70,6 +70,11 @@ for (const variant of targets()) {
       expect(run.code).toBe(1)
       expect(run.stderr).toContain("line 2: rejected: category: is required")
       expect(run.stderr).toMatch(/line 4: rejected: \(record\): not valid JSON/)
+      // A broken object is not taken for another format; a line that is not an object at all is.
+      expect(run.stderr).not.toContain("CSV")
+      const csv = await cli([file("catalog.csv", "name,category\nPulse,Analytics\n")])
+      expect(csv.stderr).toContain("line 1: rejected: (record): not valid JSON")
+      expect(csv.stderr).toContain("each line must be one JSON object (NDJSON): CSV and other formats are not read")
       expect(run.stderr).toContain("line 5: rejected: pricing.plans[0].price: must be text")
       expect(run.stdout).toMatch(/created\s+3/)
       expect(run.stdout).toMatch(/rejected\s+3/)
@@ -245,6 +250,17 @@ for (const variant of targets()) {
       const broken = await cli([file("broken.json", '[{"name": "x"}, {')])
       expect(broken.code).toBe(2)
       expect(broken.stderr).toContain("malformed")
+    })
+
+    it("a slug another product holds: the record gets another, and the run says which", async () => {
+      const [first, second] = records(16, 2).map((r) => ({ ...r, slug: "review-test" }))
+      const run = await cli([file("slugs.ndjson", ndjson([first, second]))])
+      expect(run.code, run.stderr).toBe(0)
+      expect(run.stdout).toMatch(/created\s+2/)
+      expect(run.stdout).toMatch(/warnings\s+1/)
+      expect(run.stdout).toContain('line 2: slug "review-test" is another product\'s: this one is "review-test-2"')
+      const slugs = new Map((await exported()).map((r) => [r.id, r.slug]))
+      expect([slugs.get(first!.id), slugs.get(second!.id)]).toEqual(["review-test", "review-test-2"])
     })
 
     it("a JSON array broken anywhere ends the run at once with exit 2 and where it broke; it never hangs holding the store", async () => {

@@ -141,7 +141,16 @@ export const runImport = <E>(options: ImportOptions<E>) =>
      * fault is alone: it is rejected, naming its line and the field the store named, and the rest load.
      */
     const writeIsolating = (batch: ReadonlyArray<Valid>): Effect.Effect<ReadonlyArray<UpsertStatus | "rejected">, StoreError> =>
-      Effect.map(catalog.upsert(batch.map((c) => c.input)), (outcomes) => outcomes.map((o) => o.status)).pipe(
+      Effect.map(catalog.upsert(batch.map((c) => c.input)), (outcomes) =>
+        outcomes.map((o, i) => {
+          // A slug the record asked for that another product holds: it got another, and the operator is told which.
+          const asked = batch[i]?.input.slug
+          if (asked !== undefined && o.slug !== asked) {
+            warn({ where: batch[i]!.where, message: `slug "${asked}" is another product's: this one is "${o.slug}"` })
+          }
+          return o.status
+        })
+      ).pipe(
         Effect.catchIf(
           (error) => error.fault === "data",
           (error) => {
