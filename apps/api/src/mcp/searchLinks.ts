@@ -9,7 +9,7 @@
 import { Effect, Layer, Schema } from "effect"
 import { McpSchema, McpServer } from "effect/ai"
 import { ProductPage } from "@productdir/domain"
-import { SearchProducts, ToolProblem } from "@productdir/contract"
+import { SearchProducts } from "@productdir/contract"
 import { argumentsProblem } from "./plainArguments.ts"
 import { productResourceUri } from "./resources.ts"
 import { SearchProductsHandler } from "./handlers.ts"
