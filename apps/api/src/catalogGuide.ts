@@ -21,6 +21,13 @@ const EXTRA_PATHS: ReadonlyArray<PathEntry> = [
     query: []
   },
   {
+    method: "GET",
+    path: "/mcp",
+    description: "Model Context Protocol: a session's notification stream (its Mcp-Session-Id), for resources it subscribed to",
+    query: []
+  },
+  { method: "DELETE", path: "/mcp", description: "Model Context Protocol: ends a session (its Mcp-Session-Id)", query: [] },
+  {
     method: "POST",
     path: "/a2a/jsonrpc",
     description:
@@ -31,6 +38,12 @@ const EXTRA_PATHS: ReadonlyArray<PathEntry> = [
     method: "POST",
     path: "/a2a/rest/message:send",
     description: "A2A (HTTP+JSON): the same message as SendMessage (A2A 1.0; 0.3 clients: /a2a/rest/v1/message:send)",
+    query: []
+  },
+  {
+    method: "GET",
+    path: "/.well-known/jwks.json",
+    description: "The public key (JWK Set) that verifies the agent card's signature",
     query: []
   }
 ]

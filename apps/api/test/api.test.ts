@@ -255,10 +255,19 @@ for (const variant of storeVariants()) {
             "GET /openapi.json",
             "GET /docs",
             "GET /healthz",
-            "GET /readyz"
+            "GET /readyz",
+            // Beyond the OpenAPI document: every door an agent or its operator uses.
+            "POST /mcp",
+            "GET /mcp",
+            "DELETE /mcp",
+            "POST /a2a/jsonrpc",
+            "GET /.well-known/agent-card.json",
+            "GET /.well-known/jwks.json"
           ]) {
             expect(paths).toContain(p)
           }
+          // The key set it lists verifies the card: it is served where it is listed.
+          expect((yield* request(`${base}/.well-known/jwks.json`)).status).toBe(200)
           expect(index.paths.every((p) => p.description.length > 0)).toBe(true)
           const llms = yield* request(`${base}/llms.txt`)
           expect(llms.status).toBe(200)

@@ -168,16 +168,18 @@ describe("start and stop", { timeout: 180_000 }, () => {
           })
       )
     )
-    await new Promise((r) => setTimeout(r, 300))
-    const open = held.filter((s) => !s.destroyed && s.readyState === "open").length
+    const openHeld = () => held.filter((s) => !s.destroyed && s.readyState === "open").length
     try {
       // Everyone else, from 127.0.0.1: served at once.
       const others = await Promise.all(
         Array.from({ length: 20 }, () => rawExchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
       )
       for (const exchange of others) expect(exchange.reply).toMatch(/^HTTP\/1\.1 200 /)
-      // The attacker keeps no more than its share.
-      expect(open).toBeLessThanOrEqual(64)
+      // The attacker keeps no more than its share. The server has taken every one of its connections by now (they
+      // came first), but this side hears of the ones it cut only as the closes arrive, later on a busy machine.
+      const deadline = Date.now() + 20_000
+      while (openHeld() > 64 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+      expect(openHeld()).toBeLessThanOrEqual(64)
     } finally {
       for (const s of held) s.destroy()
     }
