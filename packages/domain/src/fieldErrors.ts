@@ -7,6 +7,12 @@
 import { type SchemaAST, SchemaIssue } from "effect"
 import { fieldRulesOf } from "./fieldRules.ts"
 
+/** What a field that the request does not have is told: the refusals that add a hint (or reword it) match on it. */
+export const UNKNOWN_FIELD = "is not a field of this request"
+
+/** What a field or parameter given more than once is told (a repeated query parameter, a name twice in a body). */
+export const GIVEN_TWICE = "is given more than once: send it once"
+
 export interface FieldIssue {
   /** Where: the request slot ("payload", "query", "params") and the field's path inside it. */
   readonly path: ReadonlyArray<string | number>
@@ -57,7 +63,7 @@ const leafHook = (issue: SchemaIssue.Leaf): string => {
     case "MissingKey":
       return messageOf(issue.annotations) ?? "is required"
     case "UnexpectedKey":
-      return "is not a field of this request"
+      return UNKNOWN_FIELD
     case "InvalidType":
       return messageOf(issue.ast.annotations) ?? `must be ${describe(issue.ast)}`
     case "InvalidValue": {

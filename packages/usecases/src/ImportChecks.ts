@@ -7,7 +7,15 @@
  * warning naming both, and `--prune` keeps exactly the ids that were seen.
  */
 import { Result, Schema } from "effect"
-import { canonicalProductId, fieldErrors, fromImportRecord, ImportRecord, type ProductId, type ProductInput } from "@productdir/domain"
+import {
+  canonicalProductId,
+  fieldErrors,
+  fromImportRecord,
+  UNKNOWN_FIELD,
+  ImportRecord,
+  type ProductId,
+  type ProductInput
+} from "@productdir/domain"
 import { createHash } from "node:crypto"
 import { IdTable } from "./IdTable.ts"
 
@@ -45,9 +53,6 @@ export type Checked =
 
 const decode = Schema.decodeUnknownResult(ImportRecord)
 
-/** The plain words every door uses (`must be text`, `is required`); an unknown field is one a record does not have. */
-const UNKNOWN_FIELD = "is not a field of this request"
-
 /** `["pricing", "plans", 0, "price"]` → `pricing.plans[0].price` */
 export const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
   path.length === 0 ? "(record)" : path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join("")
@@ -71,6 +76,7 @@ export const checkRecord = (record: RawRecord): Checked => {
   }
   const decoded = decode(record.value, { errors: "all", onExcessProperty: "error" })
   if (Result.isFailure(decoded)) {
+    // The plain words every door uses (`must be text`, `is required`); an unknown field is one a record does not have.
     const errors = fieldErrors(decoded.failure.issue).map((issue) => ({
       path: formatPath(issue.path),
       message: issue.message === UNKNOWN_FIELD ? "is not a field of an import record" : issue.message

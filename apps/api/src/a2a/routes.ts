@@ -17,7 +17,6 @@
  * in good standing (a 401 otherwise, as POST /vote answers); a vote counts for
  * that agent, else for the signed agent or the client's address (auth/callers.ts).
  */
-import { isUtf8 } from "node:buffer"
 import { randomUUID } from "node:crypto"
 import { Effect, Option, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -25,6 +24,7 @@ import { type Caster, duplicateKeys, fieldName } from "@productdir/domain"
 import { Directory } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
 import { Callers, type IdentifyError, refusalResponse } from "../auth/callers.ts"
+import { utf8Text } from "../http/bodyPolicy.ts"
 import { cachedJson } from "../http/cachedJson.ts"
 import { baseUrlOf } from "../mcp/links.ts"
 import { refusals } from "../refusals.ts"
@@ -307,11 +307,11 @@ export const A2aLive = HttpRouter.use((router) =>
             message: `Send the request as JSON: Content-Type: application/json (got ${request.headers["content-type"] ?? "no Content-Type"}).`
           })
         }
-        const bytes = yield* request.arrayBuffer.pipe(Effect.orDie)
         // Decoded strictly: a lenient decoder puts U+FFFD in place of bad bytes, and that would be stored.
-        if (!isUtf8(bytes))
+        const text = utf8Text(yield* request.arrayBuffer.pipe(Effect.orDie))
+        if (text === undefined) {
           return yield* new A2aError({ kind: "ParseError", message: "The body is not valid UTF-8: JSON is read as UTF-8 only." })
-        const text = new TextDecoder().decode(bytes)
+        }
         const repeated = duplicateKeys(text)
         if (repeated.length > 0) {
           return yield* new A2aError({

@@ -16,10 +16,10 @@
  */
 import { ByteSize, Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { isUtf8 } from "node:buffer"
 import { OpenApi } from "effect/http-api"
-import { Api, fieldName } from "@productdir/contract"
+import { Api, fieldName, GIVEN_TWICE } from "@productdir/contract"
 import { duplicateKeys } from "@productdir/domain"
+import { MCP_PATH } from "../mcp/edge.ts"
 import { badFields, payloadTooLarge, problem } from "./problemResponses.ts"
 
 export const MAX_BODY = ByteSize.kibibytes(16)
@@ -73,8 +73,9 @@ export const bodyPolicy = <E, R>(
         // Read once here (the request keeps it for the handler); a body that cannot be read is the handler's to answer.
         const bytes = yield* Effect.option(Effect.provideService(request.arrayBuffer, HttpServerRequest.MaxBodySize, MAX_BODY))
         if (bytes._tag === "Some") {
-          if (!isUtf8(bytes.value)) return notUtf8(path)
-          const repeated = duplicateKeys(new TextDecoder().decode(bytes.value))
+          const text = utf8Text(bytes.value)
+          if (text === undefined) return notUtf8(path)
+          const repeated = duplicateKeys(text)
           if (repeated.length > 0) return namesRepeated(path, repeated)
         }
       }
@@ -85,26 +86,27 @@ export const bodyPolicy = <E, R>(
 const A2A_PREFIX = "/a2a/"
 const NOT_UTF8 = "The request body is not valid UTF-8: JSON is read as UTF-8 only (RFC 8259), and broken bytes would be stored as U+FFFD."
 
-const GIVEN_TWICE = "is given more than once: send it once"
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true })
+
+/** A body's text, decoded once and strictly; undefined when it is not UTF-8. */
+export const utf8Text = (bytes: ArrayBuffer): string | undefined => {
+  try {
+    return strictUtf8.decode(bytes)
+  } catch {
+    return undefined
+  }
+}
+
+/** An MCP message refused before the MCP server reads it: a JSON-RPC error with no id, as the transport says. */
+const jsonRpcRefusal = (code: number, message: string): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.jsonUnsafe({ jsonrpc: "2.0", id: null, error: { code, message } }, { status: 400 })
 
 /** A JSON body that repeats a name in an object (duplicateKeys.ts), refused naming each, in the words of its door. */
 const namesRepeated = (path: string, repeated: ReadonlyArray<ReadonlyArray<string | number>>): HttpServerResponse.HttpServerResponse =>
-  path === "/mcp"
-    ? HttpServerResponse.jsonUnsafe(
-        {
-          jsonrpc: "2.0",
-          id: null,
-          error: { code: -32600, message: `Invalid Request: ${repeated.map((p) => `${fieldName(p)} ${GIVEN_TWICE}`).join("; ")}` }
-        },
-        { status: 400 }
-      )
+  path === MCP_PATH
+    ? jsonRpcRefusal(-32600, `Invalid Request: ${repeated.map((p) => `${fieldName(p)} ${GIVEN_TWICE}`).join("; ")}`)
     : badFields(repeated.map((p) => ({ path: ["payload", ...p], message: GIVEN_TWICE })))
 
 /** A JSON body that is not UTF-8, refused in the words of the door it came to. */
 const notUtf8 = (path: string): HttpServerResponse.HttpServerResponse =>
-  path === "/mcp"
-    ? HttpServerResponse.jsonUnsafe(
-        { jsonrpc: "2.0", id: null, error: { code: -32700, message: `Parse error: ${NOT_UTF8}` } },
-        { status: 400 }
-      )
-    : problem(400, NOT_UTF8)
+  path === MCP_PATH ? jsonRpcRefusal(-32700, `Parse error: ${NOT_UTF8}`) : problem(400, NOT_UTF8)

@@ -6,7 +6,7 @@
 import { Effect, type SchemaAST } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
-import { BadRequest, describeFieldErrors, fieldErrors, RequestValidation } from "@productdir/contract"
+import { BadRequest, describeFieldErrors, fieldErrors, GIVEN_TWICE, RequestValidation, UNKNOWN_FIELD } from "@productdir/contract"
 
 const SLOTS = {
   Params: "params",
@@ -35,8 +35,6 @@ const repeatedParameters = (url: string): ReadonlySet<string> => {
   return repeated
 }
 
-const GIVEN_TWICE = "is given more than once: send it once"
-
 export const RequestValidationLive = HttpApiMiddleware.layerSchemaErrorTransform(RequestValidation, (error, { endpoint }) =>
   Effect.gen(function* () {
     const named = fieldErrors(error.cause.issue, SLOTS[error.kind])
@@ -45,7 +43,7 @@ export const RequestValidationLive = HttpApiMiddleware.layerSchemaErrorTransform
     const errors = named
       .map((e) => (e.path.length === 2 && repeated.has(String(e.path[1])) ? { ...e, message: GIVEN_TWICE } : e))
       .filter((e, i, all) => all.findIndex((o) => o.message === e.message && o.path.join("\u0000") === e.path.join("\u0000")) === i)
-    const unknown = errors.filter((e) => e.message === "is not a field of this request").map((e) => String(e.path.at(-1)))
+    const unknown = errors.filter((e) => e.message === UNKNOWN_FIELD).map((e) => String(e.path.at(-1)))
     const fields = bodyFields(endpoint as never)
     const hint = unknown.length > 0 && fields.length > 0 ? ` This request's fields are ${fields.join(", ")}.` : ""
     // A field can break more than one rule: the count is of fields.

@@ -10,15 +10,15 @@
  */
 import { Effect, Layer, Result, Schema, type SchemaIssue } from "effect"
 import { McpSchema, McpServer } from "effect/ai"
-import { DirectoryTools, describeFieldErrors, fieldErrors } from "@productdir/contract"
-
-const UNKNOWN = "is not a field of this request"
+import { DirectoryTools, describeFieldErrors, fieldErrors, UNKNOWN_FIELD } from "@productdir/contract"
 
 /** What is wrong with a tool's arguments, as one sentence an agent can act on. */
 export const argumentsProblem = (tool: string, issue: SchemaIssue.Issue, sent: unknown): McpSchema.InvalidParams =>
   new McpSchema.InvalidParams({
     message: `Invalid arguments for ${tool}: ${describeFieldErrors(
-      fieldErrors(issue, undefined, sent).map((e) => (e.message === UNKNOWN ? { ...e, message: "is not an argument of this tool" } : e)),
+      fieldErrors(issue, undefined, sent).map((e) =>
+        e.message === UNKNOWN_FIELD ? { ...e, message: "is not an argument of this tool" } : e
+      ),
       false
     )}.`
   })
