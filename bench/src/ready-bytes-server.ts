@@ -5,28 +5,37 @@
  * bounds the API's cached read below it (bench/src/api.ts, "what bounds a
  * cached read"):
  *
- * - `BODIES` (a file of JSON lines `[id, record]`): each product's own record,
- *   looked up by the id in `/products/{id}`, where the plain ceiling writes one
- *   record, always in the core's caches, for every id;
+ * - `BODIES` (a file of JSON lines `[id, record, etag, cache-control]`, as the API
+ *   served them): each product's own record, looked up by the id in
+ *   `/products/{id}`, where the plain ceiling writes one record, always in the
+ *   core's caches, for every id;
  * - `EXTRAS=1`: and what every productdir response carries beyond the bytes, done
- *   as cheaply as node:http allows: a request id in a header and a JSON access-log
- *   line per request, batched into a buffer (discarded, where the API writes it
- *   to stdout every 50 ms), and productdir's headers (etag, cache-control, vary).
+ *   as cheaply as node:http allows, so that it writes the same bytes as the API: a
+ *   request id in a header and a JSON access-log line per request, batched into a
+ *   buffer (discarded, where the API writes it to a stdout that the benchmark sends
+ *   to /dev/null every 50 ms), and the record's own headers (etag, cache-control,
+ *   vary) in the API's order.
  */
 import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
 
 const one = Buffer.from(process.env.BODY ?? JSON.stringify({ record: "x".repeat(2400) }))
-const bodies = new Map<string, Buffer>(
+interface Ready {
+  readonly body: Buffer
+  readonly etag: string
+  readonly cacheControl: string
+}
+const oneReady: Ready = { body: one, etag: '"ready"', cacheControl: "public, max-age=1" }
+const bodies = new Map<string, Ready>(
   process.env.BODIES === undefined
     ? []
     : readFileSync(process.env.BODIES, "utf8")
         .split("\n")
         .filter((line) => line !== "")
         .map((line) => {
-          const [id, record] = JSON.parse(line) as [string, string]
-          return [id, Buffer.from(record)]
+          const [id, record, etag, cacheControl] = JSON.parse(line) as [string, string, string | null, string | null]
+          return [id, { body: Buffer.from(record), etag: etag ?? oneReady.etag, cacheControl: cacheControl ?? oneReady.cacheControl }]
         })
 )
 const PREFIX = "/products/".length
@@ -35,7 +44,8 @@ const log = Buffer.allocUnsafeSlow(256 * 1024)
 let logged = 0
 
 createServer((request, response) => {
-  const body = bodies.size === 0 ? one : (bodies.get((request.url ?? "").slice(PREFIX)) ?? one)
+  const ready = bodies.size === 0 ? oneReady : (bodies.get((request.url ?? "").slice(PREFIX)) ?? oneReady)
+  const body = ready.body
   if (!extras) {
     response.writeHead(200, { "content-type": "application/json", "content-length": body.byteLength, etag: '"ready"' })
     response.end(body)
@@ -47,9 +57,9 @@ createServer((request, response) => {
     "x-request-id",
     requestId,
     "etag",
-    '"ready"',
+    ready.etag,
     "cache-control",
-    "public, max-age=1",
+    ready.cacheControl,
     "vary",
     "Accept-Encoding",
     "content-type",
