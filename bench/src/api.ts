@@ -337,7 +337,10 @@ const main = async () => {
           ? [
               [() => measure("api read", PORTS.api, "read.lua", reads), () => measure("baseline read", PORTS.baseline, "read.lua", reads)],
               // The cached read's goal is set against the server writing the same bytes: measured beside it, in turn.
-              [() => measure("same-bytes read", PORTS.sameBytes, "read.lua", reads), () => measure("api read again", PORTS.api, "read.lua", reads)]
+              [
+                () => measure("same-bytes read", PORTS.sameBytes, "read.lua", reads),
+                () => measure("api read again", PORTS.api, "read.lua", reads)
+              ]
             ]
           : []),
         ...(ONLY.has("vote")
@@ -475,7 +478,9 @@ const main = async () => {
   const table = [
     "| measurement | productdir | baseline | req/s ratio | p99 ratio | target |",
     "|---|---|---|---|---|---|",
-    ...(measured("api read") ? [row("GET /products/{id}", read, m("baseline read"), "≥ 3× req/s, p99 ≤ 1×"), sameBytesRow, ceilingRow] : []),
+    ...(measured("api read")
+      ? [row("GET /products/{id}", read, m("baseline read"), "≥ 3× req/s, p99 ≤ 1×"), sameBytesRow, ceilingRow]
+      : []),
     ...(measured("api vote")
       ? [row("POST /vote (registered agents, distinct voters)", m("api vote"), m("baseline vote"), "≥ 0.8× req/s")]
       : []),
