@@ -1,17 +1,16 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-old-space-size=176 --max-semi-space-size=16
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-old-space-size=176 --max-semi-space-size=8 --no-allocation-site-pretenuring
 // The API as `npm start` runs it (docs/operations.md, "Memory"). The API's live heap is small (tens of MB:
 // the read cache's bodies live outside it), but without a cap V8 lets garbage grow the heap to 500-700 MB
 // under load; capped, RSS stays under 300 MB with a full default cache, at the same throughput. Two malloc
 // arenas instead of one per thread keep native memory from fragmenting the same way. 176 MB, not 160: the
-// default CACHE_BYTES (96 MiB, a 20,000-product catalog's records) stays within half the heap limit (224 MiB with the young generation),
+// default CACHE_BYTES (96 MiB, a 20,000-product catalog's records) stays within half the heap limit (200 MiB),
 // as the start-up check asks. A CACHE_BYTES far above its default needs a larger cap: the API warns at start
-// when it may not fit. A 16 MB semi-space, not 8: Node's HTTP objects of a request (its IncomingMessage, the
-// keep-alive timer re-armed after each answer) live a few milliseconds, but a young generation that small is
-// collected every 15 ms at 60,000 reads/s, and what was alive at two collections in a row was moved to the old
-// generation, whose collections (every few seconds, 5-13 ms each) stopped every request in flight: the cached
-// reads' p99 was 1.6-2.5× that of a server writing the same bytes. At 16 MB they were rare (none in two runs of
-// 10 s where 8 MB had five in each), and the p99 was that server's (docs/benchmarks.md). 32 MB had three or four
-// again, and 64 MB left the old generation too little room under the cap: it was collected without end.
+// when it may not fit. No allocation-site pretenuring: while the cache fills, requests wait on the store and
+// Node's HTTP objects of a request (its IncomingMessage, the keep-alive timer re-armed after each answer) outlive
+// the young generation, and V8 then allocates every later request's objects of those kinds straight in the old
+// generation, whose collections (every 1-2 s under load, 5-13 ms each) stopped every request in flight: the
+// cached reads' p99 was 2-2.5× that of a server writing the same bytes. Without it, a mark-compact in 10 s of
+// reads or none, and that server's p99 (docs/benchmarks.md). A larger young generation did not do it.
 
 // A namespace import, not a named one: an older Node must reach the version check below, and a named
 // import of an export it lacks (enableCompileCache) fails before any line runs.
