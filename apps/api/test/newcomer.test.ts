@@ -7,7 +7,8 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
 import { get } from "node:http"
-import { readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { delimiter, join } from "node:path"
 import { brotliDecompressSync } from "node:zlib"
 import { baseUrl, memoryStores, serverLayer } from "./harness.ts"
@@ -85,6 +86,25 @@ describe("a new user's first hour", { timeout: 180_000 }, () => {
           expect(output, bin).toMatch(works)
         }
       }
+    })
+  )
+
+  it.effect("npm start's launcher runs the API without V8's allocation-site pretenuring, on the heap it documents", () =>
+    Effect.gen(function* () {
+      // A preload that says how Node was started and stops before the API does anything. Pretenuring put every
+      // request's HTTP objects in the old generation after the cache's fill: the cached reads' p99 (docs/operations.md).
+      const dir = mkdtempSync(join(tmpdir(), "productdir-launcher-"))
+      const preload = join(dir, "argv.cjs")
+      writeFileSync(preload, "process.stdout.write(JSON.stringify(process.execArgv)); process.exit(0)\n")
+      // With the Node npm install brought (as `npm start` runs it), first on the PATH.
+      const ran = yield* runWithUserPath(join(ROOT, "apps/api/bin/productdir-api.js"), [], {
+        NODE_OPTIONS: `--require ${preload}`,
+        PATH: `${join(ROOT, "node_modules", ".bin")}${delimiter}${userPath}`
+      })
+      expect(ran.stderr).toBe("")
+      expect(JSON.parse(ran.stdout)).toEqual(
+        expect.arrayContaining(["--max-old-space-size=176", "--max-semi-space-size=8", "--no-allocation-site-pretenuring"])
+      )
     })
   )
 
