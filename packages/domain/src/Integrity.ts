@@ -18,10 +18,16 @@ export const DISCOUNTED = 2
 
 /**
  * The recent ledger, as columns: vote `i` is `product[i]` (an index into `products`), `voter[i]`
- * (into `voters`), `network[i]` (into `networks`; -1 when unknown), cast `seconds[i]` after `since`,
- * counting as `counting[i]` (COUNTED, HELD, DISCOUNTED), up (0) or down (1) as `direction[i]`.
- * A vote an operator cleared a group of is `cleared[i]` = 1: no pass discounts it again.
- * `standing[v]` is 1 for a voter that is an agent with standing.
+ * (into `voters`), cast `seconds[i]` after `since`, counting as `counting[i]` (COUNTED, HELD,
+ * DISCOUNTED), up (0) or down (1) as `direction[i]`. A vote an operator cleared a group of is
+ * `cleared[i]` = 1: no pass discounts it again. `standing[v]` is 1 for a voter that is an agent with
+ * standing.
+ *
+ * A vote's network is `networkOf(i)` (into `networks`; -1 when unknown). A store must know it for every
+ * vote on a product with a held vote in the window: the pass judges a burst's agents by their networks
+ * (release.ts). Elsewhere it may say -1: a column of every vote's network was a fifth of the window's
+ * memory at ten million votes, for a question the pass asks of a burst's votes and of a group's, and a
+ * group's are looked up (`IntegrityLedger.networks`) once it is found.
  */
 export interface LedgerWindow {
   readonly since: Date
@@ -30,7 +36,7 @@ export interface LedgerWindow {
   readonly networks: ReadonlyArray<string>
   readonly product: Int32Array
   readonly voter: Int32Array
-  readonly network: Int32Array
+  readonly networkOf: (i: number) => number
   readonly seconds: Int32Array
   readonly counting: Uint8Array
   readonly direction: Uint8Array
@@ -148,6 +154,8 @@ export class IntegrityLedger extends Context.Service<
   {
     /** Votes cast since `since`, and every held vote whenever it was cast. */
     readonly window: (since: Date) => Effect.Effect<LedgerWindow, StoreError>
+    /** The networks the votes `keys` were cast from, in their order (null when unknown, or when there is no such vote). */
+    readonly networks: (keys: ReadonlyArray<VoteKey>) => Effect.Effect<ReadonlyArray<string | null>, StoreError>
     /** Every group found so far, newest first. */
     readonly groups: Effect.Effect<ReadonlyArray<VoteGroup>, StoreError>
     /**

@@ -90,7 +90,10 @@ const make = (state: State) =>
           networks,
           product: Int32Array.from(rows, (r) => productIndex.get(r.product)!),
           voter: Int32Array.from(rows, (r) => voterIndex.get(r.voter)!),
-          network: Int32Array.from(rows, (r) => (r.network === null ? -1 : networkIndex.get(r.network)!)),
+          networkOf: (() => {
+            const network = Int32Array.from(rows, (r) => (r.network === null ? -1 : networkIndex.get(r.network)!))
+            return (i: number) => network[i] ?? -1
+          })(),
           seconds: Int32Array.from(rows, (r) => Math.floor((r.at - from) / 1000)),
           counting: Uint8Array.from(rows, (r) => r.counting),
           direction: Uint8Array.from(rows, (r) => (r.up ? 0 : 1)),
@@ -101,6 +104,7 @@ const make = (state: State) =>
           })
         }
       }),
+    networks: (keys) => Effect.sync(() => keys.map(({ productId, voter }) => state.votes.get(productId)?.get(voter)?.network ?? null)),
     groups: Effect.sync(() =>
       [...state.groups.values()].sort((a, b) => b.foundAt.getTime() - a.foundAt.getTime() || (a.id < b.id ? -1 : 1))
     ),

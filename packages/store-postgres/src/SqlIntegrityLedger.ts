@@ -20,7 +20,8 @@ import {
   SLOW_SECONDS,
   type StandingRule,
   type Verdict,
-  type VoteGroup
+  type VoteGroup,
+  type VoteKey
 } from "@productdir/domain"
 import { Announcer } from "./ChangeFeed.ts"
 import { retryDeadlocks } from "./deadlocks.ts"
@@ -53,6 +54,19 @@ export const make = Effect.gen(function* () {
   const announcer = yield* Announcer
 
   const window = (since: Date) => readWindow(sql, since).pipe(sql.withTransaction, storeError("integrity window"))
+
+  // Arrays, not a JSON document: a key's product is a uuid compared as one, and its place is the array's.
+  const networks = (keys: ReadonlyArray<VoteKey>) =>
+    keys.length === 0
+      ? Effect.succeed([])
+      : sql<{ network: string | null }>`
+          SELECT v.network
+          FROM unnest(${keys.map((k) => k.productId)}::uuid[], ${keys.map((k) => k.voter)}::text[]) WITH ORDINALITY AS x(product_id, voter, place)
+          LEFT JOIN votes v ON v.product_id = x.product_id AND v.voter = x.voter
+          ORDER BY x.place`.pipe(
+          Effect.map((rows) => rows.map((row) => row.network)),
+          storeError("vote networks")
+        )
 
   const groups = sql<GroupRow>`SELECT id::text, status, found_at, decided_at, evidence FROM vote_groups ORDER BY found_at DESC, id`.pipe(
     Effect.map((rows) => rows.map(toGroup)),
@@ -223,7 +237,7 @@ export const make = Effect.gen(function* () {
       Effect.map(({ decision }) => decision)
     )
 
-  return IntegrityLedger.of({ window, groups, apply, settleStanding, decide })
+  return IntegrityLedger.of({ window, networks, groups, apply, settleStanding, decide })
 })
 
 export const layer = Layer.effect(IntegrityLedger, make)

@@ -19,13 +19,16 @@
  *   PostgreSQL's grouping and joins on them took tens); voters and networks are told apart by their
  *   bytes, compared whole: two keys are one only when they are equal. A batch of votes' keys is hashed
  *   first and the tables' lines for all of them read in one tight loop, so that their cache misses overlap.
- * - The columns are put in order: a counting sort by product (each column scattered into the buffer
- *   another one freed), then each run sorted by voter.
+ * - The window's products are read first, each with its count of votes in the window (one grouping by
+ *   product, in the same snapshot): every vote is written straight into its place, by product, as it
+ *   arrives, and each product's run is then sorted by voter. No column of products to sort by, no
+ *   second copy of a column to move it into: at ten million votes that was a third of the pass's memory.
+ * - Networks are kept only for the votes of products with a held vote (LedgerWindow.networkOf).
  */
 import { Effect, Fiber } from "effect"
-import type { SqlClient } from "effect/sql"
+import type { SqlClient, Statement } from "effect/sql"
 import type { LedgerWindow, ProductId } from "@productdir/domain"
-import { grown, hash16, hashText, Keys16, KeysText } from "./integrityKeys.ts"
+import { hash16, hashText, Keys16, KeysText } from "./integrityKeys.ts"
 
 /**
  * Pages of `votes` read per message: about 50 votes a page, ~100 bytes each, so ~2 MB a message. Not more:
@@ -45,16 +48,6 @@ const WARM_BATCH = 256
 const OPEN_END = 4_294_967_294
 /** Microseconds from 1970 to PostgreSQL's epoch (2000-01-01), as `timestamptz_send` counts. */
 const PG_EPOCH_MICROS = 946_684_800_000_000
-
-/**
- * Each vote's place: `column[i]` goes to `into[to[i]]`. A scatter: its writes are independent, so the
- * memory system overlaps their cache misses, where following the permutation's cycles in place waited
- * on each load before the next (15 s for five columns of ten million votes).
- */
-const scatter = <A extends Int32Array | Uint8Array>(column: A, to: Int32Array, into: A): A => {
-  for (let i = 0; i < to.length; i++) into[to[i]!] = column[i]!
-  return into
-}
 
 const HEX = new TextEncoder().encode("0123456789abcdef")
 
@@ -93,44 +86,32 @@ const productIds = (bytes: Uint8Array, count: number): ReadonlyArray<ProductId> 
 }
 
 /**
- * Sorts each product's run of the columns by voter, in place. Most runs are a handful of votes (an
- * insertion sort); a popular product's thousands are sorted as packed numbers (voter and place in the
- * run in one double: a native numeric sort, no comparator), then moved. Voters are distinct within a
- * product (the ledger's key), so the order is total.
+ * Sorts each product's run of the columns by voter, in place (a run's votes arrive in the order of the table's
+ * pages). Most runs are a handful of votes; a popular product's thousands are sorted as packed numbers (voter
+ * and place in the run in one double: a native numeric sort, no comparator), then every column is moved to that
+ * order. Voters are distinct within a product (the ledger's key), so the order is total. `networkAt(p)`: where
+ * product p's run of networks starts in `networks`, or -1 when the window keeps none for it.
  */
 const sortRunsByVoter = (
   starts: Int32Array,
-  columns: { readonly voter: Int32Array; readonly network: Int32Array; readonly seconds: Int32Array; readonly flags: Uint8Array }
+  columns: {
+    readonly voter: Int32Array
+    readonly seconds: Int32Array
+    readonly flags: ReadonlyArray<Uint8Array>
+    readonly networks: Int32Array
+    readonly networkAt: Int32Array
+  }
 ) => {
-  const { voter, network, seconds, flags } = columns
-  let keys = new Float64Array(0)
-  let spare = new Int32Array(0)
-  let spareFlags = new Uint8Array(0)
+  const { voter, seconds, flags, networks, networkAt } = columns
+  let keys = new Float64Array(64)
+  let spare = new Int32Array(64)
+  let spareFlags = new Uint8Array(64)
   for (let p = 0; p + 1 < starts.length; p++) {
     const start = starts[p]!
-    const end = starts[p + 1]!
-    const length = end - start
-    if (length <= 32) {
-      for (let i = start + 1; i < end; i++) {
-        const v = voter[i]!
-        const w = network[i]!
-        const s = seconds[i]!
-        const f = flags[i]!
-        let j = i - 1
-        while (j >= start && voter[j]! > v) {
-          voter[j + 1] = voter[j]!
-          network[j + 1] = network[j]!
-          seconds[j + 1] = seconds[j]!
-          flags[j + 1] = flags[j]!
-          j--
-        }
-        voter[j + 1] = v
-        network[j + 1] = w
-        seconds[j + 1] = s
-        flags[j + 1] = f
-      }
-      continue
-    }
+    const length = starts[p + 1]! - start
+    let sorted = true
+    for (let k = 1; k < length && sorted; k++) sorted = voter[start + k]! > voter[start + k - 1]!
+    if (sorted) continue
     if (keys.length < length) {
       keys = new Float64Array(length)
       spare = new Int32Array(length)
@@ -140,13 +121,13 @@ const sortRunsByVoter = (
     const run = keys.subarray(0, length)
     for (let k = 0; k < length; k++) run[k] = voter[start + k]! * 2_097_152 + k
     run.sort()
-    const place = (k: number) => run[k]! % 2_097_152
-    for (const column of [network, seconds]) {
-      for (let k = 0; k < length; k++) spare[k] = column[start + place(k)]!
-      column.set(spare.subarray(0, length), start)
+    const move = <A extends Int32Array | Uint8Array>(column: A, from: number, into: A) => {
+      for (let k = 0; k < length; k++) into[k] = column[from + (run[k]! % 2_097_152)]!
+      column.set(into.subarray(0, length), from)
     }
-    for (let k = 0; k < length; k++) spareFlags[k] = flags[start + place(k)]!
-    flags.set(spareFlags.subarray(0, length), start)
+    move(seconds, start, spare)
+    for (const column of flags) move(column, start, spareFlags)
+    if (networkAt[p]! >= 0) move(networks, networkAt[p]!, spare)
     for (let k = 0; k < length; k++) voter[start + k] = Math.floor(run[k]! / 2_097_152)
   }
 }
@@ -161,6 +142,40 @@ const numbered = (texts: ReadonlyArray<string>) => {
   return { number, sorted: order.map((key) => texts[key]!) }
 }
 
+/** The window's products, in parts of about this many (24 bytes each: a row inside the driver's 64 KB buffer). */
+const PRODUCTS_PER_ROW = 2_000
+
+/**
+ * The window's products (`inWindow`, a condition on `votes v`), each with its count of votes in the window and
+ * whether one of them is held: their ids in a table, numbered in the order they came, and two columns by those
+ * numbers. In parts of about PRODUCTS_PER_ROW (of the `estimate` of the catalog's size), each a row of bytes.
+ */
+const productList = (sql: SqlClient.SqlClient, inWindow: Statement.Fragment, estimate: number) =>
+  Effect.gen(function* () {
+    const parts = Math.max(1, Math.min(65_536, Math.ceil(estimate / PRODUCTS_PER_ROW)))
+    const listed = yield* sql<{ rows: Uint8Array; count: number }>`
+      SELECT count(*)::int AS count, string_agg(uuid_send(p.product_id) || int4send(p.votes) || int4send(p.held), ''::bytea) AS rows
+      FROM (
+        SELECT v.product_id, count(*)::int AS votes, count(*) FILTER (WHERE v.counting = 'held')::int AS held
+        FROM votes v WHERE ${inWindow} GROUP BY v.product_id
+      ) p
+      GROUP BY (get_byte(uuid_send(p.product_id), 14) * 256 + get_byte(uuid_send(p.product_id), 15)) % ${parts}::int`
+    const products = new Keys16()
+    let count = 0
+    for (const part of listed) count += part.count
+    const votesOf = new Int32Array(count)
+    const heldOf = new Uint8Array(count)
+    for (const part of listed) {
+      const view = new DataView(part.rows.buffer, part.rows.byteOffset, part.rows.byteLength)
+      for (let at = 0; at < part.rows.byteLength; at += 24) {
+        const key = products.add(view, at)
+        votesOf[key] = view.getInt32(at + 16)
+        heldOf[key] = view.getInt32(at + 20) > 0 ? 1 : 0
+      }
+    }
+    return { products, votesOf, heldOf }
+  })
+
 /** `pagesPerChunk`: the pages of `votes` read per message (tests read a page at a time, to cross many chunks). */
 export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk: number = PAGES_PER_CHUNK) =>
   Effect.gen(function* () {
@@ -173,33 +188,52 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
       pages: number
       cleared: ReadonlyArray<string> | null
       standing: ReadonlyArray<string> | null
-      estimate: number
+      products: number
     }>`
       SELECT (SELECT min(updated_at) FROM votes WHERE counting = 'held' AND revoked_at IS NULL AND updated_at < ${since}) AS oldest,
         (pg_relation_size('votes') / current_setting('block_size')::int)::int AS pages,
         (SELECT array_agg(id::text) FROM vote_groups WHERE status = 'cleared') AS cleared,
         (SELECT array_agg(id::text) FROM agents WHERE standing_since IS NOT NULL) AS standing,
-        (SELECT greatest(reltuples, 0)::float8 FROM pg_class WHERE oid = 'votes'::regclass) AS estimate`
+        (SELECT greatest(reltuples, 0)::float8 FROM pg_class WHERE oid = 'products'::regclass) AS products`
     const from = head?.oldest ?? since
     const fromMicros = from.getTime() * 1000 - PG_EPOCH_MICROS
     const cleared = head?.cleared ?? []
+    const inWindow: Statement.Fragment = sql`v.revoked_at IS NULL AND (v.updated_at >= ${since} OR v.counting = 'held')`
 
-    const products = new Keys16()
+    // The window's products first, with how many votes each has in it and whether one is held: each vote can
+    // then be put in its place as it arrives (by product, as the memory store orders them), where reading
+    // every vote's product into a column of its own and moving five columns into that order after the last
+    // had held a second copy of a column at its peak (docs/benchmarks.md, "the window in place").
+    const { products, votesOf, heldOf } = yield* productList(sql, inWindow, head?.products ?? 0)
+    const productCount = products.count
+    // Numbers in sorted order: products by id (their bytes' order is their text's).
+    const productOrder = products.sorted()
+    const rank = new Int32Array(productCount)
+    for (let k = 0; k < productCount; k++) rank[productOrder[k]!] = k
+    const starts = new Int32Array(productCount + 1)
+    for (let k = 0; k < productCount; k++) starts[k + 1] = starts[k]! + votesOf[productOrder[k]!]!
+    const n = starts[productCount]!
+    // Networks are kept for the votes of products with a held vote (LedgerWindow.networkOf), in their runs' order.
+    const networkAt = new Int32Array(productCount).fill(-1)
+    let kept = 0
+    for (let k = 0; k < productCount; k++) {
+      if (heldOf[productOrder[k]!] === 0) continue
+      networkAt[k] = kept
+      kept += votesOf[productOrder[k]!]!
+    }
+    const network = new Int32Array(kept)
+
     const voterKeys = new KeysText()
     const networkKeys = new KeysText()
-    const voterTexts: Array<string> = []
-    const networkTexts: Array<string> = []
-    const utf8 = new TextDecoder()
-    // The columns in the order read, with the keys' numbers as first seen; renumbered and ordered below.
-    // Sized by the table's estimated rows (what is never written costs no memory); grown by half when short.
-    let capacity = Math.max(1024, Math.ceil((head?.estimate ?? 0) * 1.02))
-    let product = new Int32Array(capacity)
-    let voter = new Int32Array(capacity)
-    let network = new Int32Array(capacity)
-    let seconds = new Int32Array(capacity)
-    let flags = new Uint8Array(capacity)
-    let n = 0
-    const hashes = new Int32Array(3 * WARM_BATCH)
+    const voter = new Int32Array(n)
+    const seconds = new Int32Array(n)
+    const counting = new Uint8Array(n)
+    const direction = new Uint8Array(n)
+    const clearedColumn = new Uint8Array(n)
+    const next = starts.slice(0, productCount)
+    /** A vote the snapshot's product list did not foresee (never, in one snapshot): the read stops there. */
+    let unforeseen = 0
+    const hashes = new Int32Array(2 * WARM_BATCH)
     /** Where each vote's voter and network texts end, found once by the hashing pass. */
     const ends = new Int32Array(2 * WARM_BATCH)
     const pages = head?.pages ?? 0
@@ -227,28 +261,20 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
           FROM votes v
           WHERE v.ctid >= format('(%s,0)', g.first)::tid
             AND v.ctid < format('(%s,0)', CASE WHEN g.first + ${PAGES_PER_ROW}::int < ${end}::int THEN g.first + ${PAGES_PER_ROW}::int WHEN ${last} THEN ${OPEN_END}::bigint ELSE ${end}::int END)::tid
-            AND v.revoked_at IS NULL AND (v.updated_at >= ${since} OR v.counting = 'held')
+            AND ${inWindow}
         ) s
         WHERE s.count > 0`
     }
     // Each chunk is asked for before the one before it is taken apart, so that PostgreSQL builds it meanwhile: the
     // window's two halves, PostgreSQL's scan and node's numbering, run on two cores instead of taking turns.
     let pending = pages > 0 ? yield* Effect.forkChild(chunkAt(0), { startImmediately: true }) : undefined
-    for (let page = 0; page < pages; page += pagesPerChunk) {
+    for (let page = 0; page < pages && unforeseen === 0; page += pagesPerChunk) {
       const chunk = yield* Fiber.join(pending!)
       if (page + pagesPerChunk < pages) pending = yield* Effect.forkChild(chunkAt(page + pagesPerChunk), { startImmediately: true })
       for (const part of chunk) {
         const bytes = part.rows
         if (bytes === null) continue
         const rows = part.count
-        if (n + rows > capacity) {
-          capacity = Math.max(n + rows, Math.ceil(capacity * 1.5))
-          product = grown(product.subarray(0, n), capacity)
-          voter = grown(voter.subarray(0, n), capacity)
-          network = grown(network.subarray(0, n), capacity)
-          seconds = grown(seconds.subarray(0, n), capacity)
-          flags = grown(flags.subarray(0, n), capacity)
-        }
         const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
         // A batch of votes at a time: their keys hashed, then the memory their lookups will read read in one tight
         // loop, so that its cache misses overlap (integrityKeys.ts, warm); the lookups then find it in cache.
@@ -259,109 +285,86 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
             const networkEnd = bytes.indexOf(0, voterEnd + 1)
             ends[2 * b] = voterEnd
             ends[2 * b + 1] = networkEnd
-            hashes[3 * b] = hash16(view, at)
-            hashes[3 * b + 1] = hashText(bytes, view, at + 26, voterEnd)
-            hashes[3 * b + 2] = hashText(bytes, view, voterEnd + 1, networkEnd)
+            hashes[2 * b] = hash16(view, at)
+            hashes[2 * b + 1] = hashText(bytes, view, at + 26, voterEnd)
             at = networkEnd + 1
           }
           for (let b = 0; b < batch; b++) {
-            products.warm(hashes[3 * b]!)
-            voterKeys.warm(hashes[3 * b + 1]!)
-            networkKeys.warm(hashes[3 * b + 2]!)
+            products.warm(hashes[2 * b]!)
+            voterKeys.warm(hashes[2 * b + 1]!)
           }
           let at = from
           for (let b = 0; b < batch; b++) {
-            const f = view.getInt16(at + 24)
-            product[n] = products.add(view, at, hashes[3 * b]!)
-            const micros = view.getInt32(at + 16) * 4_294_967_296 + view.getUint32(at + 20)
-            seconds[n] = Math.floor((micros - fromMicros) / 1_000_000)
-            // A key's text is made a string once, when the key is first seen.
             const voterEnd = ends[2 * b]!
-            const seen = voterKeys.count
-            voter[n] = voterKeys.add(bytes, view, at + 26, voterEnd, hashes[3 * b + 1]!)
-            if (voterKeys.count > seen) voterTexts.push(utf8.decode(bytes.subarray(at + 26, voterEnd)))
             const networkEnd = ends[2 * b + 1]!
-            if (f & 16) network[n] = -1
-            else {
-              const known = networkKeys.count
-              network[n] = networkKeys.add(bytes, view, voterEnd + 1, networkEnd, hashes[3 * b + 2]!)
-              if (networkKeys.count > known) networkTexts.push(utf8.decode(bytes.subarray(voterEnd + 1, networkEnd)))
+            const key = products.find(view, at, hashes[2 * b]!)
+            const p = key < 0 ? -1 : rank[key]!
+            if (p < 0 || next[p] === starts[p + 1]) {
+              unforeseen++
+              break
+            }
+            const place = next[p]!++
+            const f = view.getInt16(at + 24)
+            const micros = view.getInt32(at + 16) * 4_294_967_296 + view.getUint32(at + 20)
+            seconds[place] = Math.floor((micros - fromMicros) / 1_000_000)
+            voter[place] = voterKeys.add(bytes, view, at + 26, voterEnd, hashes[2 * b + 1]!)
+            counting[place] = f & 3
+            direction[place] = (f >> 2) & 1
+            clearedColumn[place] = (f >> 3) & 1
+            if (networkAt[p]! >= 0) {
+              network[networkAt[p]! + place - starts[p]!] = f & 16 ? -1 : networkKeys.add(bytes, view, voterEnd + 1, networkEnd)
             }
             at = networkEnd + 1
-            flags[n] = f & 15
-            n++
           }
+          if (unforeseen > 0) break
           from = at
         }
+        if (unforeseen > 0) break
       }
     }
-    product = product.subarray(0, n)
-    voter = voter.subarray(0, n)
-    network = network.subarray(0, n)
-    seconds = seconds.subarray(0, n)
-    flags = flags.subarray(0, n)
+    if (pending !== undefined) yield* Fiber.interrupt(pending)
+    let placed = 0
+    for (let p = 0; p < productCount; p++) placed += next[p]! - starts[p]!
+    if (unforeseen > 0 || placed !== n) {
+      return yield* Effect.die(
+        new Error(`the integrity window's votes (${placed}) are not those its product list counted (${n}) in one snapshot`)
+      )
+    }
+
+    const productBytes = new Uint8Array(productCount * 16)
+    const productView = new DataView(productBytes.buffer)
+    for (let k = 0; k < productCount; k++) products.write(productOrder[k]!, productView, k * 16)
+    // The tables go before the texts become strings and the product column is filled, when the most memory is in use.
+    products.release()
+    const voterTexts = voterKeys.texts()
+    voterKeys.release()
+    const networkTexts = networkKeys.texts()
+    networkKeys.release()
+    // Voters and networks numbered in the order of their texts, as the memory store numbers them.
+    const voters = numbered(voterTexts)
+    const networks = numbered(networkTexts)
+    for (let i = 0; i < n; i++) voter[i] = voters.number[voter[i]!]!
+    for (let i = 0; i < kept; i++) if (network[i]! >= 0) network[i] = networks.number[network[i]!]!
+    sortRunsByVoter(starts, { voter, seconds, flags: [counting, direction, clearedColumn], networks: network, networkAt })
+    const product = new Int32Array(n)
+    for (let p = 0; p < productCount; p++) product.fill(p, starts[p]!, starts[p + 1]!)
 
     // Standing: the agents among the voters that have it.
     const standingAgents = new Set<string>()
     for (const id of head?.standing ?? []) standingAgents.add(`agent:${id}`)
-    // Numbers in sorted order: products by id (their bytes' order is their text's), voters and networks by text.
-    const productOrder = products.sorted()
-    const productNumber = new Int32Array(products.count)
-    for (let k = 0; k < productOrder.length; k++) productNumber[productOrder[k]!] = k
-    const productBytes = new Uint8Array(products.count * 16)
-    const productView = new DataView(productBytes.buffer)
-    for (let k = 0; k < productOrder.length; k++) products.write(productOrder[k]!, productView, k * 16)
-    // The tables go before the columns are ordered, when the most memory is in use.
-    products.release()
-    voterKeys.release()
-    networkKeys.release()
-    const voters = numbered(voterTexts)
-    const networks = numbered(networkTexts)
     const standing = Uint8Array.from(voters.sorted, (text) => (standingAgents.has(text) ? 1 : 0))
-    for (let i = 0; i < n; i++) {
-      product[i] = productNumber[product[i]!]!
-      voter[i] = voters.number[voter[i]!]!
-      if (network[i]! >= 0) network[i] = networks.number[network[i]!]!
-    }
-
-    // By product (a counting sort: each vote's place, every column scattered to it), then each product's votes by voter.
-    const starts = new Int32Array(productOrder.length + 1)
-    for (let i = 0; i < n; i++) starts[product[i]! + 1]!++
-    for (let p = 0; p < productOrder.length; p++) starts[p + 1]! += starts[p]!
-    const next = starts.slice(0, productOrder.length)
-    const to = new Int32Array(n)
-    for (let i = 0; i < n; i++) to[i] = next[product[i]!]!++
-    // No column more: once the places are known the product column is not needed, its buffer takes the voters,
-    // theirs the networks, theirs the times, and the last one freed is refilled with each place's product.
-    const byPlace = {
-      voter: scatter(voter, to, product),
-      network: scatter(network, to, voter),
-      seconds: scatter(seconds, to, network)
-    }
-    product = seconds
-    for (let p = 0; p < productOrder.length; p++) product.fill(p, starts[p]!, starts[p + 1]!)
-    ;({ voter, network, seconds } = byPlace)
-    flags = scatter(flags, to, new Uint8Array(n))
-    sortRunsByVoter(starts, { voter, network, seconds, flags })
-
-    // The flags' column becomes the counting's, in place.
-    const counting = flags
-    const direction = new Uint8Array(n)
-    const clearedColumn = new Uint8Array(n)
-    for (let i = 0; i < n; i++) {
-      const f = flags[i]!
-      direction[i] = (f >> 2) & 1
-      clearedColumn[i] = f >> 3
-      counting[i] = f & 3
-    }
     return {
       since: from,
-      products: productIds(productBytes, productOrder.length),
+      products: productIds(productBytes, productCount),
       voters: voters.sorted,
       networks: networks.sorted,
       product,
       voter,
-      network,
+      networkOf: (i: number) => {
+        const p = product[i]
+        const at = p === undefined ? -1 : networkAt[p]!
+        return at < 0 ? -1 : network[at + i - starts[p!]!]!
+      },
       seconds,
       counting,
       direction,

@@ -71,7 +71,7 @@ const rowsOn = (window: LedgerWindow, products: ReadonlyArray<ProductId>) => {
     rows.push({
       product,
       voter: window.voters[window.voter[i]!]!,
-      network: window.network[i]! < 0 ? null : window.networks[window.network[i]!]!,
+      network: window.networkOf(i) < 0 ? null : window.networks[window.networkOf(i)]!,
       at: window.since.getTime() + window.seconds[i]! * 1000,
       counting: window.counting[i]!,
       direction: window.direction[i]!,
@@ -134,7 +134,8 @@ export const integrityBehaviours = (it: ContractIt) => {
         rows.map((r) => [
           r.product === quiet.id ? "quiet" : "bursting",
           r.voter,
-          r.network,
+          // A store need not read the networks of a product with no held vote (LedgerWindow.networkOf).
+          r.product === quiet.id ? "not asked" : r.network,
           r.at,
           r.counting,
           r.direction,
@@ -143,7 +144,7 @@ export const integrityBehaviours = (it: ContractIt) => {
         ]),
         [
           ...(quiet.id < bursting.id ? [] : [["bursting", agentLedgerKey(agent.id), null, 400 * DAY, HELD, 1, 0, 0]]),
-          ["quiet", "ip:window-new", "net-a", 420 * DAY, COUNTED, 0, 0, 0],
+          ["quiet", "ip:window-new", "not asked", 420 * DAY, COUNTED, 0, 0, 0],
           ...(quiet.id < bursting.id ? [["bursting", agentLedgerKey(agent.id), null, 400 * DAY, HELD, 1, 0, 0]] : [])
         ]
       )
@@ -151,6 +152,18 @@ export const integrityBehaviours = (it: ContractIt) => {
       assert.deepStrictEqual([...window.products], [...window.products].sort())
       assert.deepStrictEqual([...window.voters], [...window.voters].sort())
       assert.deepStrictEqual([...window.networks], [...window.networks].sort())
+      // Any vote's network can be asked for, in the order asked (a group's, for its evidence): null for none, or no such vote.
+      assert.deepStrictEqual(
+        yield* integrity.networks([
+          { productId: quiet.id, voter: "ip:window-new" },
+          { productId: bursting.id, voter: "ip:window-3" },
+          { productId: bursting.id, voter: agentLedgerKey(agent.id) },
+          { productId: quiet.id, voter: "ip:window-3" },
+          { productId: quiet.id, voter: "ip:window-old" }
+        ]),
+        ["net-a", "net-b", null, null, "net-a"]
+      )
+      assert.deepStrictEqual(yield* integrity.networks([]), [])
     })
   )
 

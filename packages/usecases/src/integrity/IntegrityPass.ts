@@ -145,7 +145,8 @@ const setStanding = (window: LedgerWindow, key: string, value: 0 | 1) => {
 
 const rounded = (x: number) => Math.round(x * 100) / 100
 
-const evidenceOf = (window: LedgerWindow, group: FoundGroup): GroupEvidence => {
+/** `networkOf(i)`: the network vote `i` was cast from (null when unknown), looked up for the groups' votes. */
+const evidenceOf = (window: LedgerWindow, group: FoundGroup, networkOf: (i: number) => string | null): GroupEvidence => {
   const windows = new Map<number, { from: number; to: number }>()
   const networks = new Map<string, number>()
   for (const i of group.votes) {
@@ -153,7 +154,7 @@ const evidenceOf = (window: LedgerWindow, group: FoundGroup): GroupEvidence => {
     const seen = windows.get(p)
     const at = window.seconds[i]!
     windows.set(p, seen === undefined ? { from: at, to: at } : { from: Math.min(seen.from, at), to: Math.max(seen.to, at) })
-    const network = window.network[i]! >= 0 ? window.networks[window.network[i]!]! : "unknown"
+    const network = networkOf(i) ?? "unknown"
     networks.set(network, (networks.get(network) ?? 0) + 1)
   }
   const iso = (seconds: number) => new Date(window.since.getTime() + seconds * 1000).toISOString()
@@ -198,11 +199,16 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
     const votesBy = new Int32Array(window.voters.length)
     for (let i = 0; i < window.voter.length; i++) votesBy[window.voter[i]!]!++
     const keyOf = (i: number): VoteKey => ({ productId: window.products[window.product[i]!]!, voter: window.voters[window.voter[i]!]! })
+    // The window need not hold every vote's network (LedgerWindow): the groups' are asked for, a few thousand votes.
+    const groupVotes = [...new Set(found.flatMap((group) => group.votes))].sort((a, b) => a - b)
+    const looked = groupVotes.length === 0 ? [] : yield* ledger.networks(groupVotes.map(keyOf))
+    const networkAt = new Map(groupVotes.map((i, k) => [i, looked[k] ?? null]))
+    const networkOf = (i: number) => networkAt.get(i) ?? null
     const groups = found.map((group) => {
       const shape = shapeOf(group, votesBy, window)
       const review = shape.coverage < settings.discountBar.coverage || shape.focus < settings.discountBar.focus
       const evidence: GroupEvidence = {
-        ...evidenceOf(window, group),
+        ...evidenceOf(window, group, networkOf),
         coverage: rounded(shape.coverage),
         focus: rounded(shape.focus),
         review

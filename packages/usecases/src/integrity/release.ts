@@ -162,7 +162,7 @@ const judgeEpisode = (
   if (standing >= settings.standingShare * episode.length) return held
   // The burst's agents without standing, held or counted by an earlier pass that saw the burst begin.
   const agents = episode.filter((i) => isAgentLedgerKey(window.voters[window.voter[i]!]!) && window.standing[window.voter[i]!] !== 1)
-  const networks = new Set(agents.map((i) => window.network[i]!).filter((n) => n >= 0))
+  const networks = new Set(agents.map((i) => window.networkOf(i)).filter((n) => n >= 0))
   if (networks.size < settings.minNetworks || networks.size < settings.diversity * agents.length) return []
   // Agents from everywhere and established voters making most of the burst: a product gone viral, whose
   // anonymous fans are fans too. A flood of addresses would need as many agents, from as many networks.
