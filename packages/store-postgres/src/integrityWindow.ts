@@ -9,7 +9,7 @@
  * - One scan of `votes`, a range of its pages at a time (a TID range scan), each vote sent as bytes in
  *   one `bytea` a message: its product's id, its time, its counting, direction and cleared mark, and its
  *   voter's and network's text, each ended by a NUL (a text never holds one). No row objects; a text
- *   becomes a string only the first time it is seen. PostgreSQL's cost is about the bytes it joins, so
+ *   becomes a string once, after the last vote (from the table's bytes). PostgreSQL's cost is about the bytes it joins, so
  *   nothing is sent twice: the keys' 128-bit hashes that were sent beside their texts cost a quarter of
  *   its time and a third of the bytes (docs/benchmarks.md, "the window read: texts only").
  * - A range's votes come in rows of a few pages each (~40 KB), so that no message outgrows the driver's
@@ -19,16 +19,18 @@
  *   PostgreSQL's grouping and joins on them took tens); voters and networks are told apart by their
  *   bytes, compared whole: two keys are one only when they are equal. A batch of votes' keys is hashed
  *   first and the tables' lines for all of them read in one tight loop, so that their cache misses overlap.
- * - The window's products are read first, each with its count of votes in the window (one grouping by
- *   product, in the same snapshot): every vote is written straight into its place, by product, as it
- *   arrives, and each product's run is then sorted by voter. No column of products to sort by, no
- *   second copy of a column to move it into: at ten million votes that was a third of the pass's memory.
- * - Networks are kept only for the votes of products with a held vote (LedgerWindow.networkOf).
+ * - The columns are put in order: a counting sort by product (each column scattered into the buffer
+ *   another one freed), then each run sorted by voter.
+ * - Networks are kept only for the votes of products with a held vote (LedgerWindow.networkOf): those
+ *   products are read first, from the index of held votes, and numbered first. A column of every
+ *   vote's network was 40 MB at ten million votes, where a twelfth of them are such products' votes.
+ *   (Reading every product's count first, to write each vote straight into its place, took PostgreSQL
+ *   7 s more for the grouping of ten million votes: docs/benchmarks.md.)
  */
 import { Effect, Fiber } from "effect"
-import type { SqlClient, Statement } from "effect/sql"
+import type { SqlClient } from "effect/sql"
 import type { LedgerWindow, ProductId } from "@productdir/domain"
-import { hash16, hashText, Keys16, KeysText } from "./integrityKeys.ts"
+import { grown, hash16, hashText, Keys16, KeysText } from "./integrityKeys.ts"
 
 /**
  * Pages of `votes` read per message: about 50 votes a page, ~100 bytes each, so ~2 MB a message. Not more:
@@ -142,39 +144,19 @@ const numbered = (texts: ReadonlyArray<string>) => {
   return { number, sorted: order.map((key) => texts[key]!) }
 }
 
-/** The window's products, in parts of about this many (24 bytes each: a row inside the driver's 64 KB buffer). */
-const PRODUCTS_PER_ROW = 2_000
+/** A column that grows by half when full. */
+const grownBy = <A extends Int32Array | Uint8Array>(column: A, length: number, needed: number): A =>
+  needed <= column.length ? column : grown(column.subarray(0, length) as A, Math.max(needed, Math.ceil(column.length * 1.5)))
 
 /**
- * The window's products (`inWindow`, a condition on `votes v`), each with its count of votes in the window and
- * whether one of them is held: their ids in a table, numbered in the order they came, and two columns by those
- * numbers. In parts of about PRODUCTS_PER_ROW (of the `estimate` of the catalog's size), each a row of bytes.
+ * Each vote's place: `column[i]` goes to `into[to[i]]`. A scatter: its writes are independent, so the
+ * memory system overlaps their cache misses, where following the permutation's cycles in place waited
+ * on each load before the next (15 s for five columns of ten million votes).
  */
-const productList = (sql: SqlClient.SqlClient, inWindow: Statement.Fragment, estimate: number) =>
-  Effect.gen(function* () {
-    const parts = Math.max(1, Math.min(65_536, Math.ceil(estimate / PRODUCTS_PER_ROW)))
-    const listed = yield* sql<{ rows: Uint8Array; count: number }>`
-      SELECT count(*)::int AS count, string_agg(uuid_send(p.product_id) || int4send(p.votes) || int4send(p.held), ''::bytea) AS rows
-      FROM (
-        SELECT v.product_id, count(*)::int AS votes, count(*) FILTER (WHERE v.counting = 'held')::int AS held
-        FROM votes v WHERE ${inWindow} GROUP BY v.product_id
-      ) p
-      GROUP BY (get_byte(uuid_send(p.product_id), 14) * 256 + get_byte(uuid_send(p.product_id), 15)) % ${parts}::int`
-    const products = new Keys16()
-    let count = 0
-    for (const part of listed) count += part.count
-    const votesOf = new Int32Array(count)
-    const heldOf = new Uint8Array(count)
-    for (const part of listed) {
-      const view = new DataView(part.rows.buffer, part.rows.byteOffset, part.rows.byteLength)
-      for (let at = 0; at < part.rows.byteLength; at += 24) {
-        const key = products.add(view, at)
-        votesOf[key] = view.getInt32(at + 16)
-        heldOf[key] = view.getInt32(at + 20) > 0 ? 1 : 0
-      }
-    }
-    return { products, votesOf, heldOf }
-  })
+const scatter = <A extends Int32Array | Uint8Array>(column: A, to: Int32Array, into: A): A => {
+  for (let i = 0; i < to.length; i++) into[to[i]!] = column[i]!
+  return into
+}
 
 /** `pagesPerChunk`: the pages of `votes` read per message (tests read a page at a time, to cross many chunks). */
 export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk: number = PAGES_PER_CHUNK) =>
@@ -182,57 +164,46 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     // The first statement of the transaction: every statement below reads one snapshot.
     yield* sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`
     // Only held votes are in the window before `since`: the window starts at the oldest of them, to the
-    // millisecond (a Date), as it always has.
+    // millisecond (a Date), as it always has. The products with a held vote come from the index of held votes.
     const [head] = yield* sql<{
       oldest: Date | null
       pages: number
       cleared: ReadonlyArray<string> | null
       standing: ReadonlyArray<string> | null
-      products: number
+      estimate: number
+      held: Uint8Array | null
     }>`
       SELECT (SELECT min(updated_at) FROM votes WHERE counting = 'held' AND revoked_at IS NULL AND updated_at < ${since}) AS oldest,
         (pg_relation_size('votes') / current_setting('block_size')::int)::int AS pages,
         (SELECT array_agg(id::text) FROM vote_groups WHERE status = 'cleared') AS cleared,
         (SELECT array_agg(id::text) FROM agents WHERE standing_since IS NOT NULL) AS standing,
-        (SELECT greatest(reltuples, 0)::float8 FROM pg_class WHERE oid = 'products'::regclass) AS products`
+        (SELECT greatest(reltuples, 0)::float8 FROM pg_class WHERE oid = 'votes'::regclass) AS estimate,
+        (SELECT string_agg(uuid_send(h.product_id), ''::bytea)
+         FROM (SELECT DISTINCT product_id FROM votes WHERE counting = 'held' AND revoked_at IS NULL) AS h) AS held`
     const from = head?.oldest ?? since
     const fromMicros = from.getTime() * 1000 - PG_EPOCH_MICROS
     const cleared = head?.cleared ?? []
-    const inWindow: Statement.Fragment = sql`v.revoked_at IS NULL AND (v.updated_at >= ${since} OR v.counting = 'held')`
 
-    // The window's products first, with how many votes each has in it and whether one is held: each vote can
-    // then be put in its place as it arrives (by product, as the memory store orders them), where reading
-    // every vote's product into a column of its own and moving five columns into that order after the last
-    // had held a second copy of a column at its peak (docs/benchmarks.md, "the window in place").
-    const { products, votesOf, heldOf } = yield* productList(sql, inWindow, head?.products ?? 0)
-    const productCount = products.count
-    // Numbers in sorted order: products by id (their bytes' order is their text's).
-    const productOrder = products.sorted()
-    const rank = new Int32Array(productCount)
-    for (let k = 0; k < productCount; k++) rank[productOrder[k]!] = k
-    const starts = new Int32Array(productCount + 1)
-    for (let k = 0; k < productCount; k++) starts[k + 1] = starts[k]! + votesOf[productOrder[k]!]!
-    const n = starts[productCount]!
-    // Networks are kept for the votes of products with a held vote (LedgerWindow.networkOf), in their runs' order.
-    const networkAt = new Int32Array(productCount).fill(-1)
-    let kept = 0
-    for (let k = 0; k < productCount; k++) {
-      if (heldOf[productOrder[k]!] === 0) continue
-      networkAt[k] = kept
-      kept += votesOf[productOrder[k]!]!
-    }
-    const network = new Int32Array(kept)
-
+    const products = new Keys16()
+    // The products with a held vote are numbered first: a vote on one of them (a number below `heldCount`) keeps its network.
+    const held = head?.held ?? new Uint8Array(0)
+    const heldView = new DataView(held.buffer, held.byteOffset, held.byteLength)
+    for (let at = 0; at + 16 <= held.byteLength; at += 16) products.add(heldView, at)
+    const heldCount = products.count
     const voterKeys = new KeysText()
     const networkKeys = new KeysText()
-    const voter = new Int32Array(n)
-    const seconds = new Int32Array(n)
-    const counting = new Uint8Array(n)
-    const direction = new Uint8Array(n)
-    const clearedColumn = new Uint8Array(n)
-    const next = starts.slice(0, productCount)
-    /** A vote the snapshot's product list did not foresee (never, in one snapshot): the read stops there. */
-    let unforeseen = 0
+    // The columns in the order read, with the keys' numbers as first seen; renumbered and ordered below.
+    // Sized by the table's estimated rows (what is never written costs no memory); grown by half when short.
+    let capacity = Math.max(1024, Math.ceil((head?.estimate ?? 0) * 1.02))
+    let product = new Int32Array(capacity)
+    let voter = new Int32Array(capacity)
+    let seconds = new Int32Array(capacity)
+    let flags = new Uint8Array(capacity)
+    // The networks kept: the vote (its place as read) and its network, for the votes of products with a held vote.
+    let networkVote = new Int32Array(1024)
+    let networkKey = new Int32Array(1024)
+    let kept = 0
+    let n = 0
     const hashes = new Int32Array(2 * WARM_BATCH)
     /** Where each vote's voter and network texts end, found once by the hashing pass. */
     const ends = new Int32Array(2 * WARM_BATCH)
@@ -261,20 +232,27 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
           FROM votes v
           WHERE v.ctid >= format('(%s,0)', g.first)::tid
             AND v.ctid < format('(%s,0)', CASE WHEN g.first + ${PAGES_PER_ROW}::int < ${end}::int THEN g.first + ${PAGES_PER_ROW}::int WHEN ${last} THEN ${OPEN_END}::bigint ELSE ${end}::int END)::tid
-            AND ${inWindow}
+            AND v.revoked_at IS NULL AND (v.updated_at >= ${since} OR v.counting = 'held')
         ) s
         WHERE s.count > 0`
     }
     // Each chunk is asked for before the one before it is taken apart, so that PostgreSQL builds it meanwhile: the
     // window's two halves, PostgreSQL's scan and node's numbering, run on two cores instead of taking turns.
     let pending = pages > 0 ? yield* Effect.forkChild(chunkAt(0), { startImmediately: true }) : undefined
-    for (let page = 0; page < pages && unforeseen === 0; page += pagesPerChunk) {
+    for (let page = 0; page < pages; page += pagesPerChunk) {
       const chunk = yield* Fiber.join(pending!)
       if (page + pagesPerChunk < pages) pending = yield* Effect.forkChild(chunkAt(page + pagesPerChunk), { startImmediately: true })
       for (const part of chunk) {
         const bytes = part.rows
         if (bytes === null) continue
         const rows = part.count
+        if (n + rows > capacity) {
+          capacity = Math.max(n + rows, Math.ceil(capacity * 1.5))
+          product = grown(product.subarray(0, n), capacity)
+          voter = grown(voter.subarray(0, n), capacity)
+          seconds = grown(seconds.subarray(0, n), capacity)
+          flags = grown(flags.subarray(0, n), capacity)
+        }
         const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
         // A batch of votes at a time: their keys hashed, then the memory their lookups will read read in one tight
         // loop, so that its cache misses overlap (integrityKeys.ts, warm); the lookups then find it in cache.
@@ -295,73 +273,108 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
           }
           let at = from
           for (let b = 0; b < batch; b++) {
-            const voterEnd = ends[2 * b]!
-            const networkEnd = ends[2 * b + 1]!
-            const key = products.find(view, at, hashes[2 * b]!)
-            const p = key < 0 ? -1 : rank[key]!
-            if (p < 0 || next[p] === starts[p + 1]) {
-              unforeseen++
-              break
-            }
-            const place = next[p]!++
             const f = view.getInt16(at + 24)
+            const p = products.add(view, at, hashes[2 * b]!)
+            product[n] = p
             const micros = view.getInt32(at + 16) * 4_294_967_296 + view.getUint32(at + 20)
-            seconds[place] = Math.floor((micros - fromMicros) / 1_000_000)
-            voter[place] = voterKeys.add(bytes, view, at + 26, voterEnd, hashes[2 * b + 1]!)
-            counting[place] = f & 3
-            direction[place] = (f >> 2) & 1
-            clearedColumn[place] = (f >> 3) & 1
-            if (networkAt[p]! >= 0) {
-              network[networkAt[p]! + place - starts[p]!] = f & 16 ? -1 : networkKeys.add(bytes, view, voterEnd + 1, networkEnd)
+            seconds[n] = Math.floor((micros - fromMicros) / 1_000_000)
+            const voterEnd = ends[2 * b]!
+            voter[n] = voterKeys.add(bytes, view, at + 26, voterEnd, hashes[2 * b + 1]!)
+            const networkEnd = ends[2 * b + 1]!
+            if (p < heldCount) {
+              networkVote = grownBy(networkVote, kept, kept + 1)
+              networkKey = grownBy(networkKey, kept, kept + 1)
+              networkVote[kept] = n
+              networkKey[kept++] = f & 16 ? -1 : networkKeys.add(bytes, view, voterEnd + 1, networkEnd)
             }
             at = networkEnd + 1
+            flags[n] = f & 15
+            n++
           }
-          if (unforeseen > 0) break
           from = at
         }
-        if (unforeseen > 0) break
       }
     }
-    if (pending !== undefined) yield* Fiber.interrupt(pending)
-    let placed = 0
-    for (let p = 0; p < productCount; p++) placed += next[p]! - starts[p]!
-    if (unforeseen > 0 || placed !== n) {
-      return yield* Effect.die(
-        new Error(`the integrity window's votes (${placed}) are not those its product list counted (${n}) in one snapshot`)
-      )
-    }
-
-    const productBytes = new Uint8Array(productCount * 16)
-    const productView = new DataView(productBytes.buffer)
-    for (let k = 0; k < productCount; k++) products.write(productOrder[k]!, productView, k * 16)
-    // The tables go before the texts become strings and the product column is filled, when the most memory is in use.
-    products.release()
-    const voterTexts = voterKeys.texts()
-    voterKeys.release()
-    const networkTexts = networkKeys.texts()
-    networkKeys.release()
-    // Voters and networks numbered in the order of their texts, as the memory store numbers them.
-    const voters = numbered(voterTexts)
-    const networks = numbered(networkTexts)
-    for (let i = 0; i < n; i++) voter[i] = voters.number[voter[i]!]!
-    for (let i = 0; i < kept; i++) if (network[i]! >= 0) network[i] = networks.number[network[i]!]!
-    sortRunsByVoter(starts, { voter, seconds, flags: [counting, direction, clearedColumn], networks: network, networkAt })
-    const product = new Int32Array(n)
-    for (let p = 0; p < productCount; p++) product.fill(p, starts[p]!, starts[p + 1]!)
+    product = product.subarray(0, n)
+    voter = voter.subarray(0, n)
+    seconds = seconds.subarray(0, n)
+    flags = flags.subarray(0, n)
 
     // Standing: the agents among the voters that have it.
     const standingAgents = new Set<string>()
     for (const id of head?.standing ?? []) standingAgents.add(`agent:${id}`)
+    // Numbers in sorted order: products by id (their bytes' order is their text's), voters and networks by text.
+    const productOrder = products.sorted()
+    const productCount = productOrder.length
+    const productNumber = new Int32Array(products.count)
+    for (let k = 0; k < productCount; k++) productNumber[productOrder[k]!] = k
+    const productBytes = new Uint8Array(productCount * 16)
+    const productView = new DataView(productBytes.buffer)
+    for (let k = 0; k < productCount; k++) products.write(productOrder[k]!, productView, k * 16)
+    // The tables go before the columns are ordered, when the most memory is in use; the texts become strings now, once each.
+    products.release()
+    const voters = numbered(voterKeys.texts())
+    voterKeys.release()
+    const networks = numbered(networkKeys.texts())
+    networkKeys.release()
     const standing = Uint8Array.from(voters.sorted, (text) => (standingAgents.has(text) ? 1 : 0))
+    for (let i = 0; i < n; i++) {
+      product[i] = productNumber[product[i]!]!
+      voter[i] = voters.number[voter[i]!]!
+    }
+
+    // By product (a counting sort: each vote's place, every column scattered to it), then each product's votes by voter.
+    const starts = new Int32Array(productCount + 1)
+    for (let i = 0; i < n; i++) starts[product[i]! + 1]!++
+    for (let p = 0; p < productCount; p++) starts[p + 1]! += starts[p]!
+    const next = starts.slice(0, productCount)
+    const to = new Int32Array(n)
+    for (let i = 0; i < n; i++) to[i] = next[product[i]!]!++
+    // The networks kept, in the products' runs: where each product's starts (-1 for none), and each vote's.
+    const networkAt = new Int32Array(productCount).fill(-1)
+    let offset = 0
+    for (let k = 0; k < heldCount; k++) {
+      const p = productNumber[k]!
+      networkAt[p] = offset
+      offset += starts[p + 1]! - starts[p]!
+    }
+    const network = new Int32Array(offset)
+    for (let j = 0; j < kept; j++) {
+      const place = to[networkVote[j]!]!
+      const p = product[networkVote[j]!]!
+      network[networkAt[p]! + place - starts[p]!] = networkKey[j]! < 0 ? -1 : networks.number[networkKey[j]!]!
+    }
+    networkVote = new Int32Array(0)
+    networkKey = new Int32Array(0)
+    // No column more: once the places are known the product column is not needed, its buffer takes the voters,
+    // theirs the times, and the last one freed is refilled with each place's product.
+    const byPlace = { voter: scatter(voter, to, product), seconds: scatter(seconds, to, voter) }
+    product = seconds
+    for (let p = 0; p < productCount; p++) product.fill(p, starts[p]!, starts[p + 1]!)
+    ;({ voter, seconds } = byPlace)
+    flags = scatter(flags, to, new Uint8Array(n))
+
+    // The flags' column becomes the counting's, in place.
+    const counting = flags
+    const direction = new Uint8Array(n)
+    const clearedColumn = new Uint8Array(n)
+    for (let i = 0; i < n; i++) {
+      const f = flags[i]!
+      direction[i] = (f >> 2) & 1
+      clearedColumn[i] = f >> 3
+      counting[i] = f & 3
+    }
+    sortRunsByVoter(starts, { voter, seconds, flags: [counting, direction, clearedColumn], networks: network, networkAt })
+    const column = product
     return {
       since: from,
       products: productIds(productBytes, productCount),
       voters: voters.sorted,
       networks: networks.sorted,
-      product,
+      product: column,
       voter,
       networkOf: (i: number) => {
-        const p = product[i]
+        const p = column[i]
         const at = p === undefined ? -1 : networkAt[p]!
         return at < 0 ? -1 : network[at + i - starts[p!]!]!
       },
