@@ -137,11 +137,12 @@ export const searchCandidates = (
       ),
       -- The page's last place scores at least this much: a product that cannot reach it is not ranked. Of the
       -- rest, the best 400 by what they are known to score (a start with a hundred common completions has
-      -- thousands whose bounds reach the page: their vectors are not all read).
+      -- thousands whose bounds reach the page: their vectors are not all read); 200 for a query with a word
+      -- being typed, whose best name matches are ranked beside them (each candidate is two rows read at random).
       cut AS (SELECT known FROM scored ORDER BY known DESC OFFSET ${limit} LIMIT 1),
       kept AS (
         SELECT id FROM scored WHERE upper >= coalesce((SELECT known FROM cut), 0) - 0.0001
-        ORDER BY known DESC, upper DESC, id LIMIT ${2 * LIST_DEPTH}
+        ORDER BY known DESC, upper DESC, id LIMIT ${sought.typed.length > 0 ? LIST_DEPTH : 2 * LIST_DEPTH}
       ),
       rare AS (
         SELECT s.product_id AS id FROM product_search s, usable
