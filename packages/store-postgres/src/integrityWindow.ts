@@ -178,8 +178,9 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
         (SELECT array_agg(id::text) FROM vote_groups WHERE status = 'cleared') AS cleared,
         (SELECT array_agg(id::text) FROM agents WHERE standing_since IS NOT NULL) AS standing,
         (SELECT greatest(reltuples, 0)::float8 FROM pg_class WHERE oid = 'votes'::regclass) AS estimate,
+        -- Every product with a held vote, revoked ones too (a few more networks kept): the index alone answers.
         (SELECT string_agg(uuid_send(h.product_id), ''::bytea)
-         FROM (SELECT DISTINCT product_id FROM votes WHERE counting = 'held' AND revoked_at IS NULL) AS h) AS held`
+         FROM (SELECT DISTINCT product_id FROM votes WHERE counting = 'held') AS h) AS held`
     const from = head?.oldest ?? since
     const fromMicros = from.getTime() * 1000 - PG_EPOCH_MICROS
     const cleared = head?.cleared ?? []
