@@ -36,6 +36,7 @@ import { RequestValidationLive } from "./http/requestValidation.ts"
 import { HotReadsLive } from "./cache/hotReads.ts"
 import * as ProductReads from "./cache/productReads.ts"
 import * as ReadCache from "./cache/ReadCache.ts"
+import * as RuntimeMetrics from "./observability/runtimeMetrics.ts"
 import { makeMcpEdge } from "./mcp/edge.ts"
 import { McpLive } from "./mcp/server.ts"
 import { A2aLive } from "./a2a/routes.ts"
@@ -109,6 +110,8 @@ export const AppRoutes = Layer.mergeAll(
   )
 ).pipe(
   Layer.provide(ReadCache.layer.pipe(Layer.provide(ProductReads.layer))),
+  // The event loop's delay and V8's pauses, for /metrics (observability/runtimeMetrics.ts).
+  Layer.provide(RuntimeMetrics.layer),
   // One record of MCP sessions for the endpoint and its edge (subscriptions, notification streams).
   Layer.provide(McpSessions.layer),
   // The A2A card's signing key (a2a/signing.ts): the card's handler and the JWK Set share it.

@@ -74,6 +74,12 @@ describe("metrics scraped by Prometheus", () => {
           ).toEqual([])
           const routes = yield* Effect.promise(() => prometheus.query(`count by (http_route) (http_server_request_duration_seconds_count)`))
           for (const { metric } of routes) expect(metric.http_route).toMatch(/^(\/[^:]*|unmatched)$/)
+
+          // The runtime's series parse as Prometheus reads them: the loop's delay a gauge, the collections a histogram by kind.
+          const [lag] = yield* Effect.promise(() => prometheus.query("nodejs_eventloop_lag_p99_seconds"))
+          expect(lag!.value).toBeGreaterThanOrEqual(0)
+          const kinds = yield* Effect.promise(() => prometheus.query("count by (kind) (nodejs_gc_duration_seconds_count)"))
+          expect(kinds.map(({ metric }) => metric.kind).sort()).toEqual(["incremental", "major", "minor", "weakcb"])
         }).pipe(Effect.scoped),
       { timeout: 180_000 }
     )

@@ -104,6 +104,43 @@ describe("what /metrics shows", () => {
             expect(samples.get(name), name).toBeGreaterThan(-1)
         })
       )
+
+      it.effect("the event loop's delay since the last scrape, and V8's collections by kind", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const before = yield* scrape(base)
+          const gcCount = (samples: Map<string, number>, kind: string) => samples.get(`nodejs_gc_duration_seconds_count{kind="${kind}"}`)
+          for (const kind of ["minor", "major", "incremental", "weakcb"]) expect(gcCount(before, kind), kind).toBeGreaterThanOrEqual(0)
+          // The server runs in this process: a loop blocked for 80 ms is a request waiting 80 ms, and the next scrape says so.
+          const blockedUntil = Date.now() + 80
+          while (Date.now() < blockedUntil) {
+            // busy: nothing else runs
+          }
+          // Young garbage, held for a moment each (so no compiler can leave it unallocated): collections of the young generation.
+          const held: Array<{ readonly i: number }> = []
+          let dropped = 0
+          for (let i = 0; i < 2_000_000; i++) {
+            held.push({ i })
+            if (held.length === 10_000) {
+              dropped += held.length
+              held.length = 0
+            }
+          }
+          expect(dropped).toBe(2_000_000)
+          const after = yield* scrape(base)
+          expect(after.get("nodejs_eventloop_lag_max_seconds")).toBeGreaterThanOrEqual(0.05)
+          const p50 = after.get("nodejs_eventloop_lag_p50_seconds")!
+          expect(p50).toBeGreaterThan(0)
+          expect(p50).toBeLessThanOrEqual(after.get("nodejs_eventloop_lag_p99_seconds")!)
+          expect(gcCount(after, "minor")!).toBeGreaterThan(gcCount(before, "minor")!)
+          // A histogram: cumulative buckets, +Inf equal to the count, a sum of pauses in seconds.
+          const bucket = (le: string) => after.get(`nodejs_gc_duration_seconds_bucket{le="${le}",kind="minor"}`)!
+          expect(bucket("0.001")).toBeLessThanOrEqual(bucket("0.01"))
+          expect(bucket("5")).toBeLessThanOrEqual(bucket("+Inf"))
+          expect(bucket("+Inf")).toBe(gcCount(after, "minor"))
+          expect(after.get(`nodejs_gc_duration_seconds_sum{kind="minor"}`)).toBeGreaterThan(0)
+        })
+      )
     }
   )
 })

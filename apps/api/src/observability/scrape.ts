@@ -1,6 +1,6 @@
 /**
  * GET /metrics: this process's figures in the Prometheus text format (0.0.4). The read cache's and
- * the process's memory (cache/metrics.ts), then every metric in effect's registry
+ * the process's memory (cache/metrics.ts), the event loop's delay and V8's pauses (runtimeMetrics.ts), then every metric in effect's registry
  * (PrometheusMetrics): the request metrics (httpMetrics.ts), votes, MCP, the database and the
  * change feed, the last read just now.
  *
@@ -18,6 +18,7 @@ import { prometheusText } from "../cache/metrics.ts"
 import { ReadCache } from "../cache/ReadCache.ts"
 import { writeProblem } from "../http/frontDoor.ts"
 import { problem } from "../http/problemResponses.ts"
+import { RuntimeMetrics } from "./runtimeMetrics.ts"
 import { refreshDatabaseGauges, refreshFeedLag } from "./storeMetrics.ts"
 
 export const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -27,11 +28,12 @@ const CHALLENGE = { "www-authenticate": 'Bearer realm="metrics"' }
 /** The body of a scrape. */
 export const makeScrape = Effect.gen(function* () {
   const cache = yield* ReadCache
+  const runtime = yield* RuntimeMetrics
   const context = yield* Effect.context<never>()
   return Effect.gen(function* () {
     yield* refreshDatabaseGauges
     yield* refreshFeedLag
-    return prometheusText(cache.stats()) + PrometheusMetrics.formatUnsafe(context)
+    return prometheusText(cache.stats()) + runtime.scrape() + PrometheusMetrics.formatUnsafe(context)
   }).pipe(Effect.provideContext(context))
 })
 
