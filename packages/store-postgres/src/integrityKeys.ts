@@ -61,21 +61,6 @@ export class Keys16 {
     return key
   }
 
-  /** The number of the key in `view` at `at` (its hash16 `hash`), or -1 when it is not in the table. */
-  find(view: DataView, at: number, hash: number = hash16(view, at)): number {
-    const a = view.getInt32(at)
-    const b = view.getInt32(at + 4)
-    const c = view.getInt32(at + 8)
-    const d = view.getInt32(at + 12)
-    const mask = this.slots.length - 1
-    for (let h = hash & mask; ; h = (h + 1) & mask) {
-      const slot = this.slots[h]!
-      if (slot === -1) return -1
-      const w = slot * 4
-      if (this.words[w] === a && this.words[w + 1] === b && this.words[w + 2] === c && this.words[w + 3] === d) return slot
-    }
-  }
-
   #grow() {
     this.slots = new Int32Array(this.slots.length * 2).fill(-1)
     const mask = this.slots.length - 1
