@@ -7,7 +7,8 @@
  *
  * - `nodejs_eventloop_lag_{min,max,mean,stddev,p50,p90,p99}_seconds`: the loop's delay as
  *   `monitorEventLoopDelay` samples it (every 10 ms), since the last scrape, which resets it, as
- *   prom-client does: one scraper a process.
+ *   prom-client does: one scraper a process. Node's monitor marks the time at its first tick after a
+ *   reset and measures from the second, so a stall in the first 10 ms after a scrape is not seen.
  * - `nodejs_gc_duration_seconds{kind}`: a histogram of the collections' pauses since the process
  *   started, by kind (minor, major, incremental, weakcb), in prom-client's buckets.
  */
