@@ -327,7 +327,16 @@ const waitForLists = async (base: string, query: string) => {
     const has = await client.query("SELECT to_regclass('search_lists_state') IS NOT NULL AS has")
     if (has.rows[0].has !== true) return undefined
     const started = Date.now()
-    const built = async () => (await client.query("SELECT built_at FROM search_lists_state")).rows[0]?.built_at != null
+    // Built, and not being built again (lists an earlier release built, without the starts of words, are built again
+    // by the first search: a run measured meanwhile would measure the build).
+    const built = async () =>
+      (
+        await client.query(
+          `SELECT built_at IS NOT NULL AND building_since IS NULL
+                  AND (to_jsonb(s) ->> 'starts_xid') IS NOT DISTINCT FROM (to_jsonb(s) ->> 'built_xid') AS done
+           FROM search_lists_state s`
+        )
+      ).rows[0]?.done === true
     if (!(await built())) {
       await fetch(base + query)
       console.log("building search lists…")
@@ -338,11 +347,12 @@ const waitForLists = async (base: string, query: string) => {
     }
     const size = await client.query(
       `SELECT (SELECT count(*) FROM search_lists)::int AS lists, pg_total_relation_size('search_lists')::float8 AS bytes,
-              (SELECT min_df FROM search_lists_state) AS min_df, (SELECT count(*) FROM search_lexemes WHERE df > (SELECT min_df FROM search_lists_state))::int AS lexemes`
+              (SELECT min_df FROM search_lists_state) AS min_df, (SELECT count(*) FROM search_lexemes WHERE df > (SELECT min_df FROM search_lists_state))::int AS lexemes,
+              (SELECT count(*) FROM search_starts WHERE category_key = '')::int AS starts, (SELECT count(*) FROM search_starts)::int AS start_rows`
     )
     const row = size.rows[0]
     const seconds = (Date.now() - started) / 1000
-    const text = `search lists: ${row.lists.toLocaleString("en")} lists of ${row.lexemes.toLocaleString("en")} lexemes (in more than ${row.min_df} products), ${(row.bytes / 1024 / 1024).toFixed(0)} MB${seconds > 10 ? `, built in ${seconds.toFixed(0)} s` : ""}`
+    const text = `search lists: ${row.lists.toLocaleString("en")} lists of ${row.lexemes.toLocaleString("en")} lexemes (in more than ${row.min_df} products), ${(row.bytes / 1024 / 1024).toFixed(0)} MB, ${row.starts} starts of words kept (${row.start_rows} with their categories')${seconds > 10 ? `, built in ${seconds.toFixed(0)} s` : ""}`
     console.log(text)
     return text
   } finally {

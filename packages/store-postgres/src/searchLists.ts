@@ -6,7 +6,8 @@
  * migration 0012, per category, and every category's best under the key ''), every product with one
  * of the query's rare lexemes (the GIN index, few by definition), and, for the start of a word whose
  * name matches fill the page, its best name matches (search_names, migration 0013) in place of its
- * rare completions. The page is then ranked exactly as before, with `ts_rank` over the whole query
+ * rare completions (for a start with very many, as found when the lists were built: search_starts,
+ * migration 0014). The page is then ranked exactly as before, with `ts_rank` over the whole query
  * and live trust, among those candidates. What it may miss (docs/search.md): a product that has
  * several of the query's common words but is among the best for none of them, one beyond a start's
  * best name matches, and a product whose text changed since the lists were built (until the next build).
@@ -20,6 +21,7 @@
 import { Clock, Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
+import { PREFIX_MIN_LENGTH } from "@productdir/domain"
 
 /** Catalogs smaller than this rank every match: fast enough, and exact. */
 export const LISTS_FROM = 20_000
@@ -32,6 +34,11 @@ export const LIST_DEPTH = 200
 const RARE_MAX = 50_000
 /** Completions of a typed word start beyond this: the lists are not used. */
 const COMPLETIONS_MAX = 20_000
+/**
+ * A start of a word whose name matches are more than this share of the products (and more than LIST_DEPTH) is
+ * searched when the lists are built (search_starts), not by each search.
+ */
+const STARTS_MIN_SHARE = 0.001
 /** Lists older than this are rebuilt when the catalog has changed since. */
 const REBUILD_AFTER_MS = 10 * 60_000
 /**
@@ -69,27 +76,43 @@ export const searchCandidates = (
       candidates: ReadonlyArray<string> | null
       built_at: Date | null
       built_format: number
+      with_starts: boolean
       changed: boolean
       products: number
     }>`
-      WITH st AS (SELECT built_xid, built_at, min_df FROM search_lists_state WHERE built_xid IS NOT NULL AND built_format = ${FORMAT}),
+      WITH st AS (
+        SELECT built_xid, built_at, min_df, starts_xid IS NOT DISTINCT FROM built_xid AS with_starts
+        FROM search_lists_state WHERE built_xid IS NOT NULL AND built_format = ${FORMAT}
+      ),
+      -- A start with many name matches was searched when the lists were built (search_starts): its best name matches,
+      -- its completions' count and its common completions, one row read. The page needs fewer than it keeps.
+      kept_starts AS (
+        SELECT k.* FROM search_starts k, st
+        WHERE st.with_starts AND ${limit} < ${LIST_DEPTH}
+          AND k.prefix = ANY(ARRAY(SELECT productdir_unaccent(w) FROM unnest(${sought.typed}::text[]) AS t(w)))
+          AND k.category_key = coalesce(lower(${category ?? null}::text), '')
+      ),
       starts AS (
-        SELECT u.p, c.completions, c.dfs,
+        SELECT u.p, coalesce(k.listed, c.completions) AS completions, coalesce(k.listed_dfs, c.dfs) AS dfs,
+          coalesce(k.completions, cardinality(c.completions)) AS completion_count,
         -- The start's best name matches among its rare completions (one range of search_names' index), by the
         -- sum of their scores: a product's rank adds up the scores of every completion it has (ts_rank, calc_rank_or).
-        ARRAY(
+        CASE WHEN k.prefix IS NOT NULL THEN k.named ELSE ARRAY(
           SELECT n.product_id FROM search_names n
           WHERE n.lexeme >= u.p AND n.lexeme < u.p || chr(1114111)
             AND (${category ?? null}::text IS NULL OR n.category_key = lower(${category ?? null}::text))
           GROUP BY n.product_id
-          ORDER BY sum(n.score) DESC, max(n.trust) DESC, n.product_id
+          ORDER BY sum(n.score::float8) DESC, max(n.trust) DESC, n.product_id
           LIMIT ${LIST_DEPTH}
-        ) AS named
-        FROM unnest(${sought.typed}::text[]) AS t(w), LATERAL (SELECT productdir_unaccent(t.w) AS p) AS u,
-        -- Its completions with their counts, from the one range (not a lookup of each: thousands for a start of brand words).
+        ) END AS named
+        FROM unnest(${sought.typed}::text[]) AS t(w), LATERAL (SELECT productdir_unaccent(t.w) AS p) AS u
+        LEFT JOIN kept_starts k ON k.prefix = u.p,
+        -- Its completions with their counts, from the one range (not a lookup of each: thousands for a start of brand
+        -- words). A kept start's rare ones are not needed: its name matches fill the page, and stand for them.
         LATERAL (
           SELECT coalesce(array_agg(l.lexeme), '{}') AS completions, coalesce(array_agg(l.df), '{}') AS dfs FROM (
-            SELECT l.lexeme, l.df FROM search_lexemes l WHERE l.lexeme >= u.p AND l.lexeme < u.p || chr(1114111) LIMIT ${COMPLETIONS_MAX + 1}
+            SELECT l.lexeme, l.df FROM search_lexemes l
+            WHERE k.prefix IS NULL AND l.lexeme >= u.p AND l.lexeme < u.p || chr(1114111) LIMIT ${COMPLETIONS_MAX + 1}
           ) AS l
         ) AS c
       ),
@@ -112,7 +135,7 @@ export const searchCandidates = (
       ),
       usable AS (
         SELECT EXISTS (SELECT 1 FROM st) AND (p.listed > 0 OR p.named > 0) AND p.rare_df <= ${RARE_MAX}
-           AND NOT EXISTS (SELECT 1 FROM starts WHERE cardinality(completions) > ${COMPLETIONS_MAX}) AS ok,
+           AND NOT EXISTS (SELECT 1 FROM starts WHERE completion_count > ${COMPLETIONS_MAX}) AS ok,
            p.listed
         FROM plan p
       ),
@@ -156,6 +179,7 @@ export const searchCandidates = (
              (SELECT array_agg(DISTINCT id) FROM (SELECT id FROM kept UNION ALL SELECT id FROM rare UNION ALL SELECT id FROM names) AS c)::text[] AS candidates,
              (SELECT built_at FROM search_lists_state) AS built_at,
              (SELECT built_format FROM search_lists_state) AS built_format,
+             (SELECT starts_xid IS NOT DISTINCT FROM built_xid FROM search_lists_state) AS with_starts,
              -- A scalar bound, so that the index on changed_xid answers (a join to st scanned every product).
              EXISTS (SELECT 1 FROM products WHERE changed_xid > (SELECT built_xid FROM st)) AS changed,
              -- The planner's count, or a bounded count where the table was never analyzed (reltuples -1).
@@ -165,7 +189,11 @@ export const searchCandidates = (
     const stale =
       row !== undefined &&
       row.products >= LISTS_FROM &&
-      (row.built_at === null || row.built_format !== FORMAT || (row.changed && now - row.built_at.getTime() > REBUILD_AFTER_MS))
+      (row.built_at === null ||
+        row.built_format !== FORMAT ||
+        // Lists a process of an earlier release built, without the starts: rebuilt once, searches reading them meanwhile.
+        !row.with_starts ||
+        (row.changed && now - row.built_at.getTime() > REBUILD_AFTER_MS))
     if (stale) yield* Effect.forkDetach(build(primary).pipe(Effect.ignore))
     return row?.usable === true ? (row.candidates ?? []) : undefined
   })
@@ -180,7 +208,8 @@ export const build = (sql: SqlClient.SqlClient): Effect.Effect<number | undefine
     const [claim] = yield* sql<{ products: number }>`
       UPDATE search_lists_state SET building_since = now()
       WHERE (building_since IS NULL OR building_since < now() - ${CLAIM_EXPIRES}::interval)
-        AND (built_at IS NULL OR built_format <> ${FORMAT} OR built_at < now() - ${`${REBUILD_AFTER_MS / 1000} seconds`}::interval)
+        AND (built_at IS NULL OR built_format <> ${FORMAT} OR starts_xid IS DISTINCT FROM built_xid
+          OR built_at < now() - ${`${REBUILD_AFTER_MS / 1000} seconds`}::interval)
       RETURNING (SELECT count(*) FROM product_search)::float8 AS products`
     if (claim === undefined) return undefined
     const minDf = Math.max(MIN_DF_FLOOR, Math.floor(claim.products * MIN_DF_SHARE))
@@ -228,14 +257,18 @@ export const build = (sql: SqlClient.SqlClient): Effect.Effect<number | undefine
       )
       yield* sql`
         DELETE FROM search_names l WHERE NOT EXISTS (SELECT 1 FROM product_search s WHERE s.category_key = l.category_key)`
+      // The starts with many name matches, searched once here rather than by every search that types one.
+      const minNamed = Math.max(LIST_DEPTH, Math.floor(claim.products * STARTS_MIN_SHARE))
+      yield* sql`SELECT productdir_build_search_starts(${PREFIX_MIN_LENGTH}, ${minNamed}, ${LIST_DEPTH}, ${minDf}, ${COMPLETIONS_MAX})`
       // Statistics for the planner at once (the search's statement joins these tables); the lists' and names'
       // deleted rows made reusable (each build rewrites them: the next one fills the same pages, not new ones),
       // and search_names' pages marked all-visible, so that a start's range is read from its index alone.
       yield* sql`ANALYZE search_lexemes`
       yield* sql`VACUUM (ANALYZE) search_lists`
       yield* sql`VACUUM (ANALYZE) search_names`
+      yield* sql`VACUUM (ANALYZE) search_starts`
       yield* sql`
-        UPDATE search_lists_state SET built_xid = ${start!.xid}::xid8, built_at = now(), min_df = ${minDf},
+        UPDATE search_lists_state SET built_xid = ${start!.xid}::xid8, starts_xid = ${start!.xid}::xid8, built_at = now(), min_df = ${minDf},
           depth = ${LIST_DEPTH}, products = ${claim.products}, built_format = ${FORMAT}, building_since = NULL`
       yield* Effect.logInfo(`search lists built: ${lists} lists, lexemes in more than ${minDf} products`)
       return lists

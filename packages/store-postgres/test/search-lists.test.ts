@@ -2,7 +2,8 @@
  * Search lists (src/searchLists.ts): once built, a first page by relevance ranks the candidates they
  * give instead of every match, and it is the same page as ranking every match: for one common word,
  * two, a common word within a category, the start of a word, a common word beside a rare one, the start
- * of 300 rare words in names (searched by its best name matches: search_names). On a catalog of 400
+ * of 300 rare words in names (searched by its best name matches: search_names, kept with the lists in
+ * search_starts). On a catalog of 400
  * products where three words are in more than 50 of them (the lists' floor). On PGlite, and on the
  * server when DATABASE_URL is set.
  */
@@ -73,8 +74,30 @@ const behaviours = (name: string, stores: Layer.Layer<CatalogStore | SqlClient.S
           // The start of 300 rare words, all in names: their best 200 name matches, not every match's vector.
           const start = yield* searchCandidates(sql, sql, { words: ["zeph"], typed: ["zeph"] }, undefined, 20)
           expect(start?.length).toBe(200)
+          // A start of that many name matches was searched when the lists were built (search_starts), every length of
+          // it that has them: the same candidates as its ranges give.
+          const kept = yield* sql<{ prefix: string }>`SELECT prefix FROM search_starts WHERE category_key = '' ORDER BY prefix`
+          expect(kept.map((row) => row.prefix)).toEqual(expect.arrayContaining(["zep", "zeph", "zephy", "zephyr"]))
+          // Read from the ranges (as lists built without the starts are), while a build is said to be under way: the
+          // rebuild such lists start (below) does not run here.
+          yield* sql`UPDATE search_lists_state SET starts_xid = NULL, building_since = now()`
+          const fromRanges = yield* searchCandidates(sql, sql, { words: ["zeph"], typed: ["zeph"] }, undefined, 20)
+          const typedWithWord = yield* searchCandidates(sql, sql, { words: ["zeph", "quillon"], typed: ["zeph"] }, undefined, 20)
+          yield* sql`UPDATE search_lists_state SET starts_xid = built_xid, building_since = NULL`
+          expect([...start!].sort()).toEqual([...fromRanges!].sort())
+          const typedWithWordKept = yield* searchCandidates(sql, sql, { words: ["zeph", "quillon"], typed: ["zeph"] }, undefined, 20)
+          expect([...typedWithWordKept!].sort()).toEqual([...typedWithWord!].sort())
           const fromLists = yield* Effect.forEach(QUERIES, ({ q, category }) => page(q, category))
           expect(fromLists).toEqual(exact)
+          // Fresh lists are not built again; lists a process of an earlier release built, without the starts, are
+          // read, and built again (a search on a catalog of 20,000 products or more starts that build).
+          expect(yield* build(sql)).toBeUndefined()
+          yield* sql`UPDATE search_lists_state SET starts_xid = NULL`
+          expect(yield* searchCandidates(sql, sql, sought("quillon"), undefined, 20)).toBeDefined()
+          expect(yield* build(sql)).toBeGreaterThan(0)
+          const [state2] = yield* sql<{ with_starts: boolean }>`SELECT starts_xid = built_xid AS with_starts FROM search_lists_state`
+          expect(state2?.with_starts).toBe(true)
+          expect(yield* Effect.forEach(QUERIES, ({ q, category }) => page(q, category))).toEqual(exact)
           // Lists a process of the earlier form built (no list of every category's best, no names) are not read.
           yield* sql`UPDATE search_lists_state SET built_format = 1`
           expect(yield* searchCandidates(sql, sql, sought("quillon"), undefined, 20)).toBeUndefined()

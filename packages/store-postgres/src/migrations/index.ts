@@ -20,6 +20,7 @@ import { migration as m0010 } from "./0010_routines.ts"
 import { migration as m0011 } from "./0011_crowd_defense.ts"
 import { migration as m0012 } from "./0012_search_lists.ts"
 import { migration as m0013 } from "./0013_search_names.ts"
+import { migration as m0014 } from "./0014_search_starts.ts"
 
 export const MIGRATIONS_TABLE = "productdir_migrations"
 
@@ -37,7 +38,8 @@ const ALL = {
   "0010_routines": m0010,
   "0011_crowd_defense": m0011,
   "0012_search_lists": m0012,
-  "0013_search_names": m0013
+  "0013_search_names": m0013,
+  "0014_search_starts": m0014
 }
 
 export const migrations = Migrator.fromRecord(ALL)

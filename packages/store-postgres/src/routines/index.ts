@@ -7,7 +7,7 @@ import { castVote, castVotes, castVoteWithin } from "./castVote.ts"
 import { reportChanged, stampChange } from "./changeStamps.ts"
 import { countedVotes } from "./countedVotes.ts"
 import type { Routine } from "./Routine.ts"
-import { buildSearchLists, lexemeScore, searchBody, searchVector, unaccent } from "./search.ts"
+import { buildSearchLists, buildSearchStarts, lexemeScore, searchBody, searchVector, unaccent } from "./search.ts"
 import { takeTokens } from "./tokenBuckets.ts"
 import { trustScore } from "./trust.ts"
 
@@ -17,6 +17,7 @@ export const ROUTINES: ReadonlyArray<Routine> = [
   searchVector,
   lexemeScore,
   buildSearchLists,
+  buildSearchStarts,
   trustScore,
   countedVotes,
   stampChange,

@@ -124,3 +124,71 @@ BEGIN
 END
 `
 })
+
+/**
+ * The starts of words worth keeping (migration 0014, ../searchLists.ts): every start of p_min_length
+ * letters or more whose name matches (search_names) are more than p_min_products products, in every
+ * category (key '') and in each category that has that many; with what the search would find for it
+ * from the ranges: its p_depth best name matches (by the sum of their completions' scores, then trust,
+ * then id), its completions' count (up to p_max_completions + 1) and its completions that more than
+ * p_min_df products have, with their counts. A length at a time: a start of one more letter is kept only
+ * where the one before it was. Replaces what was there; the number of rows written.
+ */
+export const buildSearchStarts = fn({
+  name: "productdir_build_search_starts",
+  args: "p_min_length integer, p_min_products integer, p_depth integer, p_min_df integer, p_max_completions integer",
+  returns: "integer",
+  attributes: "LANGUAGE plpgsql",
+  body: `
+DECLARE
+  len integer := p_min_length;
+  added integer;
+  n integer := 0;
+BEGIN
+  PERFORM set_config('work_mem', '128MB', true);
+  DELETE FROM search_starts;
+  LOOP
+    INSERT INTO search_starts (prefix, category_key, named, completions, listed, listed_dfs)
+    WITH g AS (
+      -- A product's score for a start: the sum of its completions' (in float8: a few reals sum exactly, in any order).
+      SELECT left(s.lexeme, len) AS prefix, s.product_id, s.category_key, sum(s.score::float8) AS score, max(s.trust) AS trust
+      FROM search_names s
+      WHERE length(s.lexeme) >= len
+        AND (len = p_min_length OR left(s.lexeme, len - 1) IN (
+          SELECT x.prefix FROM search_starts x WHERE x.category_key = '' AND length(x.prefix) = len - 1))
+      GROUP BY 1, 2, 3
+    ),
+    ranked AS (
+      SELECT g.*,
+             count(*) OVER (PARTITION BY prefix) AS in_all,
+             row_number() OVER (PARTITION BY prefix ORDER BY score DESC, trust DESC, product_id) AS rank_all,
+             count(*) OVER (PARTITION BY prefix, category_key) AS in_category,
+             row_number() OVER (PARTITION BY prefix, category_key ORDER BY score DESC, trust DESC, product_id) AS rank_category
+      FROM g
+    )
+    SELECT prefix, '', array_agg(product_id ORDER BY rank_all), 0, '{}'::text[], '{}'::integer[]
+    FROM ranked WHERE in_all > p_min_products AND rank_all <= p_depth GROUP BY prefix
+    UNION ALL
+    SELECT prefix, category_key, array_agg(product_id ORDER BY rank_category), 0, '{}'::text[], '{}'::integer[]
+    FROM ranked WHERE in_category > p_min_products AND rank_category <= p_depth GROUP BY prefix, category_key;
+    GET DIAGNOSTICS added = ROW_COUNT;
+    EXIT WHEN added = 0;
+    n := n + added;
+    len := len + 1;
+  END LOOP;
+  UPDATE search_starts t SET completions = c.completions, listed = c.listed, listed_dfs = c.dfs
+  FROM (SELECT DISTINCT prefix FROM search_starts) AS p,
+  LATERAL (
+    SELECT count(*)::integer AS completions,
+           coalesce(array_agg(l.lexeme ORDER BY l.lexeme) FILTER (WHERE l.df > p_min_df), '{}') AS listed,
+           coalesce(array_agg(l.df ORDER BY l.lexeme) FILTER (WHERE l.df > p_min_df), '{}') AS dfs
+    FROM (
+      SELECT l.lexeme, l.df FROM search_lexemes l
+      WHERE l.lexeme >= p.prefix AND l.lexeme < p.prefix || chr(1114111) LIMIT p_max_completions + 1
+    ) AS l
+  ) AS c
+  WHERE t.prefix = p.prefix;
+  RETURN n;
+END
+`
+})
