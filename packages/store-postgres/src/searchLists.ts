@@ -84,14 +84,6 @@ export const searchCandidates = (
         SELECT built_xid, built_at, min_df, starts_xid IS NOT DISTINCT FROM built_xid AS with_starts
         FROM search_lists_state WHERE built_xid IS NOT NULL AND built_format = ${FORMAT}
       ),
-      -- A start with many name matches was searched when the lists were built (search_starts): its best name matches,
-      -- its completions' count and its common completions, one row read. The page needs fewer than it keeps.
-      kept_starts AS (
-        SELECT k.* FROM search_starts k, st
-        WHERE st.with_starts AND ${limit} < ${LIST_DEPTH}
-          AND k.prefix = ANY(ARRAY(SELECT productdir_unaccent(w) FROM unnest(${sought.typed}::text[]) AS t(w)))
-          AND k.category_key = coalesce(lower(${category ?? null}::text), '')
-      ),
       starts AS (
         SELECT u.p, coalesce(k.listed, c.completions) AS completions, coalesce(k.listed_dfs, c.dfs) AS dfs,
           coalesce(k.completions, cardinality(c.completions)) AS completion_count,
@@ -106,7 +98,13 @@ export const searchCandidates = (
           LIMIT ${LIST_DEPTH}
         ) END AS named
         FROM unnest(${sought.typed}::text[]) AS t(w), LATERAL (SELECT productdir_unaccent(t.w) AS p) AS u
-        LEFT JOIN kept_starts k ON k.prefix = u.p,
+        -- A start with many name matches was searched when the lists were built (search_starts): its best name matches,
+        -- its completions' count and its common completions, one row read. The page needs fewer than it keeps.
+        LEFT JOIN LATERAL (
+          SELECT k.* FROM search_starts k, st
+          WHERE st.with_starts AND ${limit} < ${LIST_DEPTH}
+            AND k.prefix = u.p AND k.category_key = coalesce(lower(${category ?? null}::text), '')
+        ) AS k ON true,
         -- Its completions with their counts, from the one range (not a lookup of each: thousands for a start of brand
         -- words). A kept start's rare ones are not needed: its name matches fill the page, and stand for them.
         LATERAL (
