@@ -36,6 +36,8 @@ import { PROBLEM_JSON } from "./problemResponses.ts"
 export type Handler = (request: IncomingMessage, response: ServerResponse, requestId: string, closing: boolean) => boolean
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/
+/** Connections the kernel may queue for the server to accept: Linux's default cap (net.core.somaxconn). */
+const LISTEN_BACKLOG = 4096
 
 /**
  * How many Host headers a request carries. Node keeps the first of several, but a request with more than one is
@@ -166,7 +168,10 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
         Effect.callback<void, HttpServerError.ServeError>((resume) => {
           const onError = (cause: unknown) => resume(Effect.fail(new HttpServerError.ServeError({ cause })))
           server.once("error", onError)
-          server.listen(listen.port, listen.host, () => {
+          // A deep queue of connections waiting to be accepted (the kernel caps it at net.core.somaxconn): with Node's 511,
+          // a burst of more connections than that while the loop is busy overflowed it, and a client whose handshake
+          // the kernel then dropped believed its connection open, with no server ever holding it.
+          server.listen({ port: listen.port, host: listen.host, backlog: LISTEN_BACKLOG }, () => {
             server.off("error", onError)
             resume(Effect.void)
           })
