@@ -4,7 +4,7 @@
  * million votes sort in well under a second).
  */
 
-/** A Float64Array that grows. */
+/** A Float64Array that grows (integers up to 2^53 too: a pair key, an offset, a place). */
 export class Doubles {
   #values = new Float64Array(1024)
   #length = 0
@@ -20,6 +20,11 @@ export class Doubles {
       this.#values = grown
     }
     this.#values[this.#length++] = value
+  }
+
+  /** The value pushed `index`-th. */
+  at(index: number): number {
+    return this.#values[index]!
   }
 
   /** Lets the values go (a pass's pairs can be tens of MB). */

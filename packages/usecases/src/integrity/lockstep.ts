@@ -300,12 +300,17 @@ const MAX_BAND_BUCKET = 64
 
 /** Products whose voters overlap far more than chance, clustered; each cluster's votes peeled to their core. */
 export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = DEFAULT_LOCKSTEP): ReadonlyArray<FoundGroup> => {
-  // The voters of each product with enough votes, sorted: views of the window's voter column where it
-  // holds them so (a window read by product, then voter), else copies.
+  // The voters of each product with enough votes, sorted: the x-th such product's are `from[x]..from[x] + size[x]`
+  // of the window's voter column where it holds them so (a window read by product, then voter), else of `copies`
+  // (`from` below zero: `~from`). Offsets, not a view apiece: a view is an object of its own, 30 MB for the 330,000
+  // products of ten million votes, held at the pass's peak.
   const runs = byProduct(window)
   const { starts } = runs
-  const products: Array<number> = []
-  const lists: Array<Int32Array> = []
+  const products = new Doubles()
+  const from = new Doubles()
+  const size = new Doubles()
+  let copies = new Int32Array(0)
+  let copied = 0
   for (let r = 0; r + 1 < starts.length; r++) {
     const start = starts[r]!
     const end = starts[r + 1]!
@@ -313,32 +318,49 @@ export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = D
     const first = voteAt(runs, start)
     let contiguous = voteAt(runs, end - 1) - first === end - start - 1
     for (let k = start + 1; contiguous && k < end; k++) contiguous = window.voter[voteAt(runs, k)]! > window.voter[voteAt(runs, k - 1)]!
-    let list: Int32Array
-    if (contiguous) list = window.voter.subarray(first, first + end - start)
+    if (contiguous) from.push(first)
     else {
-      list = new Int32Array(end - start)
+      if (copies.length < copied + end - start) {
+        const grown = new Int32Array(Math.max(copied + end - start, 2 * copies.length, 1024))
+        grown.set(copies.subarray(0, copied))
+        copies = grown
+      }
+      const list = copies.subarray(copied, copied + end - start)
       for (let k = start; k < end; k++) list[k - start] = window.voter[voteAt(runs, k)]!
       list.sort()
+      from.push(~copied)
+      copied += end - start
     }
     products.push(window.product[first]!)
-    lists.push(list)
+    size.push(end - start)
+  }
+  const count = products.length
+  const listOf = (x: number): Int32Array => {
+    const at = from.at(x)
+    return at >= 0 ? window.voter.subarray(at, at + size.at(x)) : copies.subarray(~at, ~at + size.at(x))
   }
   // MinHash signatures, a band (two minimums) at a time: products with the same band are candidates.
   // A band's buckets are found by sorting, not in a map of keys (16 keys a product: a gigabyte at ten
   // million votes); they are visited as a map of them would have been filled, band by band for each
-  // product in turn, so that clusters form in the same order.
-  const buckets: Array<{ readonly first: number; readonly band: number; readonly members: Int32Array }> = []
-  const h1 = new Uint32Array(products.length)
-  const h2 = new Uint32Array(products.length)
+  // product in turn, so that clusters form in the same order. A bucket is its members' places in a flat
+  // column (`members`), and its key: its first member, then its band.
+  const bucketKey = new Doubles()
+  const bucketStart = new Doubles()
+  const members = new Doubles()
+  const h1 = new Uint32Array(count)
+  const h2 = new Uint32Array(count)
   for (let b = 0; b < SIGNATURE / BAND; b++) {
     const [s1, s2] = [SEEDS[b * BAND]!, SEEDS[b * BAND + 1]!]
-    for (let x = 0; x < products.length; x++) {
-      const list = lists[x]!
+    for (let x = 0; x < count; x++) {
+      const at = from.at(x)
+      const column = at >= 0 ? window.voter : copies
+      const first = at >= 0 ? at : ~at
+      const last = first + size.at(x)
       let m1 = 0xffffffff
       let m2 = 0xffffffff
-      for (let k = 0; k < list.length; k++) {
-        const a = mix(list[k]!, s1)
-        const c = mix(list[k]!, s2)
+      for (let k = first; k < last; k++) {
+        const a = mix(column[k]!, s1)
+        const c = mix(column[k]!, s2)
         if (a < m1) m1 = a
         if (c < m2) m2 = c
       }
@@ -346,7 +368,7 @@ export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = D
       h2[x] = m2
     }
     // By the first minimum (radix), then the second within equal firsts; equal pairs are a bucket.
-    const byFirst = orderBy(products.length, (x) => h1[x]!)
+    const byFirst = orderBy(count, (x) => h1[x]!)
     forEachRun(
       byFirst,
       (x) => h1[x]!,
@@ -356,13 +378,20 @@ export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = D
         for (let a = 0; a < same.length; ) {
           let z = a + 1
           while (z < same.length && h2[same[z]!] === h2[same[a]!]) z++
-          if (z - a >= 2) buckets.push({ first: same[a]!, band: b, members: Int32Array.from(same.slice(a, z)) })
+          if (z - a >= 2) {
+            bucketKey.push(same[a]! * 16 + b)
+            bucketStart.push(members.length)
+            for (let k = a; k < z; k++) members.push(same[k]!)
+          }
           a = z
         }
       }
     )
   }
-  buckets.sort((x, y) => x.first - y.first || x.band - y.band)
+  const bucketCount = bucketKey.length
+  bucketStart.push(members.length)
+  // Buckets by key: (first member, band), unique, since a product is in one bucket of a band.
+  const buckets = orderBy(bucketCount, (k) => bucketKey.at(k))
   const shared = (a: Int32Array, b: Int32Array) => {
     let i = 0
     let j = 0
@@ -381,17 +410,20 @@ export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = D
   const clustered = new Set<number>()
   // A pair in two buckets is compared twice (rarely: 1 % of pairs at a million votes): a set of the pairs
   // seen took more memory than that saves, and a union already made changes nothing.
-  for (const bucket of buckets) {
-    const members = bucket.members
-    if (members.length > MAX_BAND_BUCKET) continue
-    for (let x = 0; x < members.length; x++) {
-      for (let y = x + 1; y < members.length; y++) {
+  for (let k = 0; k < bucketCount; k++) {
+    const bucket = buckets[k]!
+    const first = bucketStart.at(bucket)
+    const length = bucketStart.at(bucket + 1) - first
+    if (length > MAX_BAND_BUCKET) continue
+    for (let x = 0; x < length; x++) {
+      for (let y = x + 1; y < length; y++) {
         // Members are places in `products`, ascending: p < q.
-        const a = lists[members[x]!]!
-        const b = lists[members[y]!]!
+        const [mx, my] = [members.at(first + x), members.at(first + y)]
+        const a = listOf(mx)
+        const b = listOf(my)
         const common = shared(a, b)
         if (common >= settings.minMembers && common >= settings.density * Math.min(a.length, b.length)) {
-          const [p, q] = [products[members[x]!]!, products[members[y]!]!]
+          const [p, q] = [products.at(mx), products.at(my)]
           clusters.union(p, q)
           clustered.add(p)
           clustered.add(q)
