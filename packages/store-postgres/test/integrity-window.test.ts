@@ -149,6 +149,45 @@ const behaviours = (name: string, store: Layer.Layer<SqlClient.SqlClient, unknow
           expect(paged.since).toEqual(whole.since)
         })
       )
+
+      it.effect("orders thousands of products, their votes in the table in no order, as the plain SQL does", () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          // 5,000 products more (the window orders a thousand products at a time, then each product), 30,000
+          // votes, inserted in an order of their own: each page of the table holds votes of products far apart.
+          yield* sql`
+            INSERT INTO products (id, slug, name, name_key, category, content)
+            SELECT md5('wm' || i)::uuid, 'window-many-' || i, 'WM ' || i, 'wm ' || i, 'Window', '{}'::jsonb FROM generate_series(0, 4999) i`
+          yield* sql`
+            INSERT INTO votes (product_id, voter, direction, created_at, updated_at, counting)
+            SELECT md5('wm' || ((i * 7919) % 5000))::uuid, 'ip:m' || (i % 997), 'up', t.at, t.at, CASE WHEN i % 31 = 0 THEN 'held' ELSE 'counted' END
+            FROM generate_series(0, 29999) i
+            CROSS JOIN LATERAL (SELECT ${new Date(NOW)}::timestamptz - (i * 37 % 600000) * interval '1 second' AS at) t
+            ORDER BY md5(i::text)
+            ON CONFLICT DO NOTHING`
+          const expected = yield* sql<{ product: string; voter: string; at: Date }>`
+            SELECT v.product_id::text AS product, v.voter, v.updated_at AS at
+            FROM votes v
+            WHERE v.revoked_at IS NULL AND (v.updated_at >= ${SINCE} OR v.counting = 'held')
+            ORDER BY v.product_id, v.voter COLLATE "C"`
+          expect(expected.length).toBeGreaterThan(25_000)
+          const window = yield* readWindow(sql, SINCE).pipe(sql.withTransaction)
+          expect(window.products.length).toBeGreaterThan(5_000)
+          expect(
+            Array.from(window.product, (p, i) => ({
+              product: window.products[p]!,
+              voter: window.voters[window.voter[i]!]!,
+              seconds: window.seconds[i]!
+            }))
+          ).toEqual(
+            expected.map((r) => ({
+              product: r.product,
+              voter: r.voter,
+              seconds: Math.floor((r.at.getTime() - window.since.getTime()) / 1000)
+            }))
+          )
+        })
+      )
     })
   })
 

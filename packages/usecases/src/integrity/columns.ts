@@ -15,7 +15,9 @@ export class Doubles {
 
   push(value: number): void {
     if (this.#length === this.#values.length) {
-      const grown = new Float64Array(Math.max(1024, this.#values.length * 2))
+      // By half: the lockstep's 2.4 million pairs at ten million votes fill 3.4 million places (26 MB), not 4.2 million (32 MB),
+      // and the copy as it grows holds the old and the new at once (at the pass's peak).
+      const grown = new Float64Array(Math.max(1024, Math.ceil(this.#values.length * 1.5)))
       grown.set(this.#values)
       this.#values = grown
     }
