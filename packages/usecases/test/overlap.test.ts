@@ -69,7 +69,10 @@ describe("findOverlap", () => {
   it("finds the slow ring in a window held by product then voter", () => {
     const groups = found(windowOf(rows().sort(byProductThenVoter)))
     assert.strictEqual(groups.length, 1)
-    assert.deepStrictEqual(groups[0]!.members, Array.from({ length: 15 }, (_, k) => 380 + k))
+    assert.deepStrictEqual(
+      groups[0]!.members,
+      Array.from({ length: 15 }, (_, k) => 380 + k)
+    )
     assert.deepStrictEqual(groups[0]!.products, [190, 191, 192, 193, 194, 195])
     assert.strictEqual(groups[0]!.votes.length, 90)
   })
@@ -80,7 +83,10 @@ describe("findOverlap", () => {
     const cast = rows().sort((a, b) => a.seconds - b.seconds || byProductThenVoter(a, b))
     assert.deepStrictEqual(found(windowOf(cast)), sorted)
     // By product then voter, each ring product's run broken by a vote of a group an operator cleared.
-    const broken = [...rows(), ...[190, 191, 192, 193, 194, 195].map((product) => ({ product, voter: 370, seconds: 0, cleared: 1 as const }))]
+    const broken = [
+      ...rows(),
+      ...[190, 191, 192, 193, 194, 195].map((product) => ({ product, voter: 370, seconds: 0, cleared: 1 as const }))
+    ]
     assert.deepStrictEqual(found(windowOf(broken.sort(byProductThenVoter))), sorted)
   })
 })
