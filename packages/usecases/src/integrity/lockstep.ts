@@ -349,8 +349,21 @@ export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = D
   const members = new Doubles()
   const h1 = new Uint32Array(count)
   const h2 = new Uint32Array(count)
+  // A band's two hashes of every voter, made once a band: its lists read them (ascending, so the reads stream).
+  const hashed1 = new Uint32Array(window.voters.length)
+  const hashed2 = new Uint32Array(window.voters.length)
+  // Within a run of equal first minimums, places ordered by (second minimum, place), packed in one double each
+  // (a native numeric sort, no comparator) while places fit in 21 bits: exact below 2^53.
+  const placeBits = Math.max(1, Math.ceil(Math.log2(count + 1)))
+  const packs = placeBits <= 21
+  const placeScale = 2 ** placeBits
+  let packed = new Float64Array(64)
   for (let b = 0; b < SIGNATURE / BAND; b++) {
     const [s1, s2] = [SEEDS[b * BAND]!, SEEDS[b * BAND + 1]!]
+    for (let v = 0; v < hashed1.length; v++) {
+      hashed1[v] = mix(v, s1)
+      hashed2[v] = mix(v, s2)
+    }
     for (let x = 0; x < count; x++) {
       const at = from.at(x)
       const column = at >= 0 ? window.voter : copies
@@ -359,8 +372,8 @@ export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = D
       let m1 = 0xffffffff
       let m2 = 0xffffffff
       for (let k = first; k < last; k++) {
-        const a = mix(column[k]!, s1)
-        const c = mix(column[k]!, s2)
+        const a = hashed1[column[k]!]!
+        const c = hashed2[column[k]!]!
         if (a < m1) m1 = a
         if (c < m2) m2 = c
       }
@@ -374,7 +387,15 @@ export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = D
       (x) => h1[x]!,
       (start, end) => {
         if (end - start < 2) return
-        const same = Array.from(byFirst.subarray(start, end)).sort((x, y) => h2[x]! - h2[y]! || x - y)
+        let same: ArrayLike<number>
+        if (packs) {
+          if (packed.length < end - start) packed = new Float64Array(2 * (end - start))
+          const keys = packed.subarray(0, end - start)
+          for (let k = start; k < end; k++) keys[k - start] = h2[byFirst[k]!]! * placeScale + byFirst[k]!
+          keys.sort()
+          for (let k = 0; k < keys.length; k++) keys[k] = keys[k]! % placeScale
+          same = keys
+        } else same = Array.from(byFirst.subarray(start, end)).sort((x, y) => h2[x]! - h2[y]! || x - y)
         for (let a = 0; a < same.length; ) {
           let z = a + 1
           while (z < same.length && h2[same[z]!] === h2[same[a]!]) z++
