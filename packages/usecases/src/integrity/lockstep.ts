@@ -335,10 +335,13 @@ export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = D
     size.push(end - start)
   }
   const count = products.length
-  const listOf = (x: number): Int32Array => {
+  /** The column the x-th product's voters are in, and where they start in it. */
+  const columnOf = (x: number): Int32Array => (from.at(x) >= 0 ? window.voter : copies)
+  const firstOf = (x: number): number => {
     const at = from.at(x)
-    return at >= 0 ? window.voter.subarray(at, at + size.at(x)) : copies.subarray(~at, ~at + size.at(x))
+    return at >= 0 ? at : ~at
   }
+  const listOf = (x: number): Int32Array => columnOf(x).subarray(firstOf(x), firstOf(x) + size.at(x))
   // MinHash signatures, a band (two minimums) at a time: products with the same band are candidates.
   // A band's buckets are found by sorting, not in a map of keys (16 keys a product: a gigabyte at ten
   // million votes); they are visited as a map of them would have been filled, band by band for each
@@ -365,9 +368,9 @@ export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = D
       hashed2[v] = mix(v, s2)
     }
     for (let x = 0; x < count; x++) {
-      const at = from.at(x)
-      const column = at >= 0 ? window.voter : copies
-      const first = at >= 0 ? at : ~at
+      // Read in place, not through listOf: a view a product a band is five million objects at ten million votes.
+      const column = columnOf(x)
+      const first = firstOf(x)
       const last = first + size.at(x)
       let m1 = 0xffffffff
       let m2 = 0xffffffff
