@@ -4,7 +4,8 @@
  * memory. Each record keeps its position (line or index) for the report.
  */
 import { Schema, Stream } from "effect"
-import type { RawRecord } from "@productdir/usecases"
+import { duplicateKeys } from "@productdir/domain"
+import type { FieldPath, RawRecord } from "@productdir/usecases"
 import type { Readable } from "node:stream"
 import streamArray from "stream-json/streamers/stream-array.js"
 
@@ -33,8 +34,9 @@ async function* ndjsonRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<Raw
       return { _tag: "Unreadable", position, message: `the record is ${bytes} bytes, over the ${MAX_RECORD_BYTES}-byte limit` }
     }
     if (text.trim().length === 0) return undefined
+    let value: unknown
     try {
-      return { _tag: "Parsed", position, value: JSON.parse(text) }
+      value = JSON.parse(text)
     } catch (error) {
       // A line that does not even start as an object is likely another format (CSV, say): said so.
       const hint = text.trimStart().startsWith("{")
@@ -42,6 +44,8 @@ async function* ndjsonRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<Raw
         : "; each line must be one JSON object (NDJSON): CSV and other formats are not read"
       return { _tag: "Unreadable", position, message: `not valid JSON (${(error as Error).message})${hint}` }
     }
+    const repeated = duplicateKeys(text)
+    return repeated.length === 0 ? { _tag: "Parsed", position, value } : { _tag: "Parsed", position, value, repeated }
   }
   for await (const chunk of chunks) {
     let start = 0
@@ -63,8 +67,47 @@ async function* ndjsonRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<Raw
   }
 }
 
+/**
+ * Names given twice in one object of a JSON array's records. stream-json's assembler keeps the last value,
+ * as JSON.parse does, but calls a reviver with each name before it stores the value: a name the object already
+ * has is a repeat. The object is marked with it, and every object on the way up to its record is tainted as it
+ * is stored in its parent, so a record without repeats is passed at once (the parser runs ahead of the reader:
+ * marks are kept per object, never reset per record).
+ */
+const repeatTracker = () => {
+  const marked = new WeakMap<object, Array<string>>()
+  const tainted = new WeakSet<object>()
+  function reviver(this: unknown, key: string, value: unknown): unknown {
+    if (typeof this !== "object" || this === null) return value
+    if (typeof value === "object" && value !== null && tainted.has(value)) tainted.add(this)
+    // Skipped: an array's items, and the holder of the whole array that the assembler passes at its end.
+    if (!Array.isArray(this) && Object.hasOwn(this, key)) {
+      const holder = key === "" && Array.isArray(value) && (this as Record<string, unknown>)[key] === value
+      if (!holder) {
+        marked.get(this)?.push(key) ?? marked.set(this, [key])
+        tainted.add(this)
+      }
+    }
+    return value
+  }
+  /** The repeats within one record, each at its path, in the order of its fields. */
+  const within = (record: unknown): ReadonlyArray<FieldPath> => {
+    const found: Array<FieldPath> = []
+    const walk = (value: unknown, path: FieldPath) => {
+      if (typeof value !== "object" || value === null || !tainted.has(value)) return
+      for (const name of marked.get(value) ?? []) found.push([...path, name])
+      if (Array.isArray(value)) for (const [index, item] of value.entries()) walk(item, [...path, index])
+      else for (const [name, item] of Object.entries(value)) walk(item, [...path, name])
+    }
+    walk(record, [])
+    return found
+  }
+  return { reviver, within }
+}
+
 async function* arrayRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawRecord> {
-  const parser = streamArray.withParserAsStream()
+  const repeats = repeatTracker()
+  const parser = streamArray.withParserAsStream({ reviver: repeats.reviver })
   // A parser that fails is destroyed and never drains: waiting for `drain` alone waited forever (and held
   // the data directory's lock), so the feed also stops when the parser closes.
   const writable = () =>
@@ -95,9 +138,12 @@ async function* arrayRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawR
       last = item.key
       const position = { index: item.key }
       const bytes = Buffer.byteLength(JSON.stringify(item.value))
+      const repeated = repeats.within(item.value)
       yield bytes > MAX_RECORD_BYTES
         ? { _tag: "Unreadable", position, message: `the record is ${bytes} bytes, over the ${MAX_RECORD_BYTES}-byte limit` }
-        : { _tag: "Parsed", position, value: item.value }
+        : repeated.length === 0
+          ? { _tag: "Parsed", position, value: item.value }
+          : { _tag: "Parsed", position, value: item.value, repeated }
     }
   } catch (error) {
     const where = last === undefined ? "before its first record" : `after the record at index ${last}`

@@ -85,6 +85,37 @@ for (const variant of targets()) {
       expect((await exported()).map((r) => r.id).sort()).toEqual([good[0]!.id, good[2]!.id, good[4]!.id].sort())
     })
 
+    it("a record that gives a name twice is rejected at each repeat's path, in NDJSON and in a JSON array; nothing of it is imported", async () => {
+      const good = records(3, 4)
+      // JSON.parse (and stream-json) would keep the second value without a word: the record is refused instead.
+      // Names compare as JSON reads them: "\\u006eame" is "name".
+      const twiceName = JSON.stringify(good[1]).replace(/^\{/, '{"\\u006eame":"First",')
+      const { category: _c, ...noCategory } = good[2]!
+      const twiceNested = JSON.stringify(noCategory).replace(/"pricing":\{/, '"pricing":{"model":"free",')
+      const lines = [JSON.stringify(good[0]), twiceName, twiceNested, JSON.stringify(good[3])]
+      const run = await cli([file("twice.ndjson", `${lines.join("\n")}\n`), "--report", join(dir, "twice.json")])
+      expect(run.code, run.stderr).toBe(1)
+      expect(run.stderr).toContain("line 2: rejected: name: is given more than once in its object: give it once")
+      // Every wrong field of the record at once: the repeat and what the schema found.
+      expect(run.stderr).toContain("line 3: rejected: pricing.model: is given more than once in its object")
+      expect(run.stderr).toContain("category: is required")
+      const report = JSON.parse(readFileSync(join(dir, "twice.json"), "utf8"))
+      expect(
+        report.rejections.map((r: { line: number; errors: ReadonlyArray<{ path: string }> }) => [r.line, r.errors.map((e) => e.path)])
+      ).toEqual([
+        [2, ["name"]],
+        [3, ["pricing.model", "category"]]
+      ])
+      expect((await exported()).map((r) => r.id).sort()).toEqual([good[0]!.id, good[3]!.id].sort())
+
+      const array = await cli([file("twice.json", `[${[twiceName, JSON.stringify(good[1]), twiceNested].join(",\n")}]`)])
+      expect(array.code, array.stderr).toBe(1)
+      expect(array.stderr).toContain("index 0: rejected: name: is given more than once in its object")
+      expect(array.stderr).toContain("index 2: rejected: pricing.model: is given more than once in its object")
+      expect(array.stderr).not.toContain("index 1:")
+      expect((await exported()).map((r) => r.id).sort()).toEqual([good[0]!.id, good[1]!.id, good[3]!.id].sort())
+    })
+
     it("names that share their first 80 characters: one file each, then a catalog of 600 of them, every one imported under its own slug", async () => {
       const long = "Meridian Continuous Compliance Evidence Collection and Audit Readiness Platform for Regulated Teams"
       const named = (name: string, seed: number) => {

@@ -114,5 +114,14 @@ describe("JSON bodies", () => {
     // Names inside strings are text, not names.
     expect(duplicateKeys(`{"a":"\\"a\\": 1, \\"a\\"","b":["a","a"]}`)).toEqual([])
     expect(duplicateKeys(`[1,{"k":[{"z":1,"z":1}]}]`)).toEqual([[1, "k", 0, "z"]])
+    // A quote after an even run of backslashes ends the string; after an odd run it is text.
+    expect(duplicateKeys(`{"a\\\\":1,"a\\\\":2}`)).toEqual([["a\\"]])
+    expect(duplicateKeys(`{"a":"x\\\\","a":2,"b":"\\"a\\":","c":1}`)).toEqual([["a"]])
+    // An object of many names (kept in a Set past the first sixteen): a repeat on either side of that line.
+    const many = Array.from({ length: 20 }, (_, i) => `"n${i}":${i}`)
+    expect(duplicateKeys(`{${[...many, '"n3":0', '"n18":0'].join(",")}}`)).toEqual([["n3"], ["n18"]])
+    // Broken JSON is scanned to its end without throwing (the parser that follows says what is wrong).
+    expect(duplicateKeys(`{"a":1,"a`)).toEqual([["a"]])
+    expect(duplicateKeys(`{"a":"never closed`)).toEqual([])
   })
 })

@@ -24,9 +24,16 @@ export type Position = { readonly line: number } | { readonly index: number }
 
 export const describePosition = (position: Position): string => ("line" in position ? `line ${position.line}` : `index ${position.index}`)
 
-/** A record as a reader produced it: parsed JSON, or why it could not be. */
+/** A field's place in a record: names and array indexes, outermost first. */
+export type FieldPath = ReadonlyArray<string | number>
+
+/**
+ * A record as a reader produced it: parsed JSON, or why it could not be. A parsed record that gave a name
+ * twice in one object says where (`repeated`): the value holds only the last, so the record is refused
+ * rather than imported with one of the two values dropped without a word (domain's duplicateKeys.ts).
+ */
 export type RawRecord =
-  | { readonly _tag: "Parsed"; readonly position: Position; readonly value: unknown }
+  | { readonly _tag: "Parsed"; readonly position: Position; readonly value: unknown; readonly repeated?: ReadonlyArray<FieldPath> }
   | { readonly _tag: "Unreadable"; readonly position: Position; readonly message: string }
 
 export interface FieldError {
@@ -53,6 +60,9 @@ export type Checked =
 
 const decode = Schema.decodeUnknownResult(ImportRecord)
 
+/** What a name given twice in one object is told: which value was meant is the author's to say, not a parser's. */
+export const REPEATED_NAME = "is given more than once in its object: give it once (a JSON parser keeps only one of the values)"
+
 /** `["pricing", "plans", 0, "price"]` → `pricing.plans[0].price` */
 export const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
   path.length === 0 ? "(record)" : path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join("")
@@ -74,6 +84,7 @@ export const checkRecord = (record: RawRecord): Checked => {
   if (record._tag === "Unreadable") {
     return { _tag: "Rejected", rejection: { position: record.position, where, errors: [{ path: "(record)", message: record.message }] } }
   }
+  const repeated = (record.repeated ?? []).map((path) => ({ path: formatPath(path), message: REPEATED_NAME }))
   const decoded = decode(record.value, { errors: "all", onExcessProperty: "error" })
   if (Result.isFailure(decoded)) {
     // The plain words every door uses (`must be text`, `is required`); an unknown field is one a record does not have.
@@ -81,8 +92,10 @@ export const checkRecord = (record: RawRecord): Checked => {
       path: formatPath(issue.path),
       message: issue.message === UNKNOWN_FIELD ? "is not a field of an import record" : issue.message
     }))
-    return { _tag: "Rejected", rejection: { position: record.position, where, errors } }
+    return { _tag: "Rejected", rejection: { position: record.position, where, errors: [...repeated, ...errors] } }
   }
+  // Every wrong field at once: a repeated name beside whatever else the schema found.
+  if (repeated.length > 0) return { _tag: "Rejected", rejection: { position: record.position, where, errors: repeated } }
   const value = decoded.success
   const fallback = derivedId(value.slug !== undefined ? `slug:${value.slug}` : `name:${value.name}`)
   const imported = fromImportRecord(value, fallback)
