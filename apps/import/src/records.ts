@@ -5,9 +5,11 @@
  */
 import { Schema, Stream } from "effect"
 import { duplicateKeys } from "@productdir/domain"
-import type { FieldPath, RawRecord } from "@productdir/usecases"
+import type { RawRecord } from "@productdir/usecases"
 import type { Readable } from "node:stream"
 import streamArray from "stream-json/streamers/stream-array.js"
+import { repeatTracker } from "./repeatedNames.ts"
+import { notUtf8, utf16Refusal, utf8Checker, withoutBom } from "./utf8.ts"
 
 export const MAX_RECORD_BYTES = 1024 * 1024
 
@@ -26,13 +28,16 @@ async function* ndjsonRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<Raw
   const finish = (): RawRecord | undefined => {
     line++
     const bytes = size
-    const text = bytes <= MAX_RECORD_BYTES ? Buffer.concat(parts).toString("utf8") : ""
+    const joined = bytes <= MAX_RECORD_BYTES ? Buffer.concat(parts) : undefined
     parts = []
     size = 0
     const position = { line }
-    if (bytes > MAX_RECORD_BYTES) {
+    if (joined === undefined) {
       return { _tag: "Unreadable", position, message: `the record is ${bytes} bytes, over the ${MAX_RECORD_BYTES}-byte limit` }
     }
+    const broken = notUtf8(joined)
+    if (broken !== undefined) return { _tag: "Unreadable", position, message: broken }
+    const text = joined.toString("utf8")
     if (text.trim().length === 0) return undefined
     let value: unknown
     try {
@@ -67,43 +72,8 @@ async function* ndjsonRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<Raw
   }
 }
 
-/**
- * Names given twice in one object of a JSON array's records. stream-json's assembler keeps the last value,
- * as JSON.parse does, but calls a reviver with each name before it stores the value: a name the object already
- * has is a repeat. The object is marked with it, and every object on the way up to its record is tainted as it
- * is stored in its parent, so a record without repeats is passed at once (the parser runs ahead of the reader:
- * marks are kept per object, never reset per record).
- */
-const repeatTracker = () => {
-  const marked = new WeakMap<object, Array<string>>()
-  const tainted = new WeakSet<object>()
-  function reviver(this: unknown, key: string, value: unknown): unknown {
-    if (typeof this !== "object" || this === null) return value
-    if (typeof value === "object" && value !== null && tainted.has(value)) tainted.add(this)
-    // Skipped: an array's items, and the holder of the whole array that the assembler passes at its end.
-    if (!Array.isArray(this) && Object.hasOwn(this, key)) {
-      const holder = key === "" && Array.isArray(value) && (this as Record<string, unknown>)[key] === value
-      if (!holder) {
-        marked.get(this)?.push(key) ?? marked.set(this, [key])
-        tainted.add(this)
-      }
-    }
-    return value
-  }
-  /** The repeats within one record, each at its path, in the order of its fields. */
-  const within = (record: unknown): ReadonlyArray<FieldPath> => {
-    const found: Array<FieldPath> = []
-    const walk = (value: unknown, path: FieldPath) => {
-      if (typeof value !== "object" || value === null || !tainted.has(value)) return
-      for (const name of marked.get(value) ?? []) found.push([...path, name])
-      if (Array.isArray(value)) for (const [index, item] of value.entries()) walk(item, [...path, index])
-      else for (const [name, item] of Object.entries(value)) walk(item, [...path, name])
-    }
-    walk(record, [])
-    return found
-  }
-  return { reviver, within }
-}
+/** A JSON array's bytes that are not UTF-8: the run stops there, as for a malformed array. */
+class NotUtf8 extends Error {}
 
 async function* arrayRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawRecord> {
   const repeats = repeatTracker()
@@ -120,10 +90,13 @@ async function* arrayRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawR
       parser.once("drain", done)
       parser.once("close", done)
     })
+  const utf8 = utf8Checker()
   const feed = (async () => {
     try {
       for await (const chunk of chunks) {
         if (parser.destroyed) return
+        const broken = utf8(chunk)
+        if (broken !== undefined) return parser.destroy(new NotUtf8(broken))
         if (!parser.write(chunk)) await writable()
       }
       if (!parser.destroyed) parser.end()
@@ -147,7 +120,11 @@ async function* arrayRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawR
     }
   } catch (error) {
     const where = last === undefined ? "before its first record" : `after the record at index ${last}`
-    throw new Error(`the JSON array is malformed ${where} (${(error as Error).message}); nothing after that point was read`)
+    throw new Error(
+      error instanceof NotUtf8
+        ? `${error.message} (${where}); nothing after that point was read`
+        : `the JSON array is malformed ${where} (${(error as Error).message}); nothing after that point was read`
+    )
   } finally {
     await feed
   }
@@ -155,23 +132,31 @@ async function* arrayRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawR
 
 /** Holds back the first bytes until the format is known, then replays them. */
 async function* detect(source: Readable, format: Format | "auto"): AsyncGenerator<RawRecord> {
-  const iterator = (source as AsyncIterable<Buffer>)[Symbol.asyncIterator]()
+  const iterator = (source as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]()
+  let first = true
+  /** The next chunk as bytes; the input's first bytes checked: a UTF-16 text refused, a UTF-8 byte order mark skipped. */
+  const bytesOf = (value: Buffer | string): Buffer => {
+    const bytes = typeof value === "string" ? Buffer.from(value) : value
+    if (!first) return bytes
+    first = false
+    const refusal = utf16Refusal(bytes)
+    if (refusal !== undefined) throw new Error(refusal)
+    return withoutBom(bytes)
+  }
   const head: Array<Buffer> = []
   let chosen: Format | undefined = format === "auto" ? undefined : format
   while (chosen === undefined) {
     const next = await iterator.next()
     if (next.done) return // empty or only white space: no records
-    const chunk = typeof next.value === "string" ? Buffer.from(next.value) : next.value
+    const chunk = bytesOf(next.value)
     head.push(chunk)
-    const first = chunk.findIndex((byte) => !isSpace(byte))
-    if (first !== -1) chosen = chunk[first] === 0x5b ? "json" : "ndjson" // '['
+    const at = chunk.findIndex((byte) => !isSpace(byte))
+    if (at !== -1) chosen = chunk[at] === 0x5b ? "json" : "ndjson" // '['
   }
   async function* replay(): AsyncGenerator<Buffer> {
     try {
       yield* head
-      for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
-        yield typeof next.value === "string" ? Buffer.from(next.value) : next.value
-      }
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield bytesOf(next.value)
     } finally {
       // Stopped early (a broken array): the source is closed, not left open and paused.
       await iterator.return?.()

@@ -116,6 +116,48 @@ for (const variant of targets()) {
       expect((await exported()).map((r) => r.id).sort()).toEqual([good[0]!.id, good[1]!.id, good[3]!.id].sort())
     })
 
+    it("reads UTF-8 only: a record with a Latin-1 byte is rejected naming the byte, a byte order mark is skipped, UTF-16 is refused", async () => {
+      const good = records(4, 4)
+      const bytesFile = (name: string, bytes: Buffer) => {
+        const path = join(dir, name)
+        writeFileSync(path, bytes)
+        return path
+      }
+      // "Café" saved as Latin-1: the é is the one byte 0xE9, which read as UTF-8 would become U+FFFD without a word.
+      const latin1 = Buffer.from(JSON.stringify({ ...good[1], name: "Café Ledger" }), "latin1")
+      const lines = [Buffer.from(JSON.stringify(good[0])), latin1, Buffer.from(JSON.stringify(good[2]))]
+      const at = latin1.indexOf(0xe9) + 1
+      const run = await cli([
+        bytesFile("latin1.ndjson", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), ...lines.flatMap((l) => [l, Buffer.from("\n")])]))
+      ])
+      expect(run.code, run.stderr).toBe(1)
+      // The byte order mark before line 1 is skipped: line 1 loads.
+      expect(run.stderr.trim().split("\n")).toEqual([
+        `line 2: rejected: (record): not valid UTF-8 at byte ${at} (0xE9): the file must be UTF-8 (in Latin-1 or Windows-1252, "é" is the one byte 0xE9); save it as UTF-8 and import it again`
+      ])
+      expect((await exported()).map((r) => r.id).sort()).toEqual([good[0]!.id, good[2]!.id].sort())
+
+      // A JSON array with a byte order mark loads; UTF-8 text with accents is kept as sent.
+      const accented = { ...good[3]!, name: "Zürich Ledger" }
+      const array = await cli([
+        bytesFile("bom.json", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify([accented]))]))
+      ])
+      expect(array.code, array.stderr).toBe(0)
+      expect((await exported()).find((r) => r.id === accented.id)?.name).toBe("Zürich Ledger")
+
+      // A broken byte in a JSON array ends the run where it is, as a malformed array does; UTF-16 is refused at once.
+      const brokenArray = Buffer.concat([Buffer.from(`[${JSON.stringify(good[1])},`), latin1, Buffer.from("]")])
+      const broken = await cli([bytesFile("latin1.json", brokenArray)])
+      expect(broken.code).toBe(2)
+      expect(broken.stderr).toContain("the input is not valid UTF-8 near byte")
+      const utf16 = await cli([
+        bytesFile("utf16.ndjson", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(JSON.stringify(good[1]), "utf16le")]))
+      ])
+      expect(utf16.code).toBe(2)
+      expect(utf16.stderr).toContain("the input is UTF-16 text (it starts with a UTF-16 byte order mark): save it as UTF-8")
+      expect((await exported()).length).toBe(3)
+    })
+
     it("names that share their first 80 characters: one file each, then a catalog of 600 of them, every one imported under its own slug", async () => {
       const long = "Meridian Continuous Compliance Evidence Collection and Audit Readiness Platform for Regulated Teams"
       const named = (name: string, seed: number) => {
