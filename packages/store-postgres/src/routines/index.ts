@@ -8,6 +8,7 @@ import { reportChanged, stampChange } from "./changeStamps.ts"
 import { countedVotes } from "./countedVotes.ts"
 import type { Routine } from "./Routine.ts"
 import { buildSearchLists, buildSearchStarts, lexemeScore, searchBody, searchVector, unaccent } from "./search.ts"
+import { searchCandidates } from "./searchCandidates.ts"
 import { takeTokens } from "./tokenBuckets.ts"
 import { trustScore } from "./trust.ts"
 
@@ -18,6 +19,7 @@ export const ROUTINES: ReadonlyArray<Routine> = [
   lexemeScore,
   buildSearchLists,
   buildSearchStarts,
+  searchCandidates,
   trustScore,
   countedVotes,
   stampChange,
