@@ -1,13 +1,9 @@
-/**
- * Names given twice in one object of a JSON array's records, found as stream-json assembles them (an NDJSON
- * line is scanned whole by the domain's duplicateKeys instead).
- */
 import type { FieldPath } from "@productdir/usecases"
 
 /**
- * Names given twice in one object of a JSON array's records. stream-json's assembler keeps the last value,
- * as JSON.parse does, but calls a reviver with each name before it stores the value: a name the object already
- * has is a repeat. The object is marked with it, and every object on the way up to its record is tainted as it
+ * Names given twice in one object of a JSON array's records (an NDJSON line is scanned whole by the domain's
+ * duplicateKeys instead). stream-json's assembler keeps the last value, as JSON.parse does, but calls a reviver
+ * with each name before it stores the value: a name the object already has is a repeat. The object is marked with it, and every object on the way up to its record is tainted as it
  * is stored in its parent, so a record without repeats is passed at once (the parser runs ahead of the reader:
  * marks are kept per object, never reset per record).
  */
