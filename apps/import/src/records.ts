@@ -49,8 +49,7 @@ async function* ndjsonRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<Raw
         : "; each line must be one JSON object (NDJSON): CSV and other formats are not read"
       return { _tag: "Unreadable", position, message: `not valid JSON (${(error as Error).message})${hint}` }
     }
-    const repeated = duplicateKeys(text)
-    return repeated.length === 0 ? { _tag: "Parsed", position, value } : { _tag: "Parsed", position, value, repeated }
+    return { _tag: "Parsed", position, value, repeated: duplicateKeys(text) }
   }
   for await (const chunk of chunks) {
     let start = 0
@@ -111,12 +110,9 @@ async function* arrayRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawR
       last = item.key
       const position = { index: item.key }
       const bytes = Buffer.byteLength(JSON.stringify(item.value))
-      const repeated = repeats.within(item.value)
       yield bytes > MAX_RECORD_BYTES
         ? { _tag: "Unreadable", position, message: `the record is ${bytes} bytes, over the ${MAX_RECORD_BYTES}-byte limit` }
-        : repeated.length === 0
-          ? { _tag: "Parsed", position, value: item.value }
-          : { _tag: "Parsed", position, value: item.value, repeated }
+        : { _tag: "Parsed", position, value: item.value, repeated: repeats.within(item.value) }
     }
   } catch (error) {
     const where = last === undefined ? "before its first record" : `after the record at index ${last}`

@@ -29,11 +29,11 @@ export type FieldPath = ReadonlyArray<string | number>
 
 /**
  * A record as a reader produced it: parsed JSON, or why it could not be. A parsed record that gave a name
- * twice in one object says where (`repeated`): the value holds only the last, so the record is refused
+ * twice in one object says where (`repeated`, empty when none): the value holds only the last, so the record is refused
  * rather than imported with one of the two values dropped without a word (domain's duplicateKeys.ts).
  */
 export type RawRecord =
-  | { readonly _tag: "Parsed"; readonly position: Position; readonly value: unknown; readonly repeated?: ReadonlyArray<FieldPath> }
+  | { readonly _tag: "Parsed"; readonly position: Position; readonly value: unknown; readonly repeated: ReadonlyArray<FieldPath> }
   | { readonly _tag: "Unreadable"; readonly position: Position; readonly message: string }
 
 export interface FieldError {
@@ -84,18 +84,19 @@ export const checkRecord = (record: RawRecord): Checked => {
   if (record._tag === "Unreadable") {
     return { _tag: "Rejected", rejection: { position: record.position, where, errors: [{ path: "(record)", message: record.message }] } }
   }
-  const repeated = (record.repeated ?? []).map((path) => ({ path: formatPath(path), message: REPEATED_NAME }))
   const decoded = decode(record.value, { errors: "all", onExcessProperty: "error" })
-  if (Result.isFailure(decoded)) {
-    // The plain words every door uses (`must be text`, `is required`); an unknown field is one a record does not have.
-    const errors = fieldErrors(decoded.failure.issue).map((issue) => ({
+  // Every wrong field at once: each repeated name, then what the schema found, in the plain words every door
+  // uses (`must be text`, `is required`); an unknown field is one a record does not have.
+  const errors = [
+    ...record.repeated.map((path) => ({ path: formatPath(path), message: REPEATED_NAME })),
+    ...(Result.isFailure(decoded) ? fieldErrors(decoded.failure.issue) : []).map((issue) => ({
       path: formatPath(issue.path),
       message: issue.message === UNKNOWN_FIELD ? "is not a field of an import record" : issue.message
     }))
-    return { _tag: "Rejected", rejection: { position: record.position, where, errors: [...repeated, ...errors] } }
+  ]
+  if (Result.isFailure(decoded) || errors.length > 0) {
+    return { _tag: "Rejected", rejection: { position: record.position, where, errors } }
   }
-  // Every wrong field at once: a repeated name beside whatever else the schema found.
-  if (repeated.length > 0) return { _tag: "Rejected", rejection: { position: record.position, where, errors: repeated } }
   const value = decoded.success
   const fallback = derivedId(value.slug !== undefined ? `slug:${value.slug}` : `name:${value.name}`)
   const imported = fromImportRecord(value, fallback)
