@@ -38,11 +38,23 @@ export const ProblemList = Schema.Struct({
 }).annotate({ identifier: "ProblemList" })
 export type ProblemList = typeof ProblemList.Type
 
-/** Trim, collapse white space, case-fold: "  No SSO " and "no  sso" are one problem. */
-export const normalizeReason = (reason: string): string => reason.trim().replace(/\s+/g, " ").toLowerCase()
+/**
+ * Characters with no visible form of their own (zero-width spaces and joiners, soft hyphens, variation
+ * selectors, …): a reason that differs from another only by them looks the same to a reader.
+ */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu
 
-/** The text shown for a reason: trimmed and collapsed, case kept. */
-export const tidyReason = (reason: string): string => reason.trim().replace(/\s+/g, " ")
+/**
+ * The key a reason is counted under: two reasons a reader cannot tell apart are one problem, so a count
+ * cannot be split (or a look-alike entry made) by how the text was typed. Compatibility forms folded
+ * (NFKC: "é" typed as one character or as "e" and an accent, full-width "ＳＳＯ", the "ﬁ" ligature), invisible
+ * characters dropped, white space trimmed and collapsed, case folded: "  No SSO " and "no  sso" are one problem.
+ */
+export const normalizeReason = (reason: string): string =>
+  reason.normalize("NFKC").replace(INVISIBLE, "").trim().replace(/\s+/g, " ").toLowerCase()
+
+/** The text shown for a reason: composed (NFC), trimmed and collapsed, case and every character kept. */
+export const tidyReason = (reason: string): string => reason.normalize("NFC").trim().replace(/\s+/g, " ")
 
 /** One community problem as a store aggregates it from its report rows. */
 export interface ReportedProblem {

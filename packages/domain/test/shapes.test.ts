@@ -10,6 +10,7 @@ import {
   normalizeReason,
   priceAmount,
   problemsOf,
+  tidyReason,
   toAgentCard,
   toAgentView,
   VoteRequest,
@@ -56,6 +57,25 @@ describe("agent card and view", () => {
 describe("problems", () => {
   it("normalises reasons", () => {
     expect(normalizeReason("  No   SSO\ton Team ")).toBe("no sso on team")
+  })
+
+  it("counts reasons a reader cannot tell apart under one key", () => {
+    const key = normalizeReason("Café export crashes")
+    // "é" as one character, and as "e" and a combining accent; upper case; full-width letters and the "ﬁ"
+    // ligature; a zero-width space, a soft hyphen and a no-break space typed into the words.
+    for (const lookAlike of [
+      "Cafe\u0301 export crashes",
+      "CAFÉ EXPORT CRASHES",
+      "Ｃａｆé export crashes",
+      "Caf\u200Bé ex\u00ADport\u00A0crashes"
+    ]) {
+      expect(normalizeReason(lookAlike)).toBe(key)
+    }
+    expect(normalizeReason("ﬁle sync")).toBe(normalizeReason("file sync"))
+    // Different words stay different problems.
+    expect(normalizeReason("Cafe export crashes")).not.toBe(key)
+    // Shown as sent, composed: one form of "é" whichever way it was typed.
+    expect(tidyReason("Cafe\u0301  export")).toBe("Café export")
   })
 
   it("merges community reports into a matching limitation and sorts by reports then recency", () => {

@@ -21,6 +21,7 @@ import { migration as m0011 } from "./0011_crowd_defense.ts"
 import { migration as m0012 } from "./0012_search_lists.ts"
 import { migration as m0013 } from "./0013_search_names.ts"
 import { migration as m0014 } from "./0014_search_starts.ts"
+import { migration as m0015 } from "./0015_problem_keys.ts"
 
 export const MIGRATIONS_TABLE = "productdir_migrations"
 
@@ -39,7 +40,8 @@ const ALL = {
   "0011_crowd_defense": m0011,
   "0012_search_lists": m0012,
   "0013_search_names": m0013,
-  "0014_search_starts": m0014
+  "0014_search_starts": m0014,
+  "0015_problem_keys": m0015
 }
 
 export const migrations = Migrator.fromRecord(ALL)

@@ -1,0 +1,77 @@
+/**
+ * Migration 0015_problem_keys: reports written before a problem's key folded look-alike texts (an "é"
+ * typed as "e" and a combining accent, a zero-width space) are counted as one problem once the database
+ * is migrated, as reports written after it are. On PGlite, and on the server when DATABASE_URL is set.
+ */
+import { PgClient } from "@effect/sql-pg"
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { addressVoter, type ProductId, ProblemStore, VoteLedger } from "@productdir/domain"
+import { PgliteClient } from "../src/index.ts"
+import { migrateThrough } from "../src/migrations/index.ts"
+import { layerSql } from "../src/StoreLayer.ts"
+import { freshDatabaseUrl } from "../src/testing.ts"
+
+const clients: ReadonlyArray<{ readonly name: string; readonly client: () => Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown> }> = [
+  { name: "pglite", client: () => PgliteClient.layerInMemory() },
+  ...(process.env.DATABASE_URL
+    ? [
+        {
+          name: "postgres",
+          client: () =>
+            Layer.unwrap(
+              Effect.map(freshDatabaseUrl(process.env.DATABASE_URL!), ({ url }) =>
+                PgClient.layer({ url: Redacted.make(url), maxConnections: 2 })
+              )
+            )
+        }
+      ]
+    : [])
+]
+
+describe.each(clients)("problem keys, $name", ({ client }) => {
+  it.effect(
+    "reports keyed before the look-alike rule are one problem once migrated, and later reports join it",
+    () =>
+      Effect.gen(function* () {
+        const scope = yield* Effect.scope
+        const database = Layer.succeedContext(yield* Layer.buildWithScope(client(), scope))
+        yield* migrateThrough("0014_search_starts").pipe(Effect.provide(database))
+        const sql = Context.get(yield* Layer.buildWithScope(database, scope), SqlClient.SqlClient)
+        const id = "0b6f8a52-7d1e-4c3a-9f0e-2a5b8c7d6e41" as ProductId
+        yield* sql`
+          INSERT INTO products (id, slug, name, name_key, category, content, seed_up, seed_down, trust_up, trust_down)
+          VALUES (${id}::uuid, 'cafe-app', 'Cafe App', 'cafe app', 'Test', '{}'::jsonb, 0, 0, 0, 0)`
+        // As the earlier release keyed them: trimmed, collapsed, lower case, nothing more.
+        const earlier = [
+          ["v1", "Caf\u00e9 export crashes"],
+          ["v2", "Cafe\u0301 export crashes"],
+          ["v3", "Caf\u200b\u00e9 export crashes"]
+        ] as const
+        for (const [voter, summary] of earlier) {
+          yield* sql`
+            INSERT INTO votes (product_id, voter, direction) VALUES (${id}::uuid, ${`ip:${voter}`}, 'down')`
+          yield* sql`
+            INSERT INTO problem_reports (product_id, problem_key, voter, summary)
+            VALUES (${id}::uuid, ${summary.toLowerCase()}, ${`ip:${voter}`}, ${summary})`
+        }
+        const before = yield* sql<{ n: number }>`SELECT count(DISTINCT problem_key)::int AS n FROM problem_reports`
+        assert.strictEqual(before[0]!.n, 3)
+
+        const stores = yield* Layer.buildWithScope(layerSql(database), scope)
+        const reported = yield* ProblemStore.use((p) => p.reported(id)).pipe(Effect.provide(stores))
+        assert.deepStrictEqual(
+          reported.map((r) => [r.key, r.summary, r.reports]),
+          [["caf\u00e9 export crashes", "Caf\u00e9 export crashes", 3]]
+        )
+        // A report typed the way the oldest was joins it.
+        yield* VoteLedger.use((l) =>
+          l.cast({ entity: id, voter: addressVoter("v4"), direction: "down", reason: "CAFE\u0301 EXPORT CRASHES" })
+        ).pipe(Effect.provide(stores))
+        const after = yield* ProblemStore.use((p) => p.reported(id)).pipe(Effect.provide(stores))
+        assert.deepStrictEqual(after.map((r) => r.reports), [4])
+      }).pipe(Effect.scoped),
+    120_000
+  )
+})
