@@ -141,6 +141,12 @@ export const NodeServerLive = Layer.unwrap(
       requireHostHeader: false
     })
     if (config.maxConnections > 0) server.maxConnections = config.maxConnections
+    // A client may close its sending side once its request is written (HTTP/1.1 allows it; `nc -N`, some
+    // proxies and one-shot scripts do). Node's server would abort the request at that FIN and write nothing,
+    // so a registration or a vote could be done without its client ever hearing of it. With this (a field
+    // of http.Server since Node's first releases, read where the socket ends), the request runs and its
+    // answer is written, then the connection is closed.
+    Object.assign(server, { httpAllowHalfOpen: true })
     server.on("clientError", answerClientError)
     return Layer.mergeAll(
       FrontDoor.layer(server, { port: config.port, host: config.host }),

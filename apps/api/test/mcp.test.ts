@@ -419,8 +419,23 @@ for (const variant of storeVariants()) {
             headers: { ...streams, "content-type": "application/json" },
             body: "{not json"
           })
+          // Input the server cannot take as a message is an HTTP error (the transport's rule), its body the JSON-RPC error.
+          expect(parseError.status).toBe(400)
           expect(bodyOf<{ error: { code: number } }>(parseError).error.code).toBe(-32700)
           expect(parseError.text).not.toContain("_tag")
+          for (const [body, code] of [
+            ['{"jsonrpc":', -32700],
+            ['{"hello":1}', -32600],
+            ['{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', -32600]
+          ] as const) {
+            const refused = yield* request(`${base}/mcp`, {
+              method: "POST",
+              headers: { ...streams, "content-type": "application/json" },
+              body
+            })
+            expect(refused.status, body).toBe(400)
+            expect(bodyOf<{ error: { code: number } }>(refused).error.code, body).toBe(code)
+          }
         })
       )
 

@@ -143,6 +143,22 @@ const emptyCompletions =
     return { ...rest, result: stateless ? { resultType: "complete", completion } : { completion } }
   }
 
+/**
+ * A body the server could not take as a message: not JSON (-32700), or JSON that is no JSON-RPC request
+ * (-32600). The transport says such input is answered with an HTTP error status (400), its body the
+ * JSON-RPC error without an id; the library answers it 200, which a client, a proxy or a log reads as served.
+ */
+const REFUSED_INPUT_CODES = new Set([-32700, -32600])
+const REFUSED_INPUT_BYTES = [Buffer.from("-32700"), Buffer.from("-32600")]
+
+const isRefusedInput = (value: unknown): boolean =>
+  value !== null &&
+  typeof value === "object" &&
+  !Array.isArray(value) &&
+  "error" in value &&
+  ((value as { id?: unknown }).id ?? null) === null &&
+  REFUSED_INPUT_CODES.has((value as { error: { code?: unknown } }).error?.code as number)
+
 const ALLOWED_METHODS = "GET, POST, DELETE"
 
 /** The stateless protocol revision: a request names it in every MCP-Protocol-Version header. */
@@ -157,16 +173,15 @@ const tidy = (response: HttpServerResponse.HttpServerResponse, stateless: boolea
     if (detail !== undefined) return problem(response.status, detail, headers)
   }
   const contentType = response.headers["content-type"] ?? ""
+  const bytes = response.body._tag === "Uint8Array" ? response.body.body : undefined
   if (
-    response.body._tag === "Uint8Array" &&
+    bytes !== undefined &&
     contentType.startsWith("application/json") &&
-    (contains(response.body.body, TAG) ||
-      contains(response.body.body, UNKNOWN_COMPLETION_BYTES) ||
-      contains(response.body.body, RESOURCE_NOT_FOUND_BYTES))
+    [TAG, UNKNOWN_COMPLETION_BYTES, RESOURCE_NOT_FOUND_BYTES, ...REFUSED_INPUT_BYTES].some((needle) => contains(bytes, needle))
   ) {
-    const json = JSON.parse(new TextDecoder().decode(response.body.body)) as unknown
+    const json = JSON.parse(new TextDecoder().decode(bytes)) as unknown
     return HttpServerResponse.jsonUnsafe(notFoundCodes(emptyCompletions(stateless)(withoutTags(json))), {
-      status: response.status,
+      status: response.status === 200 && isRefusedInput(json) ? 400 : response.status,
       headers: response.headers
     })
   }
