@@ -194,6 +194,12 @@ for (const variant of storeVariants()) {
           expect(bodyOf<ProblemBody>(vote).detail).toContain("entity_id is given more than once")
           const nested = yield* send("/agents", `{"name":"bot","contact":"ops@example.com","name":"other"}`)
           expectFieldRefused(nested, "agents", ["payload", "name"])
+          // Every wrong field at once: the repeated name beside the body's other mistakes.
+          const more = yield* send("/vote", `{"entity_id":"a","entity_id":"${target.id}","x":1,"direction":"bad"}`)
+          expect(more.status).toBe(400)
+          const errors = (bodyOf<ProblemBody>(more) as ProblemBody & { errors: ReadonlyArray<{ path: ReadonlyArray<string> }> }).errors
+          expect(errors.map((e) => e.path.join(".")).sort()).toEqual(["payload.direction", "payload.entity_id", "payload.x"])
+          expect(bodyOf<ProblemBody>(more).detail).toMatch(/^3 fields are not right: /)
           const mcp = yield* send(
             "/mcp",
             `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","protocolVersion":"2025-06-18"}}`,

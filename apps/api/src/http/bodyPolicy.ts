@@ -14,10 +14,10 @@
  *   A2A's routes say both in their own envelopes (a2a/routes.ts).
  * The endpoints that read JSON come from the API definition.
  */
-import { ByteSize, Effect } from "effect"
+import { ByteSize, Effect, Exit, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { OpenApi } from "effect/http-api"
-import { Api, fieldName, GIVEN_TWICE } from "@productdir/contract"
+import { HttpApi, OpenApi } from "effect/http-api"
+import { Api, type FieldIssue, fieldErrors, fieldName, GIVEN_TWICE } from "@productdir/contract"
 import { duplicateKeys } from "@productdir/domain"
 import { MCP_PATH } from "../mcp/edge.ts"
 import { badFields, payloadTooLarge, problem } from "./problemResponses.ts"
@@ -32,6 +32,30 @@ const jsonBodies = new Set(
       .map(([method]) => `${method.toUpperCase()} ${path}`)
   )
 )
+
+/**
+ * "POST /vote" → what its JSON body decodes with, read as the API reads it (every issue, unknown fields
+ * refused): a body refused for a repeated name is also checked against it, so that every wrong field is
+ * named in the one answer, as for any other refusal.
+ */
+const payloadChecks = (() => {
+  const checks = new Map<string, (value: unknown) => ReadonlyArray<FieldIssue>>()
+  HttpApi.reflect(Api, {
+    onGroup: () => undefined,
+    onEndpoint: ({ endpoint }) => {
+      const schema = endpoint.payload.get("application/json")?.schemas[0]
+      if (schema === undefined) return
+      const decode = Schema.decodeUnknownExit(schema as Schema.Codec<unknown, unknown>, { errors: "all", onExcessProperty: "error" })
+      checks.set(`${endpoint.method} ${endpoint.path}`, (value) => {
+        const exit = decode(value)
+        return Exit.isSuccess(exit) || exit.cause.reasons[0]?._tag !== "Fail"
+          ? []
+          : fieldErrors(exit.cause.reasons[0].error.issue, "payload")
+      })
+    }
+  })
+  return checks
+})()
 
 const isJson = (contentType: string | undefined): boolean => {
   const type = contentType?.split(";")[0]?.trim().toLowerCase()
@@ -76,7 +100,7 @@ export const bodyPolicy = <E, R>(
           const text = utf8Text(bytes.value)
           if (text === undefined) return notUtf8(path)
           const repeated = duplicateKeys(text)
-          if (repeated.length > 0) return namesRepeated(path, repeated)
+          if (repeated.length > 0) return namesRepeated(path, repeated, payloadChecks.get(`${request.method} ${path}`), text)
         }
       }
     }
@@ -101,11 +125,33 @@ export const utf8Text = (bytes: ArrayBuffer): string | undefined => {
 const jsonRpcRefusal = (code: number, message: string): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.jsonUnsafe({ jsonrpc: "2.0", id: null, error: { code, message } }, { status: 400 })
 
-/** A JSON body that repeats a name in an object (duplicateKeys.ts), refused naming each, in the words of its door. */
-const namesRepeated = (path: string, repeated: ReadonlyArray<ReadonlyArray<string | number>>): HttpServerResponse.HttpServerResponse =>
-  path === MCP_PATH
-    ? jsonRpcRefusal(-32600, `Invalid Request: ${repeated.map((p) => `${fieldName(p)} ${GIVEN_TWICE}`).join("; ")}`)
-    : badFields(repeated.map((p) => ({ path: ["payload", ...p], message: GIVEN_TWICE })))
+/**
+ * A JSON body that repeats a name in an object (duplicateKeys.ts), refused naming each, in the words of
+ * its door; with the body's other wrong fields (as JSON.parse reads it: the last of a repeated name's values).
+ */
+const namesRepeated = (
+  path: string,
+  repeated: ReadonlyArray<ReadonlyArray<string | number>>,
+  check: ((value: unknown) => ReadonlyArray<FieldIssue>) | undefined,
+  text: string
+): HttpServerResponse.HttpServerResponse => {
+  if (path === MCP_PATH)
+    return jsonRpcRefusal(-32600, `Invalid Request: ${repeated.map((p) => `${fieldName(p)} ${GIVEN_TWICE}`).join("; ")}`)
+  const given = repeated.map((p): FieldIssue => ({ path: ["payload", ...p], message: GIVEN_TWICE }))
+  const others = check === undefined ? [] : othersOf(check, text)
+  return badFields([...given, ...others])
+}
+
+/** The body's wrong fields as JSON.parse reads it; none when it is no JSON at all (its repeated names are still named). */
+const othersOf = (check: (value: unknown) => ReadonlyArray<FieldIssue>, text: string): ReadonlyArray<FieldIssue> => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return []
+  }
+  return check(value)
+}
 
 /** A JSON body that is not UTF-8, refused in the words of the door it came to. */
 const notUtf8 = (path: string): HttpServerResponse.HttpServerResponse =>

@@ -21,7 +21,9 @@ export const problem = (status: number, detail: string, headers: Readonly<Record
 
 /** A 400 naming every wrong field, as the API's own request validation answers (for requests no route decoded). */
 export const badFields = (errors: ReadonlyArray<FieldIssue>) => {
-  const count = errors.length === 1 ? "1 field is" : `${errors.length} fields are`
+  // A field can break more than one rule: the count is of fields.
+  const wrong = new Set(errors.map((e) => e.path.join("\u0000"))).size
+  const count = wrong === 1 ? "1 field is" : `${wrong} fields are`
   return HttpServerResponse.jsonUnsafe(
     { type: "about:blank", title: STATUS_CODES[400], status: 400, detail: `${count} not right: ${describeFieldErrors(errors)}.`, errors },
     { status: 400, contentType: PROBLEM_JSON }
