@@ -219,6 +219,12 @@ for (const variant of storeVariants()) {
           for (const bad of ["limit=0", "limit=101", "limit=abc", "sort=price", "updated_since=yesterday", "cursor=zzz"]) {
             expectProblem(yield* request(`${base}/products?${bad}`), 400)
           }
+          // A day that does not exist is refused, not rolled over to the next month.
+          for (const day of ["2026-02-30T00:00:00Z", "2025-02-29", "2026-04-31T12:00:00%2B02:00"]) {
+            const refused = expectProblem(yield* request(`${base}/products?updated_since=${day}`), 400)
+            expect(refused.detail, day).toContain("updated_since is not a moment on the calendar")
+          }
+          expect((yield* request(`${base}/products?updated_since=2024-02-29T00:00:00Z`)).status).toBe(200)
         })
       )
 

@@ -1,7 +1,7 @@
 /** Parameters shared by several endpoints and tools: pages, cursors and times. */
 import { Result, Schema, SchemaTransformation } from "effect"
 import { Base64Url } from "effect/encoding"
-import { boundedText, DEFAULT_LIMIT, MAX_LIMIT } from "@productdir/domain"
+import { boundedText, DEFAULT_LIMIT, isOffCalendar, MAX_LIMIT, NOT_ON_CALENDAR } from "@productdir/domain"
 
 export const Limit = Schema.Int.check(
   Schema.isBetween({ minimum: 1, maximum: MAX_LIMIT }, { message: `must be a whole number from 1 to ${MAX_LIMIT}` })
@@ -34,12 +34,18 @@ export const Cursor = Schema.String.annotate({ description: "Opaque cursor from 
 )
 
 /** Whether `text` is an ISO 8601 timestamp (a date, or a date and time): what `updated_since` takes. */
-export const isIsoTimestamp = (text: string): boolean => /^\d{4}-\d{2}-\d{2}/.test(text) && !Number.isNaN(new Date(text).getTime())
+export const isIsoTimestamp = (text: string): boolean =>
+  /^\d{4}-\d{2}-\d{2}/.test(text) && !Number.isNaN(new Date(text).getTime()) && !isOffCalendar(text)
 
 /** `updated_since`: checked with the other parameters, so that it is named beside them. */
 export const SinceQuery = boundedText(100)
   .annotate({ description: "ISO 8601 timestamp: only products changed since" })
-  .check(Schema.makeFilter((text: string) => isIsoTimestamp(text) || "must be an ISO 8601 timestamp, e.g. 2026-11-01T00:00:00Z"))
+  .check(
+    Schema.makeFilter(
+      (text: string) =>
+        isIsoTimestamp(text) || (isOffCalendar(text) ? NOT_ON_CALENDAR : "must be an ISO 8601 timestamp, e.g. 2026-11-01T00:00:00Z")
+    )
+  )
 
 /**
  * `limit` as a query carries it: digits, read as the page size. The digits are checked

@@ -3,6 +3,7 @@
  * bumps `version`. Counters, slug and timestamps live beside it (Product.ts).
  */
 import { Schema } from "effect"
+import { isOffCalendar, NOT_ON_CALENDAR } from "./calendar.ts"
 import { boundedText, isStorableText } from "./text.ts"
 
 export const Text = boundedText(10_000)
@@ -19,14 +20,16 @@ export const HttpUrl = Schema.String.check(
 export const OffsetTimestamp = Schema.String.check(
   Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/u, {
     message: "must be an ISO 8601 timestamp with a UTC offset, like 2026-11-22T10:15:00+00:00"
-  })
+  }),
+  Schema.makeFilter((text: string) => !isOffCalendar(text) || NOT_ON_CALENDAR)
 ).annotate({ description: "ISO 8601 timestamp with UTC offset", examples: ["2026-11-22T10:15:00+00:00"] })
 
 /** ISO 8601 without offset, as in `ai_optimization.seeded_at`. */
 export const LocalTimestamp = Schema.String.check(
   Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?$/u, {
     message: "must be an ISO 8601 timestamp without offset, like 2026-01-15T09:30:00"
-  })
+  }),
+  Schema.makeFilter((text: string) => !isOffCalendar(text) || NOT_ON_CALENDAR)
 ).annotate({
   description: "ISO 8601 timestamp without UTC offset",
   examples: ["2026-01-15T09:30:00"]

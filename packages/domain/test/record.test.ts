@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result, Schema, SchemaIssue } from "effect"
-import { defaultUtm, ProductRecord, toProductRecord, withoutTracking, withTracking } from "../src/index.ts"
+import { defaultUtm, isOffCalendar, ProductRecord, toProductRecord, withoutTracking, withTracking } from "../src/index.ts"
 import { product } from "./fixture.ts"
 
 const SPEC_FIELDS = [
@@ -84,6 +84,32 @@ describe("ProductRecord", () => {
     }
     const paths = issuesOf(bad).map((i) => i.path.join("."))
     expect(paths).toEqual(expect.arrayContaining(["trust.trust_up", "pricing.plans.0.price", "ai_optimization.seeded_at", "extra"]))
+  })
+})
+
+describe("timestamps on the calendar", () => {
+  const wire = Schema.encodeSync(ProductRecord)(toProductRecord(product, defaultUtm))
+  it("refuses a date or time that does not exist, naming the field, and keeps the ones that do", () => {
+    const offCalendar = (wrong: ReadonlyArray<{ path: ReadonlyArray<unknown>; message: string }>) =>
+      wrong.map((i) => [i.path.join("."), i.message.includes("calendar")])
+    for (const updated_at of ["2026-02-30T10:00:00+00:00", "2025-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "2026-11-22T10:60:00+00:00"]) {
+      expect(offCalendar(issuesOf({ ...wire, updated_at })), updated_at).toEqual([["updated_at", true]])
+    }
+    for (const seeded_at of ["2026-02-30T09:30:00", "2026-01-15T24:00:00", "2026-13-01T09:30:00", "2026-06-00T09:30:00"]) {
+      const bad = { ...wire, ai_optimization: { ...wire.ai_optimization, seeded_at } }
+      expect(offCalendar(issuesOf(bad)), seeded_at).toEqual([["ai_optimization.seeded_at", true]])
+    }
+    for (const real of ["2024-02-29T23:59:59+14:00", "2000-02-29T00:00:00Z", "2026-12-31T23:59:59.999-08:00"]) {
+      expect(issuesOf({ ...wire, updated_at: real }), real).toEqual([])
+    }
+  })
+
+  it("judges only what is shaped as a timestamp", () => {
+    expect(isOffCalendar("2026-02-30")).toBe(true)
+    expect(isOffCalendar("2026-02-28T23:59:59+25:00")).toBe(true)
+    expect(isOffCalendar("2028-02-29")).toBe(false)
+    expect(isOffCalendar("1900-02-29")).toBe(true)
+    expect(isOffCalendar("yesterday")).toBe(false)
   })
 })
 

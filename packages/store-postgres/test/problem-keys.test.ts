@@ -13,7 +13,10 @@ import { migrateThrough } from "../src/migrations/index.ts"
 import { layerSql } from "../src/StoreLayer.ts"
 import { freshDatabaseUrl } from "../src/testing.ts"
 
-const clients: ReadonlyArray<{ readonly name: string; readonly client: () => Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown> }> = [
+const clients: ReadonlyArray<{
+  readonly name: string
+  readonly client: () => Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown>
+}> = [
   { name: "pglite", client: () => PgliteClient.layerInMemory() },
   ...(process.env.DATABASE_URL
     ? [
@@ -70,7 +73,10 @@ describe.each(clients)("problem keys, $name", ({ client }) => {
           l.cast({ entity: id, voter: addressVoter("v4"), direction: "down", reason: "CAFE\u0301 EXPORT CRASHES" })
         ).pipe(Effect.provide(stores))
         const after = yield* ProblemStore.use((p) => p.reported(id)).pipe(Effect.provide(stores))
-        assert.deepStrictEqual(after.map((r) => r.reports), [4])
+        assert.deepStrictEqual(
+          after.map((r) => r.reports),
+          [4]
+        )
       }).pipe(Effect.scoped),
     120_000
   )

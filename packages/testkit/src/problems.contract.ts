@@ -44,7 +44,13 @@ export const problemsBehaviours = (it: ContractIt) => {
       const ledger = yield* VoteLedger
       const input = freshInput()
       yield* upsertOne(input)
-      const typings = ["Caf\u00e9 export crashes", "Cafe\u0301 export crashes", "CAF\u00c9 EXPORT CRASHES", "Caf\u200b\u00e9 ex\u00adport crashes", "\uff23af\u00e9 export crashes"]
+      const typings = [
+        "Caf\u00e9 export crashes",
+        "Cafe\u0301 export crashes",
+        "CAF\u00c9 EXPORT CRASHES",
+        "Caf\u200b\u00e9 ex\u00adport crashes",
+        "\uff23af\u00e9 export crashes"
+      ]
       for (const [i, reason] of typings.entries()) {
         yield* ledger.cast({ entity: input.id, voter: addressVoter(`look-${i}`), direction: "down", reason })
       }

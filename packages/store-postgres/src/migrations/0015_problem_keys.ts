@@ -13,8 +13,7 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu
-const keyOf = (reason: string): string =>
-  reason.normalize("NFKC").replace(INVISIBLE, "").trim().replace(/\s+/g, " ").toLowerCase()
+const keyOf = (reason: string): string => reason.normalize("NFKC").replace(INVISIBLE, "").trim().replace(/\s+/g, " ").toLowerCase()
 
 export const migration = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
