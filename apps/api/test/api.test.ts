@@ -277,7 +277,9 @@ for (const variant of storeVariants()) {
           expect(index.paths.every((p) => p.description.length > 0)).toBe(true)
           const llms = yield* request(`${base}/llms.txt`)
           expect(llms.status).toBe(200)
-          expect(llms.headers.get("content-type")).toMatch(/^text\/markdown/)
+          // Its charset said (RFC 7763 requires it): it holds "≤" and names with accents.
+          expect(llms.headers.get("content-type")).toBe("text/markdown; charset=utf-8")
+          expect((yield* request(`${base}/docs`)).headers.get("content-type")).toBe("text/html; charset=utf-8")
           expect(llms.text).toMatch(/^# productdir\n\n> /)
           expect(llms.text).toContain("## Vote")
           // How to vote as an agent, wherever a client looks: the guide, the OpenAPI document, the agent card.

@@ -13,6 +13,14 @@ import { type Prepared, prepareBest, send } from "./prepared.ts"
 
 export const CONSTANT_READS: ReadonlySet<string> = new Set(["/", "/llms.txt", "/openapi.json", "/docs"])
 
+/**
+ * A text type says its charset: llms.txt and the docs page hold "≤", "é", "Zürich", and a client told
+ * only `text/markdown` (RFC 7763 makes charset required) or `text/html` may read them as Latin-1.
+ * JSON is UTF-8 by definition (RFC 8259) and says nothing.
+ */
+export const withCharset = (contentType: string): string =>
+  contentType.startsWith("text/") && !/;\s*charset=/i.test(contentType) ? `${contentType}; charset=utf-8` : contentType
+
 /** Middleware: serves the constant reads from their prepared bytes; everything else passes. */
 export const constantReads = () => {
   const prepared = new Map<string, Deferred.Deferred<Prepared>>()
@@ -34,8 +42,7 @@ export const constantReads = () => {
         prepared.delete(path)
         return response
       }
-      const contentType = response.headers["content-type"] ?? response.body.contentType
-      const ready = yield* prepareBest(response.body.body, contentType)
+      const ready = yield* prepareBest(response.body.body, withCharset(response.headers["content-type"] ?? response.body.contentType))
       yield* Deferred.succeed(deferred, ready)
       return send(ready, request, cacheControl(config.cacheMaxAge))
     })
