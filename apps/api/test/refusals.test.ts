@@ -153,6 +153,29 @@ describe("refusals in plain words", () => {
           expect(twoHosts, version).toMatch(/^HTTP\/1\.1 400 /)
           expect(twoHosts).toContain("one Host header")
         }
+        // Any header a request carries once, given twice: Node would keep the first, a proxy may have read the other.
+        // A product no other test here votes on.
+        const untouched = sampleCatalog()[23]!
+        const body = JSON.stringify({ entity_id: untouched.id, direction: "up" })
+        for (const [name, twice] of [
+          ["Authorization", "Authorization: Bearer pdk_one\r\nauthorization: Bearer pdk_two\r\n"],
+          ["Content-Type", "Content-Type: application/json\r\nContent-Type: text/plain\r\n"]
+        ] as const) {
+          const answer = yield* raw(
+            base,
+            `POST /vote HTTP/1.1\r\nHost: x\r\n${twice}Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`
+          )
+          expect(answer, name).toMatch(/^HTTP\/1\.1 400 /)
+          expect(answer, name).toContain(`must carry one ${name} header`)
+        }
+        // Nothing of them counted: this address's vote is still its first.
+        expect((yield* postJson(`${base}/vote`, { entity_id: untouched.id, direction: "up" })).status).toBe(201)
+        // A header whose repeats make one list is read as one.
+        const forwarded = yield* raw(
+          base,
+          "GET /healthz HTTP/1.1\r\nHost: x\r\nAccept: text/plain\r\nAccept: application/json\r\nConnection: close\r\n\r\n"
+        )
+        expect(forwarded).toMatch(/^HTTP\/1\.1 200 /)
         // What Node refuses before any route (not HTTP at all, headers too large) carries a request id as well.
         for (const refused of ["NOT HTTP AT ALL\r\n\r\n", `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(70_000)}\r\n\r\n`]) {
           const answer = yield* raw(base, refused)

@@ -6,8 +6,9 @@
  *   written into the request (the application reads it there) and the response;
  * - its access-log line, when the response has been sent (or the client left);
  * - the connection policy: an HTTP/1.1 request without `Host`, and any request
- *   with more than one, is refused (RFC 9112), and while the server drains every
- *   response closes its connection;
+ *   with more than one, is refused (RFC 9112), as is one that repeats another
+ *   header it may carry once (Authorization, Content-Type, …), and while the
+ *   server drains every response closes its connection;
  * - then the first handler that takes it: a read the cache holds (installed by
  *   cache/hotReads.ts), else the application, through Node's request handler
  *   that @effect/platform-node makes for it.
@@ -40,16 +41,35 @@ const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const LISTEN_BACKLOG = 4096
 
 /**
- * How many Host headers a request carries. Node keeps the first of several, but a request with more than one is
- * to be refused (RFC 9112, section 3.2): a proxy in front may have routed it by another. A look at each name.
+ * Headers a request may carry once. Node keeps the first of several of each (and drops the rest without a
+ * word), but a proxy in front may have read another: routed by another Host (RFC 9112, section 3.2 says a
+ * request with more than one is refused), checked another key than the one that counts here, read the body
+ * as another type. A request that repeats one of them is refused. Headers whose repeats are one list
+ * (X-Forwarded-For, the signature's dictionaries) are joined by Node and read as one.
  */
-const hostHeaders = (raw: ReadonlyArray<string>): number => {
-  let count = 0
+const SINGLETONS = new Map(
+  ["Host", "Authorization", "Proxy-Authorization", "Content-Type", "Content-Length", "If-Modified-Since", "If-Unmodified-Since"].map(
+    (name) => [name.toLowerCase(), name]
+  )
+)
+const SINGLETON_LENGTHS = new Set([...SINGLETONS.keys()].map((name) => name.length))
+
+/** How many Host headers the request carries, and the first other header it carries more than once (its name). */
+const singletonsOf = (raw: ReadonlyArray<string>): { readonly hosts: number; readonly repeated: string | undefined } => {
+  let hosts = 0
+  let seen: Set<string> | undefined
+  let repeated: string | undefined
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!
-    if (name.length === 4 && name.toLowerCase() === "host") count++
+    // A look at each name's length first: most names are none of these.
+    if (!SINGLETON_LENGTHS.has(name.length)) continue
+    const lower = name.toLowerCase()
+    if (!SINGLETONS.has(lower)) continue
+    if (lower === "host") hosts++
+    else if (seen?.has(lower)) repeated ??= SINGLETONS.get(lower)
+    else (seen ??= new Set()).add(lower)
   }
-  return count
+  return { hosts, repeated }
 }
 
 /** Whether a client's own request id can be echoed and logged as it is. */
@@ -127,14 +147,16 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
         const incoming = request.headers["x-request-id"]
         const requestId = typeof incoming === "string" && isSaneRequestId(incoming) ? incoming : randomUUID()
         const closing = lifecycle.isDraining()
-        const hosts = hostHeaders(request.rawHeaders)
-        if ((request.httpVersion === "1.1" && hosts === 0) || hosts > 1) {
+        const { hosts, repeated } = singletonsOf(request.rawHeaders)
+        if ((request.httpVersion === "1.1" && hosts === 0) || hosts > 1 || repeated !== undefined) {
           writeProblem(
             response,
             400,
-            hosts === 0
+            hosts === 0 && request.httpVersion === "1.1"
               ? "An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2)."
-              : `A request must carry one Host header (RFC 9112, section 3.2); this one carries ${hosts}.`,
+              : hosts > 1
+                ? `A request must carry one Host header (RFC 9112, section 3.2); this one carries ${hosts}.`
+                : `A request must carry one ${repeated} header; this one carries it more than once, and a proxy in front may have read another than this service would. Send it once.`,
             { "x-request-id": requestId, connection: "close" }
           )
           log(request, 400, started, requestId)
