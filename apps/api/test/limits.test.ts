@@ -49,6 +49,12 @@ describe("rate limits", () => {
         expect(retryAfter).toBeGreaterThanOrEqual(1)
         expect(retryAfter).toBeLessThanOrEqual(20)
         expect(limited.headers.get("ratelimit-remaining")).toBe("0")
+        // RateLimit-Reset means one thing on every answer: seconds until the bucket is full again (here all
+        // three tokens, about a minute), not until the next one (Retry-After).
+        const reset = Number(limited.headers.get("ratelimit-reset"))
+        expect(reset).toBeGreaterThan(retryAfter)
+        expect(reset).toBeLessThanOrEqual(60)
+        expect(Number(ok[2]!.headers.get("ratelimit-reset"))).toBeGreaterThanOrEqual(reset)
         expect(bodyOf<ProblemBody>(limited)).toMatchObject({ status: 429, title: "Too Many Requests" })
         expect(bodyOf<ProblemBody>(limited).detail).toContain("3 per minute")
         // The limited vote changed nothing: the agent's vote on a is still up.

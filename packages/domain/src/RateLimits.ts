@@ -30,7 +30,10 @@ export type Decision =
       readonly _tag: "Limited"
       readonly limit: number
       readonly windowSeconds: number
+      /** Seconds until the bucket that had no token holds one again (Retry-After). */
       readonly retryAfterSeconds: number
+      /** Seconds until that bucket is full again (RateLimit-Reset, as an allowed request's is). */
+      readonly resetSeconds: number
       /** The bucket that had no token (the one that frees up last): what was limited. */
       readonly key: string
     }
@@ -55,13 +58,14 @@ export const decide = (levels: ReadonlyArray<{ readonly limit: Limit; readonly t
   const refillMs = (limit: Limit) => (limit.windowSeconds * 1000) / limit.max
   const empty = active.filter(({ tokens }) => tokens < 1)
   if (empty.length > 0) {
-    const waits = empty.map(({ limit, tokens }) => ({ limit, wait: (1 - tokens) * refillMs(limit) }))
+    const waits = empty.map(({ limit, tokens }) => ({ limit, tokens, wait: (1 - tokens) * refillMs(limit) }))
     const longest = waits.reduce((a, b) => (b.wait > a.wait ? b : a))
     return {
       _tag: "Limited",
       limit: longest.limit.max,
       windowSeconds: longest.limit.windowSeconds,
       retryAfterSeconds: Math.max(1, Math.ceil(longest.wait / 1000)),
+      resetSeconds: Math.ceil(((longest.limit.max - longest.tokens) * refillMs(longest.limit)) / 1000),
       key: longest.limit.key
     }
   }

@@ -27,7 +27,14 @@ export const limitsBehaviours = (it: ContractIt) => {
         [2, 1, 0]
       )
       const limited = decisions[3]!
-      assert.deepStrictEqual(limited, { _tag: "Limited", limit: 3, windowSeconds: 60, retryAfterSeconds: 20, key: limit.key })
+      assert.deepStrictEqual(limited, {
+        _tag: "Limited",
+        limit: 3,
+        windowSeconds: 60,
+        retryAfterSeconds: 20,
+        resetSeconds: 60,
+        key: limit.key
+      })
       // One token comes back every 20 s.
       yield* TestClock.adjust("20 seconds")
       assert.strictEqual((yield* limits.take([limit]))._tag, "Allowed")
@@ -63,7 +70,15 @@ export const limitsBehaviours = (it: ContractIt) => {
       yield* limits.take([daily])
       yield* limits.take([daily])
       const limited = yield* limits.take([daily])
-      assert.deepStrictEqual(limited, { _tag: "Limited", limit: 2, windowSeconds: 86_400, retryAfterSeconds: 43_200, key: daily.key })
+      assert.deepStrictEqual(limited, {
+        _tag: "Limited",
+        limit: 2,
+        windowSeconds: 86_400,
+        // One token back in half a day; the bucket full again in a whole one.
+        retryAfterSeconds: 43_200,
+        resetSeconds: 86_400,
+        key: daily.key
+      })
       yield* TestClock.adjust("12 hours")
       assert.strictEqual((yield* limits.take([daily]))._tag, "Allowed")
     })
@@ -110,7 +125,7 @@ export const limitsBehaviours = (it: ContractIt) => {
       const refused = yield* ledger.castWithin([voter, address], ballot(second.id))
       assert.deepStrictEqual(refused, {
         _tag: "Limited",
-        decision: { _tag: "Limited", limit: 1, windowSeconds: 60, retryAfterSeconds: 60, key: voter.key }
+        decision: { _tag: "Limited", limit: 1, windowSeconds: 60, retryAfterSeconds: 60, resetSeconds: 60, key: voter.key }
       })
       assert.deepStrictEqual((yield* CatalogStore.use((s) => s.find(second.id))).counters, { up: 0, down: 0 })
       const left = yield* RateLimits.use((limits) => limits.take([address]))

@@ -36,6 +36,7 @@ export class EnrolmentLimited extends Schema.TaggedError<EnrolmentLimited>()("En
   limit: Schema.Number,
   windowSeconds: Schema.Number,
   retryAfterSeconds: Schema.Number,
+  resetSeconds: Schema.Number,
   /** The network budget that was spent (`register:<level>:<network>`). */
   key: Schema.String
 }) {}
@@ -147,8 +148,8 @@ export const layer = (settings: AgentsSettings) =>
           const network = identity.addressKey(address)
           const decision = yield* newIdentity(address)
           if (decision._tag === "Limited") {
-            const { limit, windowSeconds, retryAfterSeconds, key } = decision
-            return yield* new EnrolmentLimited({ limit, windowSeconds, retryAfterSeconds, key })
+            const { limit, windowSeconds, retryAfterSeconds, resetSeconds, key } = decision
+            return yield* new EnrolmentLimited({ limit, windowSeconds, retryAfterSeconds, resetSeconds, key })
           }
           return yield* Effect.flatMap(
             registry.enrolSigned({ ...signedIdentity, id: randomUUID() as AgentId, registeredFrom: network }),

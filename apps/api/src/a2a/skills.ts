@@ -299,7 +299,7 @@ export const makeSkills = Effect.gen(function* () {
                 "retry-after": String(decision.retryAfterSeconds),
                 "ratelimit-limit": String(decision.limit),
                 "ratelimit-remaining": "0",
-                "ratelimit-reset": String(decision.retryAfterSeconds)
+                "ratelimit-reset": String(decision.resetSeconds)
               }
             })
           }

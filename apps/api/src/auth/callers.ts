@@ -32,7 +32,8 @@ export class CallerRefused extends Schema.TaggedError<CallerRefused>()("CallerRe
 export class ClientLimited extends Schema.TaggedError<ClientLimited>()("ClientLimited", {
   limit: Schema.Number,
   windowSeconds: Schema.Number,
-  retryAfterSeconds: Schema.Number
+  retryAfterSeconds: Schema.Number,
+  resetSeconds: Schema.Number
 }) {}
 
 export type IdentifyError = CallerRefused | ClientLimited | EnrolmentLimited | StoreError
@@ -101,8 +102,8 @@ export const layer = Layer.effect(
             const caster = identity.caster({ address })
             const admission = yield* directory.admit(caster.address)
             if (admission._tag === "Limited") {
-              const { limit, windowSeconds, retryAfterSeconds } = admission
-              return yield* new ClientLimited({ limit, windowSeconds, retryAfterSeconds })
+              const { limit, windowSeconds, retryAfterSeconds, resetSeconds } = admission
+              return yield* new ClientLimited({ limit, windowSeconds, retryAfterSeconds, resetSeconds })
             }
             const body = new Uint8Array(yield* Effect.orElseSucceed(request.arrayBuffer, () => new ArrayBuffer(0)))
             const signedIdentity = yield* signed
@@ -130,6 +131,7 @@ export const refusalResponse = (error: IdentifyError): HttpServerResponse.HttpSe
         limit: error.limit,
         windowSeconds: error.windowSeconds,
         retryAfterSeconds: error.retryAfterSeconds,
+        resetSeconds: error.resetSeconds,
         key: "address"
       })
     case "EnrolmentLimited":
@@ -138,6 +140,7 @@ export const refusalResponse = (error: IdentifyError): HttpServerResponse.HttpSe
         limit: error.limit,
         windowSeconds: error.windowSeconds,
         retryAfterSeconds: error.retryAfterSeconds,
+        resetSeconds: error.resetSeconds,
         key: error.key
       })
     case "StoreError":

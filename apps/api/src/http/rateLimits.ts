@@ -20,7 +20,7 @@ export const rateLimitHeaders = (decision: Extract<Decision, { _tag: "Allowed" }
 
 /** The 429 of a refused request; `what` names what is limited ("Vote", "Agent registration"). */
 export const tooManyRequests = (what: string, decision: Extract<Decision, { _tag: "Limited" }>) => {
-  const { limit, retryAfterSeconds } = decision
+  const { limit, retryAfterSeconds, resetSeconds } = decision
   return HttpServerResponse.jsonUnsafe(
     {
       type: "about:blank",
@@ -36,7 +36,8 @@ export const tooManyRequests = (what: string, decision: Extract<Decision, { _tag
         "retry-after": String(retryAfterSeconds),
         "ratelimit-limit": String(limit),
         "ratelimit-remaining": "0",
-        "ratelimit-reset": String(retryAfterSeconds)
+        // Until the bucket is full again, as on an allowed request; Retry-After says when one request may pass.
+        "ratelimit-reset": String(resetSeconds)
       }
     }
   )
