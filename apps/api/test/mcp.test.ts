@@ -318,8 +318,11 @@ for (const variant of storeVariants()) {
             limit: textOf(yield* call(client, "search_products", { limit: "5" })),
             ref: textOf(yield* call(client, "get_product", { entity_id: 123 })),
             // A rule between fields is named beside any other wrong field, as POST /vote names it.
-            rule: textOf(yield* call(client, "vote", { entity_id: sample[0]!.id, direction: "up", reason: "x", extra: 1 }))
+            rule: textOf(yield* call(client, "vote", { entity_id: sample[0]!.id, direction: "up", reason: "x", extra: 1 })),
+            // A tool that takes no arguments says so of each one sent.
+            none: textOf(yield* call(client, "list_categories", { foo: 1 }))
           }
+          expect(said.none).toContain("foo is not an argument of this tool")
           expect(said.rule).toContain("extra is not an argument of this tool")
           expect(said.rule).toContain('reason goes only with direction "down"')
           expect(said.missing).toContain("Invalid arguments for get_product: entity_id is required")

@@ -65,6 +65,8 @@ const leafHook = (issue: SchemaIssue.Leaf): string => {
     case "UnexpectedKey":
       return UNKNOWN_FIELD
     case "InvalidType":
+      // A key whose schema is Never is one the object does not take (a struct with no fields, read strictly).
+      if (issue.ast._tag === "Never") return UNKNOWN_FIELD
       return messageOf(issue.ast.annotations) ?? `must be ${describe(issue.ast)}`
     case "InvalidValue": {
       const message = messageOf(issue.annotations)
