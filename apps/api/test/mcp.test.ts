@@ -268,6 +268,16 @@ for (const variant of storeVariants()) {
             yield* rpc(3, "completion/complete", { ref: { type: "ref/prompt", name: "none" }, argument: { name: "a", value: "b" } })
           )
           expect(completed.result).toEqual({ resultType: "complete", completion: { values: [], total: 0, hasMore: false } })
+          // A request without its metadata is told which keys it lacks.
+          const bare = yield* postJson(
+            `${base}/mcp`,
+            { jsonrpc: "2.0", id: 4, method: "server/discover", params: {} },
+            { accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" }
+          )
+          expect(bare.status).toBe(400)
+          const said = bodyOf<{ error: { message: string } }>(bare).error.message
+          expect(said).toContain("io.modelcontextprotocol/protocolVersion")
+          expect(said).toContain("io.modelcontextprotocol/clientCapabilities")
         })
       )
 
@@ -438,6 +448,17 @@ for (const variant of storeVariants()) {
             })
             expect(refused.status, body).toBe(400)
             expect(bodyOf<{ error: { code: number } }>(refused).error.code, body).toBe(code)
+          }
+          // A tools/call whose params do not fit is told which field, with its id (the library says only "Invalid method parameters").
+          for (const [params, said] of [
+            [{ name: "search_products", arguments: "tallyhouse" }, ["params.arguments must be an object"]],
+            [{ name: 7, arguments: [] }, ["params.name must be a tool's name", "params.arguments must be an object"]],
+            ["search_products", ["params must be an object"]]
+          ] as const) {
+            const answer = yield* postJson(`${base}/mcp`, { jsonrpc: "2.0", id: 41, method: "tools/call", params }, streams)
+            const { id, error } = bodyOf<{ id: number; error: { code: number; message: string } }>(answer)
+            expect([id, error.code]).toEqual([41, -32602])
+            for (const words of said) expect(error.message, JSON.stringify(params)).toContain(words)
           }
         })
       )

@@ -101,6 +101,10 @@ export const bodyPolicy = <E, R>(
           if (text === undefined) return notUtf8(path)
           const repeated = duplicateKeys(text)
           if (repeated.length > 0) return namesRepeated(path, repeated, payloadChecks.get(`${request.method} ${path}`), text)
+          if (path === MCP_PATH) {
+            const call = toolCallProblem(text)
+            if (call !== undefined) return call
+          }
         }
       }
     }
@@ -152,6 +156,41 @@ const othersOf = (check: (value: unknown) => ReadonlyArray<FieldIssue>, text: st
   }
   return check(value)
 }
+
+/**
+ * A tools/call whose params are not a tool's name and an object of its arguments (`"arguments": "crm"`):
+ * the MCP library answers only "Invalid method parameters", which names nothing. Said here, with the
+ * request's id, naming each wrong field; a message of another shape is the library's to judge.
+ */
+const toolCallProblem = (text: string): HttpServerResponse.HttpServerResponse | undefined => {
+  let message: unknown
+  try {
+    message = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  if (!isObject(message) || message.method !== "tools/call" || (typeof message.id !== "string" && typeof message.id !== "number")) {
+    return undefined
+  }
+  const params = message.params
+  const wrong = !isObject(params)
+    ? ["params must be an object: the tool's name and its arguments"]
+    : [
+        ...(typeof params.name === "string" ? [] : ["params.name must be a tool's name (tools/list lists them)"]),
+        ...(params.arguments === undefined || isObject(params.arguments)
+          ? []
+          : ['params.arguments must be an object of the tool\'s arguments, like {"q": "crm"} (tools/list gives each tool\'s inputSchema)'])
+      ]
+  if (wrong.length === 0) return undefined
+  return HttpServerResponse.jsonUnsafe({
+    jsonrpc: "2.0",
+    id: message.id,
+    error: { code: -32602, message: `Invalid params: ${wrong.join("; ")}` }
+  })
+}
+
+const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** A JSON body that is not UTF-8, refused in the words of the door it came to. */
 const notUtf8 = (path: string): HttpServerResponse.HttpServerResponse =>

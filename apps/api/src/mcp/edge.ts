@@ -143,6 +143,19 @@ const emptyCompletions =
     return { ...rest, result: stateless ? { resultType: "complete", completion } : { completion } }
   }
 
+/** What the library says of a stateless request without its metadata, and what it means, named. */
+const METADATA_MISSING = "Required request metadata is missing"
+const METADATA_MISSING_BYTES = Buffer.from(METADATA_MISSING)
+const METADATA_NAMED = `${METADATA_MISSING}: a 2026-07-28 request carries params._meta with "io.modelcontextprotocol/protocolVersion" (the revision, as in its MCP-Protocol-Version header) and "io.modelcontextprotocol/clientCapabilities" (an object)`
+
+/** The library's bare "metadata is missing" said with the two keys a stateless request carries. */
+const namedMetadata = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(namedMetadata)
+  if (value === null || typeof value !== "object" || !("error" in value)) return value
+  const { error, ...rest } = value as { error: { message?: unknown } }
+  return error.message === METADATA_MISSING ? { ...rest, error: { ...error, message: METADATA_NAMED } } : value
+}
+
 /**
  * A body the server could not take as a message: not JSON (-32700), or JSON that is no JSON-RPC request
  * (-32600). The transport says such input is answered with an HTTP error status (400), its body the
@@ -177,10 +190,12 @@ const tidy = (response: HttpServerResponse.HttpServerResponse, stateless: boolea
   if (
     bytes !== undefined &&
     contentType.startsWith("application/json") &&
-    [TAG, UNKNOWN_COMPLETION_BYTES, RESOURCE_NOT_FOUND_BYTES, ...REFUSED_INPUT_BYTES].some((needle) => contains(bytes, needle))
+    [TAG, UNKNOWN_COMPLETION_BYTES, RESOURCE_NOT_FOUND_BYTES, METADATA_MISSING_BYTES, ...REFUSED_INPUT_BYTES].some((needle) =>
+      contains(bytes, needle)
+    )
   ) {
     const json = JSON.parse(new TextDecoder().decode(bytes)) as unknown
-    return HttpServerResponse.jsonUnsafe(notFoundCodes(emptyCompletions(stateless)(withoutTags(json))), {
+    return HttpServerResponse.jsonUnsafe(namedMetadata(notFoundCodes(emptyCompletions(stateless)(withoutTags(json)))), {
       status: response.status === 200 && isRefusedInput(json) ? 400 : response.status,
       headers: response.headers
     })
