@@ -12,7 +12,15 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
-import { layerFromConfig, layerServer as LoggingLive, StoreConfig, storeFailureHandlers, storeKind, teardown } from "@productdir/runtime"
+import {
+  layerFromConfig,
+  layerServer as LoggingLive,
+  StoreConfig,
+  storeFailureHandlers,
+  stopWithNpm,
+  storeKind,
+  teardown
+} from "@productdir/runtime"
 import { type PgliteClient, SHARING_TOOL } from "@productdir/store-postgres"
 import * as ApiConfig from "./ApiConfig.ts"
 import { seedSampleIfEmpty } from "./seed.ts"
@@ -59,5 +67,7 @@ const program = Layer.launch(MainLive).pipe(
   })
 )
 
-// SIGTERM/SIGINT interrupt the server: after the graceful drain that is a clean stop, exit 0.
+// SIGTERM/SIGINT interrupt the server: after the graceful drain that is a clean stop, exit 0. So does the end
+// of the npm that ran it (`npm start` killed outright), rather than a server left running under init.
+stopWithNpm()
 NodeRuntime.runMain(program, { teardown: teardown(1) })

@@ -13,6 +13,7 @@ import {
   type ProductInput,
   VoteLedger
 } from "@productdir/domain"
+import { execFileSync, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { spawnApp, type TestTarget, testTargets, waitForOutput } from "@productdir/store-postgres/testing"
 import { freshInput } from "@productdir/testkit"
@@ -104,6 +105,35 @@ for (const variant of testTargets()) {
       const stopped = await run.done
       expect(stopped.code).toBe(0)
       expect(stopped.stdout).toContain("until SIGTERM or SIGINT")
+      expect(consistent(await target.run(snapshots))).toBe(true)
+    })
+
+    it("run by npm, it stops when npm is gone: a shell between them does not pass SIGTERM on", async () => {
+      await target.run(seed([freshInput()]))
+      // As npx runs a bin: npm, a shell, the tool. The shell is killed as npm's SIGTERM kills it, without passing it on.
+      const shell = spawn("sh", ["-c", `"${process.execPath}" "${BIN}" --every 300ms; true`], {
+        env: { ...process.env, ...target.env, npm_command: "exec" },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      await waitForOutput(shell, "checked 1 products")
+      const tool = Number(
+        execFileSync("pgrep", ["-P", String(shell.pid)], { encoding: "utf8" })
+          .trim()
+          .split("\n")[0]
+      )
+      expect(tool).toBeGreaterThan(0)
+      shell.kill("SIGKILL")
+      const alive = () => {
+        try {
+          process.kill(tool, 0)
+          return true
+        } catch {
+          return false
+        }
+      }
+      const deadline = Date.now() + 60_000
+      while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
+      expect(alive()).toBe(false)
       expect(consistent(await target.run(snapshots))).toBe(true)
     })
 

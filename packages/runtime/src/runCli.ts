@@ -2,7 +2,8 @@
  * How a command-line tool runs (productdir-import, -reconcile, -agents): its command on argv, with
  * the version; a success exits 0; a failure the tool knows exits as the tool says (it prints its own
  * line); a failure of the store prints one line (storeFailures.ts) and exits 2, and so does a usage
- * error, which effect/cli has already printed; SIGTERM and SIGINT are a clean stop, exit 0. Logs go
+ * error, which effect/cli has already printed; SIGTERM and SIGINT are a clean stop, exit 0, and so is
+ * the end of the npm that ran it (wrapperExit.ts). Logs go
  * to stderr (layerCliFor), and the output is flushed before the process exits. With an OTLP endpoint
  * configured (tracing.ts) the run is one trace: a root span named for the tool, its store calls
  * beneath, exported before the process exits.
@@ -15,6 +16,7 @@ import type { PgliteClient } from "@productdir/store-postgres"
 import { teardown } from "./exit.ts"
 import { layerCliFor } from "./logging.ts"
 import { storeFailure } from "./storeFailures.ts"
+import { stopWithNpm } from "./wrapperExit.ts"
 
 export const USAGE_EXIT = 2
 
@@ -35,5 +37,6 @@ export const runCli = <E>(cli: CliRun<E>): void => {
     Effect.catch((error: E) => cli.known(error) ?? storeFailure(cli.role, USAGE_EXIT)(error) ?? Effect.succeed(USAGE_EXIT)),
     Effect.provide(Layer.mergeAll(NodeServices.layer, layerCliFor(cli.role.tool)))
   )
+  stopWithNpm()
   NodeRuntime.runMain(program, { teardown: teardown(USAGE_EXIT) })
 }
