@@ -284,6 +284,16 @@ describe("start and stop", { timeout: 180_000 }, () => {
     expect(stderr[0]).toMatch(
       /^productdir API: cannot use the store: PostgreSQL at 127\.0\.0\.1:1\/nowhere is not reachable .*gave up after \d+ s \(STORE_CONNECT_TIMEOUT\)/
     )
+    // What the network said, not only the driver's "Failed to connect".
+    expect(stderr[0]).toContain("ECONNREFUSED")
     expect(result.stderr).not.toMatch(/\bat .*\.js:\d+/)
+    // A server that answers but refuses says why, at once: here a database it does not have.
+    if (process.env.DATABASE_URL !== undefined) {
+      const missing = new URL(process.env.DATABASE_URL)
+      missing.pathname = "/productdir_no_such_database"
+      const refused = await run(API_MAIN, [], { DATABASE_URL: missing.href, STORE_CONNECT_TIMEOUT: "30", PORT: "0" })
+      expect(refused.code).toBe(1)
+      expect(refused.stderr.trim()).toContain(`refused us: database "productdir_no_such_database" does not exist. Check DATABASE_URL`)
+    }
   })
 })

@@ -30,6 +30,16 @@ const probe = (url: Redacted.Redacted) =>
     Effect.provide(PgClient.layer({ url, maxConnections: 1, connectTimeout: Duration.seconds(5) }))
   )
 
+/**
+ * What the server (or the network) said, which the driver's own message ("Failed to connect") hides:
+ * `database "shop" does not exist`, `role "app" does not exist`, `connect ECONNREFUSED 127.0.0.1:5432`.
+ */
+const reasonOf = (error: { readonly message: string; readonly reason: { readonly cause?: unknown } } | undefined): string => {
+  const cause = error?.reason.cause
+  const said = cause instanceof Error && cause.message !== "" ? cause.message : undefined
+  return said ?? error?.message ?? "the connection failed"
+}
+
 const FIRST_DELAY = 250
 const MAX_DELAY = 4_000
 
@@ -42,7 +52,7 @@ export const awaitServer = Effect.fn("awaitServer")(function* (url: Redacted.Red
     if (outcome._tag === "Success") return
     const failure = outcome.cause.reasons.find((r) => r._tag === "Fail")
     const error = failure?._tag === "Fail" ? failure.error : undefined
-    const reason = error?.message ?? "the connection failed"
+    const reason = reasonOf(error)
     const waitable = error?.reason._tag === "ConnectionError"
     const elapsed = (yield* Clock.currentTimeMillis) - started
     if (!waitable) {
