@@ -375,6 +375,12 @@ for (const variant of targets()) {
       expect(missing.stderr).toMatch(/cannot read .*nope\.ndjson: no such file/)
       const usage = await cli(["--batch-size", "0", "x"])
       expect(usage.code).toBe(2)
+      // A usage error is said first, on stderr, with the help after it: stdout (a file an export writes) stays empty.
+      const misspelt = await cli(["export", "--bogus"])
+      expect(misspelt.code).toBe(2)
+      expect(misspelt.stdout).toBe("")
+      expect(misspelt.stderr.trimStart()).toMatch(/^ERROR\n\s+Unrecognized flag: --bogus/)
+      expect(misspelt.stderr).toContain("DESCRIPTION")
     })
 
     it("a record over 1 MiB is rejected, not a crash", async () => {

@@ -11,7 +11,8 @@
 // Each module by its own path: the package index also loads its Redis, cluster and WebSocket modules.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Effect, Layer } from "effect"
+import { Console, Effect, Layer } from "effect"
+import { CliOutput } from "effect/cli"
 import type { PgliteClient } from "@productdir/store-postgres"
 import { teardown } from "./exit.ts"
 import { layerCliFor } from "./logging.ts"
@@ -29,13 +30,28 @@ export interface CliRun<E> {
   readonly known: (error: E) => Effect.Effect<number> | undefined
 }
 
+/**
+ * A usage error is said on stderr, first, then the command's help: the default writes the help to stdout
+ * (into `productdir-import export --bogus > catalog.ndjson`) and the error after 25 lines of it.
+ */
+const UsageOnStderr = CliOutput.layerPresenter({
+  present: (event) =>
+    event._tag === "InvalidInvocation"
+      ? Effect.gen(function* () {
+          const formatter = yield* CliOutput.Formatter
+          yield* Console.error(formatter.formatErrors(event.errors))
+          yield* Console.error(formatter.formatHelpDoc(event.helpDoc))
+        })
+      : CliOutput.defaultPresenter.present(event)
+})
+
 export const runCli = <E>(cli: CliRun<E>): void => {
   const program = cli.run.pipe(
     // The command (its first word) names what ran; its other arguments may name files, and stay out.
     Effect.withSpan(cli.role.tool, { attributes: { "productdir.command": process.argv[2] ?? "" }, root: true }),
     Effect.as(0),
     Effect.catch((error: E) => cli.known(error) ?? storeFailure(cli.role, USAGE_EXIT)(error) ?? Effect.succeed(USAGE_EXIT)),
-    Effect.provide(Layer.mergeAll(NodeServices.layer, layerCliFor(cli.role.tool)))
+    Effect.provide(Layer.mergeAll(NodeServices.layer, layerCliFor(cli.role.tool), UsageOnStderr))
   )
   stopWithNpm()
   NodeRuntime.runMain(program, { teardown: teardown(USAGE_EXIT) })
