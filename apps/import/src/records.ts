@@ -47,7 +47,7 @@ async function* ndjsonRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<Raw
       const hint = text.trimStart().startsWith("{")
         ? ""
         : "; each line must be one JSON object (NDJSON): CSV and other formats are not read"
-      return { _tag: "Unreadable", position, message: `not valid JSON (${(error as Error).message})${hint}` }
+      return { _tag: "Unreadable", position, message: `not valid JSON (${withinTheLine((error as Error).message)})${hint}` }
     }
     return { _tag: "Parsed", position, value, repeated: duplicateKeys(text) }
   }
@@ -125,6 +125,13 @@ async function* arrayRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawR
     await feed
   }
 }
+
+/**
+ * JSON.parse's message with its place said within the record's line: it counts lines and positions from the
+ * record's own start ("at position 14 (line 1 column 15)"), which beside the file's line number read as
+ * a second, other line. An NDJSON record is one line, so its column is the place.
+ */
+const withinTheLine = (message: string): string => message.replace(/ at position \d+ \(line 1 column (\d+)\)$/u, " at column $1 of the line")
 
 /** Holds back the first bytes until the format is known, then replays them. */
 async function* detect(source: Readable, format: Format | "auto"): AsyncGenerator<RawRecord> {

@@ -70,6 +70,9 @@ for (const variant of targets()) {
       expect(run.code).toBe(1)
       expect(run.stderr).toContain("line 2: rejected: category: is required")
       expect(run.stderr).toMatch(/line 4: rejected: \(record\): not valid JSON/)
+      // Its place within its line, not a second line number counted from the record's start.
+      expect(run.stderr).toMatch(/line 4: rejected: \(record\): not valid JSON \([^)]* at column 2 of the line\)/)
+      expect(run.stderr).not.toMatch(/line 1 column/)
       // A broken object is not taken for another format; a line that is not an object at all is.
       expect(run.stderr).not.toContain("CSV")
       const csv = await cli([file("catalog.csv", "name,category\nPulse,Analytics\n")])
