@@ -28,7 +28,13 @@ const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescrip
 const Administration = AgentAdministration.layer.pipe(Layer.provide(layerFromConfig(ROLE)))
 const Review = GroupReview.layer.pipe(Layer.provide(layerFromConfig(ROLE)))
 
-const groupId = Argument.String("group-id").pipe(Argument.withDescription("The group's id (as `groups` shows it)"))
+const groupId = Argument.String("group-id").pipe(Argument.withDescription("The group's id (a UUID, as `groups` shows it)"))
+
+/** A group id is a UUID too: anything else is a usage error (exit 2), as a malformed agent id is, not "no such group" (1). */
+const groupIdOf = (raw: string): Effect.Effect<string, UsageError> =>
+  isUuid(raw)
+    ? Effect.succeed(raw.toLowerCase())
+    : Effect.fail(new UsageError({ message: `"${raw}" is not a group id: ids are UUIDs, as productdir-agents groups shows them` }))
 
 const list = Command.make(
   "list",
@@ -116,7 +122,7 @@ const groups = Command.make(
 const group = Command.make("group", { id: groupId, json }, (options) =>
   Effect.gen(function* () {
     const review = yield* GroupReview.GroupReview
-    const found = yield* review.find(options.id)
+    const found = yield* review.find(yield* groupIdOf(options.id))
     yield* Console.log(options.json ? JSON.stringify(groupJson(found), null, 2) : groupDetails(found))
   }).pipe(Effect.provide(Review))
 ).pipe(Command.withDescription("One voter group and its evidence: members, shared products and when they were voted, networks"))
@@ -125,7 +131,7 @@ const decision = (status: "confirmed" | "cleared", name: "confirm" | "clear", de
   Command.make(name, { id: groupId, json }, (options) =>
     Effect.gen(function* () {
       const review = yield* GroupReview.GroupReview
-      const decided = yield* review.decide(options.id, status)
+      const decided = yield* review.decide(yield* groupIdOf(options.id), status)
       if (options.json) {
         return yield* Console.log(
           JSON.stringify(

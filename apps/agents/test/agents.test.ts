@@ -176,11 +176,17 @@ for (const variant of testTargets()) {
       expect(JSON.parse(confirmed.stdout)).toMatchObject({ group_id: GROUP, status: "confirmed", changed: true, votes_moved: 1 })
       expect(await target.run(counters)).toEqual(discounted)
 
-      const unknown = await cli(["confirm", "no-such-group"])
+      // A well-formed id no group has: exit 1. Not an id at all: a usage error, exit 2, as for agents.
+      const unknown = await cli(["confirm", "00000000-0000-4000-8000-000000000000"])
       expect(unknown.code).toBe(1)
       expect(unknown.stderr.trim()).toBe(
-        "productdir-agents: No group has the id no-such-group. productdir-agents groups --all shows every group."
+        "productdir-agents: No group has the id 00000000-0000-4000-8000-000000000000. productdir-agents groups --all shows every group."
       )
+      for (const command of ["group", "confirm", "clear"]) {
+        const malformed = await cli([command, "no-such-group"])
+        expect(malformed.code, command).toBe(2)
+        expect(malformed.stderr, command).toContain('"no-such-group" is not a group id')
+      }
     })
   })
 }

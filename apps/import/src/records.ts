@@ -131,7 +131,8 @@ async function* arrayRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawR
  * record's own start ("at position 14 (line 1 column 15)"), which beside the file's line number read as
  * a second, other line. An NDJSON record is one line, so its column is the place.
  */
-const withinTheLine = (message: string): string => message.replace(/ at position \d+ \(line 1 column (\d+)\)$/u, " at column $1 of the line")
+const withinTheLine = (message: string): string =>
+  message.replace(/ at position \d+ \(line 1 column (\d+)\)$/u, " at column $1 of the line")
 
 /** Holds back the first bytes until the format is known, then replays them. */
 async function* detect(source: Readable, format: Format | "auto"): AsyncGenerator<RawRecord> {
