@@ -1,39 +1,12 @@
-/**
- * Migration 0015_problem_keys: reports written before a problem's key folded look-alike texts (an "é"
- * typed as "e" and a combining accent, a zero-width space) are counted as one problem once the database
- * is migrated, as reports written after it are. On PGlite, and on the server when DATABASE_URL is set.
- */
-import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { addressVoter, type ProductId, ProblemStore, VoteLedger } from "@productdir/domain"
-import { PgliteClient } from "../src/index.ts"
 import { migrateThrough } from "../src/migrations/index.ts"
 import { layerSql } from "../src/StoreLayer.ts"
-import { freshDatabaseUrl } from "../src/testing.ts"
+import { databases } from "./databases.ts"
 
-const clients: ReadonlyArray<{
-  readonly name: string
-  readonly client: () => Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown>
-}> = [
-  { name: "pglite", client: () => PgliteClient.layerInMemory() },
-  ...(process.env.DATABASE_URL
-    ? [
-        {
-          name: "postgres",
-          client: () =>
-            Layer.unwrap(
-              Effect.map(freshDatabaseUrl(process.env.DATABASE_URL!), ({ url }) =>
-                PgClient.layer({ url: Redacted.make(url), maxConnections: 2 })
-              )
-            )
-        }
-      ]
-    : [])
-]
-
-describe.each(clients)("problem keys, $name", ({ client }) => {
+describe.each(databases)("problem keys, $name", ({ client }) => {
   it.effect(
     "reports keyed before the look-alike rule are one problem once migrated, and later reports join it",
     () =>

@@ -1,45 +1,16 @@
-/**
- * The routines cannot drift (docs/architecture.md, "Routines"): what is installed in a database is
- * what the code says, whatever that database's history; a database the previous release migrated
- * answers, once this code has started on it, exactly as a fresh one; and a change of a rule that
- * computes a stored value (the trust score) rewrites that value for every product, in batches, even
- * when the process that began the rewrite stopped before its end. On PGlite, and on the server when
- * DATABASE_URL is set.
- */
-import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, Redacted, type Scope, Stream } from "effect"
+import { Context, Effect, Layer, type Scope, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import { addressVoter, CatalogStore, fromImportRecord, hasDrifted, type ProductId, VoteLedger } from "@productdir/domain"
 import { sampleRecords } from "@productdir/fixtures/sample"
 import * as ChangeFeed from "../src/ChangeFeed.ts"
 import * as ReadReplicas from "../src/ReadReplicas.ts"
-import { PgliteClient, SqlCatalogStore } from "../src/index.ts"
+import { SqlCatalogStore } from "../src/index.ts"
 import { migrate, migrateThrough } from "../src/migrations/index.ts"
 import { hashOf, installRoutines, ROUTINES, type Routine, trustScoreWith } from "../src/routines/index.ts"
 import { REWRITE_BATCH } from "../src/routines/rewrites.ts"
 import { layerSql } from "../src/StoreLayer.ts"
-import { freshDatabaseUrl } from "../src/testing.ts"
-
-type Client = PgClient.PgClient | SqlClient.SqlClient
-
-/** Ways to get an empty database of its own, as a client layer. */
-const databases: ReadonlyArray<{ readonly name: string; readonly client: () => Layer.Layer<Client, unknown> }> = [
-  { name: "pglite", client: () => PgliteClient.layerInMemory() },
-  ...(process.env.DATABASE_URL
-    ? [
-        {
-          name: "postgres",
-          client: () =>
-            Layer.unwrap(
-              Effect.map(freshDatabaseUrl(process.env.DATABASE_URL!), ({ url }) =>
-                PgClient.layer({ url: Redacted.make(url), maxConnections: 4 })
-              )
-            )
-        }
-      ]
-    : [])
-]
+import { type Client, databases } from "./databases.ts"
 
 /** A client layer built once in `scope`, so the same database can be handed to several layers in turn. */
 const openDatabase = (client: Layer.Layer<Client, unknown>, scope: Scope.Scope) =>

@@ -66,8 +66,9 @@ const singletonsOf = (raw: ReadonlyArray<string>): { readonly hosts: number; rea
     const lower = name.toLowerCase()
     if (!SINGLETONS.has(lower)) continue
     if (lower === "host") hosts++
-    else if (seen?.has(lower)) repeated ??= SINGLETONS.get(lower)
-    else (seen ??= new Set()).add(lower)
+    else if (seen === undefined) seen = new Set([lower])
+    else if (!seen.has(lower)) seen.add(lower)
+    else repeated ??= SINGLETONS.get(lower)
   }
   return { hosts, repeated }
 }
