@@ -115,7 +115,7 @@ for (const variant of testTargets()) {
         env: { ...process.env, ...target.env, npm_command: "exec" },
         stdio: ["ignore", "pipe", "pipe"]
       })
-      await waitForOutput(shell, "checked 1 products")
+      await waitForOutput(shell, "products, drifted")
       const tool = Number(
         execFileSync("pgrep", ["-P", String(shell.pid)], { encoding: "utf8" })
           .trim()

@@ -71,6 +71,17 @@ export const MAX_QUERY_WORDS = 8
 export const PREFIX_MIN_LENGTH = 3
 /** A word this long or longer may be a typo of a product word; shorter words are too ambiguous. */
 export const TYPO_MIN_LENGTH = 4
+/**
+ * A word longer than this is searched as written, not as a typo: no word people type is that long, and
+ * the work of finding what a word is a typo of grows with its length (its one-edit variants, thousands
+ * for 200 letters, each a probe), which a hostile query would spend on every request.
+ */
+export const TYPO_MAX_LENGTH = 24
+/** At most this many words of a query (the first that no product word has or starts) are looked up as typos. */
+export const TYPO_MAX_WORDS = 3
+
+/** Whether `word`, which no product word has or starts, is long and short enough to be looked up as a typo. */
+export const mayBeTypo = (word: string): boolean => word.length >= TYPO_MIN_LENGTH && word.length <= TYPO_MAX_LENGTH
 
 /**
  * The words of a query that are searched for: distinct, stop words left out, at
@@ -85,7 +96,7 @@ export const queryWords = (q: string): ReadonlyArray<string> =>
  * Optimal string alignment distance, bounded.
  */
 export const isTypoOf = (typed: string, known: string): boolean => {
-  if (typed === known || typed.length < TYPO_MIN_LENGTH) return false
+  if (typed === known || !mayBeTypo(typed)) return false
   const allowed = typed.length >= 8 ? 2 : 1
   if (Math.abs(typed.length - known.length) > allowed) return false
   const a = [...typed]

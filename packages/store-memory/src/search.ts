@@ -15,7 +15,8 @@ import {
   queryWords,
   searchFieldsOf,
   searchTokens,
-  TYPO_MIN_LENGTH
+  mayBeTypo,
+  TYPO_MAX_WORDS
 } from "@productdir/domain"
 
 /** ts_rank's default weights for A (name), B (category) and C (body). */
@@ -75,11 +76,12 @@ export const operandsOf = (q: string, products: Iterable<Product>): Operands | u
   for (const p of products) for (const w of indexOf(p).words) vocabulary.add(w)
   const exact = new Set<string>()
   const prefixes = new Set<string>()
+  let typos = 0
   for (const word of words) {
     if (!ENGLISH_STOP_WORDS.has(word)) exact.add(stem(word))
     // A word the catalog has is searched by its stem alone; any other also as the start of the word being typed.
     if (word.length >= PREFIX_MIN_LENGTH && !vocabulary.has(word)) prefixes.add(word)
-    if (word.length < TYPO_MIN_LENGTH || startsAny(vocabulary, word)) continue
+    if (!mayBeTypo(word) || startsAny(vocabulary, word) || typos++ >= TYPO_MAX_WORDS) continue
     for (const known of vocabulary) {
       if (isTypoOf(word, known)) exact.add(ENGLISH_STOP_WORDS.has(known) ? known : stem(known))
     }

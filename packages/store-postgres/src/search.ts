@@ -9,7 +9,7 @@
  */
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
-import { ENGLISH_STOP_WORDS, isTypoOf, PREFIX_MIN_LENGTH, queryWords, TYPO_MIN_LENGTH } from "@productdir/domain"
+import { ENGLISH_STOP_WORDS, isTypoOf, mayBeTypo, PREFIX_MIN_LENGTH, queryWords, TYPO_MAX_WORDS } from "@productdir/domain"
 import type { Sought } from "./searchLists.ts"
 
 /** ts_rank's weights for {D, C, B, A}: body (C) 0.2, category (B) 0.4, name (A) 1.0. */
@@ -82,7 +82,10 @@ const lookUp = (sql: SqlClient.SqlClient, words: ReadonlyArray<string>) =>
         EXISTS (SELECT 1 FROM search_words s WHERE s.word = t.word) AS whole,
         EXISTS (SELECT 1 FROM search_words s WHERE s.word >= t.word AND s.word < t.word || chr(1114111)) AS started
       FROM unnest(${words}::text[]) AS t(word)`
-    const unknown = found.filter((r) => !r.started && r.word.length >= TYPO_MIN_LENGTH).map((r) => r.word)
+    const unknown = found
+      .filter((r) => !r.started && mayBeTypo(r.word))
+      .slice(0, TYPO_MAX_WORDS)
+      .map((r) => r.word)
     const fixed =
       unknown.length === 0
         ? []
