@@ -22,6 +22,11 @@ describe("search words", () => {
     expect(isTypoOf("inviose", "invoice")).toBe(false)
     expect(isTypoOf("cat", "car")).toBe(false)
     expect(isTypoOf("invoice", "invoice")).toBe(false)
+    // A word past 24 letters is searched as written: no typo lookup grows with a hostile word's length.
+    const long = "interoperabilityplatforms"
+    expect(long.length).toBe(25)
+    expect(isTypoOf(long, "interoperabilityplatform")).toBe(false)
+    expect(isTypoOf(long.slice(0, 24), "interoperabilityplatfor")).toBe(true)
   })
 
   it("relevance is the default sort only when the query has words", () => {
