@@ -304,6 +304,20 @@ for (const variant of variants) {
           const replayed = sign(down, { nonce: "once-only" })
           expect((yield* send(down, replayed)).status).toBe(200)
           expect((yield* send(down, replayed)).status).toBe(401)
+          // And in the last second the verifier still accepts a signature (it reads the time in whole seconds,
+          // up to expires + 5 s of skew): its nonce is still kept, so the replay there is refused as well.
+          const late = JSON.stringify({ entity_id: product(9).id, direction: "up" })
+          let first = 0
+          let second = 0
+          for (let attempt = 0; attempt < 5 && first !== 201; attempt++) {
+            // At the start of a second, so that both requests fall within it.
+            yield* Effect.sleep(`${1_000 - (Date.now() % 1_000) + 20} millis`)
+            const expires = Math.floor(Date.now() / 1000) - 5
+            const headers = sign(late, { createdAt: expires - 10, lifetime: 10, nonce: `late-${attempt}` })
+            first = (yield* send(late, headers)).status
+            second = (yield* send(late, headers)).status
+          }
+          expect([first, second]).toEqual([201, 401])
           // Up, then down by the same agent: one vote, moved.
           const after = yield* countersOf(target.id)
           expect([after.up - before.up, after.down - before.down]).toEqual([0, 1])

@@ -31,6 +31,14 @@ export const WEB_BOT_AUTH_TAG = "web-bot-auth"
 const MAX_WINDOW_SECONDS = 3_600
 const CLOCK_SKEW_SECONDS = 5
 
+/**
+ * How long a nonce is kept: past the last moment any process could still accept its signature. The
+ * verifier reads the time in whole seconds, so a signature passes until the end of second expires + skew,
+ * a second later than expires + skew to the millisecond (a replay in that second took the row over); and
+ * another process's clock may be up to the skew behind this one's.
+ */
+const nonceKeptUntil = (expires: number): Date => new Date((expires + 2 * CLOCK_SKEW_SECONDS + 1) * 1000)
+
 /** Bytes of each signature header a request may send: several signatures fit, a flood does not. */
 export const MAX_SIGNATURE_HEADER_BYTES = 2_048
 const SIGNATURE_HEADERS = ["signature-input", "signature", "signature-agent", "content-digest"] as const
@@ -195,7 +203,7 @@ export const layer = (options: {
           })
           // Only a signature that verified uses its nonce up: nobody can spend another agent's nonces.
           if (typeof nonce === "string") {
-            const claimed = yield* nonces.claim(`${directory} ${keyId} ${nonce}`, new Date((expires + CLOCK_SKEW_SECONDS) * 1000))
+            const claimed = yield* nonces.claim(`${directory} ${keyId} ${nonce}`, nonceKeptUntil(expires))
             if (!claimed) return yield* refuse("this nonce was used before: the request is a replay")
           }
           return { keyDirectory: directory, keyId } satisfies SignedIdentity
