@@ -177,6 +177,34 @@ for (const variant of variants) {
         })
       )
 
+      it.effect("a signed agent is its key: another URL for its directory is the same agent, and its revocation holds there", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const key = makeAgentKey()
+          const directory = yield* serveKeyDirectory([key], { anyPath: true })
+          const vote = (entity: string, at: string) => {
+            const body = JSON.stringify({ entity_id: entity, direction: "up" })
+            const headers = signedHeaders({ key, directory: `${directory.origin}${at}`, url: `${base}/vote`, body })
+            return request(`${base}/vote`, { method: "POST", headers, body })
+          }
+          expect((yield* vote(product(10).id, "/keys.json")).status).toBe(201)
+          // The same key at URLs the directory also serves it from: the same agent, whose vote is unchanged.
+          for (const at of ["/keys.json?", "/%6Beys.json", "/./keys.json"]) {
+            const again = yield* vote(product(10).id, at)
+            expect([at, again.status, (again.json as { status: string }).status]).toEqual([at, 200, "unchanged"])
+          }
+          const holders = (yield* AgentRegistry.use((r) => r.list({ limit: 1000 }))).filter((a) => a.keyId === key.kid)
+          expect(holders).toHaveLength(1)
+          yield* AgentRegistry.use((r) => r.revoke(holders[0]!.id))
+          for (const at of ["/keys.json", "/keys.json?", "/%6Beys.json", "/other/keys.json"]) {
+            const refused = yield* vote(product(11).id, at)
+            expect([at, refused.status]).toEqual([at, 401])
+            expect(bodyOf<ProblemBody>(refused).detail, at).toContain("revoked")
+          }
+          expect((yield* AgentRegistry.use((r) => r.list({ limit: 1000 }))).filter((a) => a.keyId === key.kid)).toHaveLength(1)
+        }).pipe(Effect.scoped)
+      )
+
       it.effect("over MCP, the key makes the vote the agent's; a bad key is a 401 before any MCP message", () =>
         Effect.gen(function* () {
           const base = yield* baseUrl

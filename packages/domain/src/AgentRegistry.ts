@@ -9,7 +9,11 @@ export class AgentRegistry extends Context.Service<
     readonly register: (agent: NewAgent) => Effect.Effect<Agent, StoreError>
     /** The agent whose API key hashes to `keyHash`, revoked or not. */
     readonly byKeyHash: (keyHash: string) => Effect.Effect<Option.Option<Agent>, StoreError>
-    /** The signed agent of this key, if it was enrolled. */
+    /**
+     * The signed agent of this key, if it was enrolled: the key is the agent, whatever directory URL named it
+     * (`…/keys.json`, `…/keys.json?`, `…/%6Beys.json` are one agent). Where a key was enrolled under more than
+     * one URL (before this rule), a revoked one of them is answered first, so a revocation holds for the key.
+     */
     readonly findSigned: (identity: SignedIdentity) => Effect.Effect<Option.Option<Agent>, StoreError>
     /**
      * Enrols a signed agent, or answers the one already enrolled for its key (safe under

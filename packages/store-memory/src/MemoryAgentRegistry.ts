@@ -88,8 +88,14 @@ const make = (state: State) =>
       }),
     findSigned: (identity) =>
       Effect.sync(() => {
-        const id = state.signedAgents.get(`${identity.keyDirectory} ${identity.keyId}`)
-        return Option.fromNullishOr(id === undefined ? undefined : state.agents.get(id)?.agent)
+        // The key is the agent, whatever URL named it; a revoked one first, then the one of this URL, then the oldest.
+        const rank = (a: Agent) => [a.revokedAt === null ? 1 : 0, a.keyDirectory === identity.keyDirectory ? 0 : 1, a.createdAt.getTime()]
+        const holders = [...state.agents.values()].map((s) => s.agent).filter((a) => a.keyId === identity.keyId)
+        holders.sort((a, b) => {
+          const [x, y] = [rank(a), rank(b)]
+          return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]! || (a.id < b.id ? -1 : 1)
+        })
+        return Option.fromNullishOr(holders[0])
       }),
     enrolSigned: (input) =>
       Effect.map(Clock.currentTimeMillis, (millis) => {

@@ -120,7 +120,8 @@ export const make = Effect.gen(function* () {
       ),
     findSigned: (identity) =>
       sql<AgentRow>`
-        SELECT ${columns} FROM agents WHERE key_directory = ${identity.keyDirectory} AND key_id = ${identity.keyId}`.pipe(
+        SELECT ${columns} FROM agents WHERE key_id = ${identity.keyId}
+        ORDER BY revoked_at IS NULL, key_directory IS DISTINCT FROM ${identity.keyDirectory}, created_at, id LIMIT 1`.pipe(
         storeError("find signed agent"),
         Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toAgent))
       ),

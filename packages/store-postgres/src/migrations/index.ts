@@ -22,6 +22,7 @@ import { migration as m0012 } from "./0012_search_lists.ts"
 import { migration as m0013 } from "./0013_search_names.ts"
 import { migration as m0014 } from "./0014_search_starts.ts"
 import { migration as m0015 } from "./0015_problem_keys.ts"
+import { migration as m0016 } from "./0016_agents_by_key.ts"
 
 export const MIGRATIONS_TABLE = "productdir_migrations"
 
@@ -41,7 +42,8 @@ const ALL = {
   "0012_search_lists": m0012,
   "0013_search_names": m0013,
   "0014_search_starts": m0014,
-  "0015_problem_keys": m0015
+  "0015_problem_keys": m0015,
+  "0016_agents_by_key": m0016
 }
 
 export const migrations = Migrator.fromRecord(ALL)
