@@ -9,7 +9,7 @@ import { Effect, Fiber, Stream } from "effect"
 import { CatalogStore, ProductChanges, type ProductId } from "@productdir/domain"
 import { sampleCatalog } from "@productdir/fixtures/sample"
 import * as MemoryStore from "@productdir/store-memory"
-import { MAX_SUBSCRIPTIONS, make } from "../src/mcp/sessions.ts"
+import { MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTIONS_IN_ALL, make, URIS_PER_PRODUCT } from "../src/mcp/sessions.ts"
 
 const catalog = sampleCatalog()
 const [a, b] = [catalog[0]!, catalog[1]!]
@@ -104,6 +104,21 @@ describe("MCP sessions", () => {
       for (let i = 0; i < MAX_SUBSCRIPTIONS; i++) yield* sessions.subscribe("five", `test://static/${i}`, undefined)
       const refused = yield* Effect.flip(sessions.subscribe("five", uriOf(a.id), a.id))
       expect(refused.message).toContain(`${MAX_SUBSCRIPTIONS} resources at most`)
+      // One product by many spellings of its URI fills no more than a few places.
+      for (let i = 0; i < URIS_PER_PRODUCT; i++) yield* sessions.subscribe("six", `${uriOf(a.id)}${"%20".repeat(i)}`, a.id)
+      const spelt = yield* Effect.flip(sessions.subscribe("six", `${uriOf(a.id)}?again`, a.id))
+      expect(spelt.message).toContain(`by ${URIS_PER_PRODUCT} URIs at most`)
+      // And the process holds so many in all, whatever the sessions.
+      for (let session = 0; (session + 1) * MAX_SUBSCRIPTIONS <= MAX_SUBSCRIPTIONS_IN_ALL; session++) {
+        for (let i = 0; i < MAX_SUBSCRIPTIONS; i++) {
+          const added = yield* Effect.result(sessions.subscribe(`many-${session}`, `test://static/${i}`, undefined))
+          if (added._tag === "Failure") {
+            expect(added.failure.message).toContain(`${MAX_SUBSCRIPTIONS_IN_ALL} subscriptions`)
+            return
+          }
+        }
+      }
+      expect.unreachable("the process-wide cap was never reached")
     }).pipe(Effect.scoped, Effect.provide(MemoryStore.layer))
   )
 })

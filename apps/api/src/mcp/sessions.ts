@@ -31,6 +31,18 @@ import { Lifecycle } from "../http/lifecycle.ts"
 /** How many resources one session may subscribe to: what waits for its stream is bounded by this. */
 export const MAX_SUBSCRIPTIONS = 1_000
 
+/**
+ * How many URIs of one product a session may follow: its slug and its id are two, and a URI can be
+ * spelt many ways (`%74allyhouse`), each of which would otherwise fill a place of the session's 1,000.
+ */
+export const URIS_PER_PRODUCT = 4
+
+/**
+ * Subscriptions this process holds in all, whatever the sessions (about 300 B each): many sessions of
+ * 1,000 each would otherwise take the process past its heap.
+ */
+export const MAX_SUBSCRIPTIONS_IN_ALL = 100_000
+
 /** A comment on an idle stream this often, so proxies and clients see the connection alive. */
 const KEEPALIVE = "15 seconds"
 
@@ -151,9 +163,12 @@ export const make = Effect.gen(function* () {
     return ending
   }
 
+  /** Subscriptions of every session, now. */
+  let inAll = 0
+
   const unwatch = (session: Session, uri: string) => {
     const product = session.subscriptions.get(uri)
-    session.subscriptions.delete(uri)
+    if (session.subscriptions.delete(uri)) inAll--
     session.unsent.delete(uri)
     if (product === undefined) return
     const bySession = watchers.get(product)
@@ -188,7 +203,18 @@ export const make = Effect.gen(function* () {
           message: `A session may subscribe to ${MAX_SUBSCRIPTIONS} resources at most; unsubscribe from some first.`
         })
       }
+      if (product !== undefined && (watchers.get(product)?.get(session)?.size ?? 0) >= URIS_PER_PRODUCT) {
+        return yield* new TooManySubscriptions({
+          message: `A session may follow one product by ${URIS_PER_PRODUCT} URIs at most (its slug and its id are two); this one already does.`
+        })
+      }
+      if (inAll >= MAX_SUBSCRIPTIONS_IN_ALL) {
+        return yield* new TooManySubscriptions({
+          message: `This server holds ${MAX_SUBSCRIPTIONS_IN_ALL} subscriptions, its most; unsubscribe from some, or retry later.`
+        })
+      }
       session.subscriptions.set(uri, product)
+      inAll++
       if (product !== undefined) {
         const bySession = watchers.get(product) ?? new Map<Session, Set<string>>()
         watchers.set(product, bySession)
