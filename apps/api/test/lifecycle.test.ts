@@ -185,6 +185,50 @@ describe("start and stop", { timeout: 180_000 }, () => {
     }
   })
 
+  it("the many addresses of one network cannot lock out other clients either: its wider networks are capped too", async () => {
+    const server = api({ HTTP_MAX_CONNECTIONS: "200", HTTP_MAX_CONNECTIONS_PER_ADDRESS: "32" })
+    const port = portOf(await server.url)
+    // The attacker: ten addresses of one /24, 40 idle connections each (400, twice the server's 200).
+    const held: Array<Socket> = []
+    await Promise.all(
+      Array.from(
+        { length: 400 },
+        (_, i) =>
+          new Promise<void>((r) => {
+            const s = connect({ port, host: "127.0.0.1", localAddress: `127.0.0.${2 + (i % 10)}` }, () => r())
+            s.on("error", () => r())
+            s.on("close", () => r())
+            held.push(s)
+          })
+      )
+    )
+    const openHeld = () => held.filter((s) => !s.destroyed && s.readyState === "open").length
+    try {
+      // Everyone else, from another /24: served at once.
+      const others = await Promise.all(
+        Array.from(
+          { length: 20 },
+          () =>
+            new Promise<string>((resolveReply) => {
+              const socket = connect({ port, host: "127.0.0.1", localAddress: "127.0.1.1" })
+              let reply = ""
+              socket.on("data", (d) => (reply += d))
+              socket.on("error", () => undefined)
+              socket.on("close", () => resolveReply(reply))
+              socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            })
+        )
+      )
+      for (const reply of others) expect(reply).toMatch(/^HTTP\/1\.1 200 /)
+      // The attacker's /24 keeps no more than twice one address's share.
+      const deadline = Date.now() + 20_000
+      while (openHeld() > 64 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+      expect(openHeld()).toBeLessThanOrEqual(64)
+    } finally {
+      for (const s of held) s.destroy()
+    }
+  })
+
   it("a request in flight at SIGTERM completes (with Connection: close) while new connections are refused", async () => {
     const server = api({ SHUTDOWN_GRACE: "30" })
     const port = portOf(await server.url)

@@ -1,9 +1,10 @@
 /**
  * The server's connections, as a client sees them:
  * - no client address holds more than HTTP_MAX_CONNECTIONS_PER_ADDRESS of them
- *   (an IPv6 client by its /64, as a voter is): one address holding sockets open
- *   cannot take the whole HTTP_MAX_CONNECTIONS from everyone else. A connection
- *   over the cap is closed at once, before a byte of it is read;
+ *   (an IPv6 client by its /64, as a voter is), and no wider network of it more
+ *   than a few times that (WIDER): one address, or the many /64s of one /48,
+ *   holding sockets open cannot take the whole HTTP_MAX_CONNECTIONS from everyone
+ *   else. A connection over a cap is closed at once, before a byte of it is read;
  * - at shutdown the server stops accepting connections and leaves the open ones
  *   to finish: a request written to an open connection is answered (draining
  *   responses carry `Connection: close`), an idle keep-alive connection ends at
@@ -14,7 +15,7 @@
 import { Context, type Duration, Effect } from "effect"
 import type { Server } from "node:http"
 import { Server as NetServer, type Socket } from "node:net"
-import { networkOf } from "@productdir/usecases"
+import { networksOf } from "@productdir/usecases"
 
 export class Connections extends Context.Service<
   Connections,
@@ -29,6 +30,14 @@ export class Connections extends Context.Service<
   }
 >()("@productdir/api/Connections") {}
 
+/**
+ * The cap of each level of a client's networks (usecases' networksOf: an IPv6 /64, /56, /48, /32; an IPv4
+ * address, /24, /16), as a multiple of the per-address cap. With one cap on the /64 alone, the 8 /64s of one
+ * free /48 held every connection (1,024 = 8 × 128); now a /48 holds 4 × 128, and locking others out takes
+ * networks of 2 /48s (tunnel accounts), 2 IPv4 /24s, or, as before, a proxy's limits in front.
+ */
+const WIDER: ReadonlyArray<number> = [1, 2, 4, 8]
+
 export interface ConnectionLimits {
   /** Connections one client network may hold at once; 0 for no limit of its own. */
   readonly perAddress: number
@@ -40,19 +49,20 @@ export const watch = (server: Server, limits: ConnectionLimits) => {
   const perNetwork = new Map<string, number>()
 
   server.on("connection", (socket: Socket) => {
-    const network = networkOf(socket.remoteAddress ?? "")
-    const held = perNetwork.get(network) ?? 0
-    if (limits.perAddress > 0 && held >= limits.perAddress) {
+    const networks = limits.perAddress > 0 ? networksOf(socket.remoteAddress ?? "").map((n) => n.prefix) : []
+    if (networks.some((network, level) => (perNetwork.get(network) ?? 0) >= limits.perAddress * WIDER[level]!)) {
       socket.destroy()
       return
     }
-    perNetwork.set(network, held + 1)
+    for (const network of networks) perNetwork.set(network, (perNetwork.get(network) ?? 0) + 1)
     sockets.add(socket)
     socket.once("close", () => {
       sockets.delete(socket)
-      const left = (perNetwork.get(network) ?? 1) - 1
-      if (left === 0) perNetwork.delete(network)
-      else perNetwork.set(network, left)
+      for (const network of networks) {
+        const left = (perNetwork.get(network) ?? 1) - 1
+        if (left === 0) perNetwork.delete(network)
+        else perNetwork.set(network, left)
+      }
     })
   })
 
