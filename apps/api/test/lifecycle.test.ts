@@ -14,9 +14,9 @@ import { API_MAIN, json, run, signalGroup, start, startApi, type Started } from 
 const product = sampleRecords()[0]!
 
 /** Raw HTTP/1.1 on one socket: what was written back, until the server closes it or `ms` pass. */
-const rawExchange = (port: number, text: string, ms = 5_000) =>
+const rawExchange = (port: number, text: string, ms = 5_000, from?: string) =>
   new Promise<{ readonly reply: string; readonly closed: boolean }>((resolveExchange) => {
-    const socket = connect(port, "127.0.0.1")
+    const socket = connect({ port, host: "127.0.0.1", ...(from === undefined ? {} : { localAddress: from }) })
     let reply = ""
     const timer = setTimeout(() => {
       socket.destroy()
@@ -32,6 +32,34 @@ const rawExchange = (port: number, text: string, ms = 5_000) =>
   })
 
 const portOf = (base: string) => Number(new URL(base).port)
+
+/** An attacker's `count` connections, opened from `from(i)` and never written to; how many are still open. */
+const holdIdle = async (port: number, count: number, from: (i: number) => string) => {
+  const held: Array<Socket> = []
+  await Promise.all(
+    Array.from(
+      { length: count },
+      (_, i) =>
+        new Promise<void>((r) => {
+          const s = connect({ port, host: "127.0.0.1", localAddress: from(i) }, () => r())
+          s.on("error", () => r())
+          s.on("close", () => r())
+          held.push(s)
+        })
+    )
+  )
+  const open = () => held.filter((s) => !s.destroyed && s.readyState === "open").length
+  /**
+   * The attacker keeps no more than `share`. The server has taken every one of its connections by now (they
+   * came first), but this side hears of the ones it cut only as the closes arrive, later on a busy machine.
+   */
+  const keepsAtMost = async (share: number) => {
+    const deadline = Date.now() + 20_000
+    while (open() > share && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    expect(open()).toBeLessThanOrEqual(share)
+  }
+  return { keepsAtMost, close: () => held.forEach((s) => s.destroy()) }
+}
 
 describe("start and stop", { timeout: 180_000 }, () => {
   const cleanup: Array<() => void> = []
@@ -154,34 +182,17 @@ describe("start and stop", { timeout: 180_000 }, () => {
   it("one address holding 1,100 idle connections cannot lock out other clients", async () => {
     const server = api({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: "64" })
     const port = portOf(await server.url)
-    // The attacker, from 127.0.0.2: connections opened and never written to.
-    const held: Array<Socket> = []
-    await Promise.all(
-      Array.from(
-        { length: 1_100 },
-        () =>
-          new Promise<void>((r) => {
-            const s = connect({ port, host: "127.0.0.1", localAddress: "127.0.0.2" }, () => r())
-            s.on("error", () => r())
-            s.on("close", () => r())
-            held.push(s)
-          })
-      )
-    )
-    const openHeld = () => held.filter((s) => !s.destroyed && s.readyState === "open").length
+    // The attacker, from 127.0.0.2.
+    const attacker = await holdIdle(port, 1_100, () => "127.0.0.2")
     try {
       // Everyone else, from 127.0.0.1: served at once.
       const others = await Promise.all(
         Array.from({ length: 20 }, () => rawExchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
       )
       for (const exchange of others) expect(exchange.reply).toMatch(/^HTTP\/1\.1 200 /)
-      // The attacker keeps no more than its share. The server has taken every one of its connections by now (they
-      // came first), but this side hears of the ones it cut only as the closes arrive, later on a busy machine.
-      const deadline = Date.now() + 20_000
-      while (openHeld() > 64 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-      expect(openHeld()).toBeLessThanOrEqual(64)
+      await attacker.keepsAtMost(64)
     } finally {
-      for (const s of held) s.destroy()
+      attacker.close()
     }
   })
 
@@ -189,43 +200,19 @@ describe("start and stop", { timeout: 180_000 }, () => {
     const server = api({ HTTP_MAX_CONNECTIONS: "200", HTTP_MAX_CONNECTIONS_PER_ADDRESS: "32" })
     const port = portOf(await server.url)
     // The attacker: ten addresses of one /24, 40 idle connections each (400, twice the server's 200).
-    const held: Array<Socket> = []
-    await Promise.all(
-      Array.from(
-        { length: 400 },
-        (_, i) =>
-          new Promise<void>((r) => {
-            const s = connect({ port, host: "127.0.0.1", localAddress: `127.0.0.${2 + (i % 10)}` }, () => r())
-            s.on("error", () => r())
-            s.on("close", () => r())
-            held.push(s)
-          })
-      )
-    )
-    const openHeld = () => held.filter((s) => !s.destroyed && s.readyState === "open").length
+    const attacker = await holdIdle(port, 400, (i) => `127.0.0.${2 + (i % 10)}`)
     try {
       // Everyone else, from another /24: served at once.
       const others = await Promise.all(
-        Array.from(
-          { length: 20 },
-          () =>
-            new Promise<string>((resolveReply) => {
-              const socket = connect({ port, host: "127.0.0.1", localAddress: "127.0.1.1" })
-              let reply = ""
-              socket.on("data", (d) => (reply += d))
-              socket.on("error", () => undefined)
-              socket.on("close", () => resolveReply(reply))
-              socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            })
+        Array.from({ length: 20 }, () =>
+          rawExchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 5_000, "127.0.1.1")
         )
       )
-      for (const reply of others) expect(reply).toMatch(/^HTTP\/1\.1 200 /)
+      for (const exchange of others) expect(exchange.reply).toMatch(/^HTTP\/1\.1 200 /)
       // The attacker's /24 keeps no more than twice one address's share.
-      const deadline = Date.now() + 20_000
-      while (openHeld() > 64 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-      expect(openHeld()).toBeLessThanOrEqual(64)
+      await attacker.keepsAtMost(64)
     } finally {
-      for (const s of held) s.destroy()
+      attacker.close()
     }
   })
 
