@@ -58,7 +58,10 @@ const holdIdle = async (port: number, count: number, from: (i: number) => string
     while (open() > share && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
     expect(open()).toBeLessThanOrEqual(share)
   }
-  return { keepsAtMost, close: () => held.forEach((s) => s.destroy()) }
+  const close = () => {
+    for (const s of held) s.destroy()
+  }
+  return { keepsAtMost, close }
 }
 
 describe("start and stop", { timeout: 180_000 }, () => {
