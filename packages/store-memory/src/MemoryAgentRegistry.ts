@@ -89,12 +89,13 @@ const make = (state: State) =>
     findSigned: (identity) =>
       Effect.sync(() => {
         // The key is the agent, whatever URL named it; a revoked one first, then the one of this URL, then the oldest.
-        const rank = (a: Agent) => [a.revokedAt === null ? 1 : 0, a.keyDirectory === identity.keyDirectory ? 0 : 1, a.createdAt.getTime()]
+        const order = (a: Agent, b: Agent) =>
+          Number(a.revokedAt === null) - Number(b.revokedAt === null) ||
+          Number(a.keyDirectory !== identity.keyDirectory) - Number(b.keyDirectory !== identity.keyDirectory) ||
+          a.createdAt.getTime() - b.createdAt.getTime() ||
+          (a.id < b.id ? -1 : 1)
         const holders = [...state.agents.values()].map((s) => s.agent).filter((a) => a.keyId === identity.keyId)
-        holders.sort((a, b) => {
-          const [x, y] = [rank(a), rank(b)]
-          return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]! || (a.id < b.id ? -1 : 1)
-        })
+        holders.sort(order)
         return Option.fromNullishOr(holders[0])
       }),
     enrolSigned: (input) =>

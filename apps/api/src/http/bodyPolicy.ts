@@ -14,7 +14,7 @@
  *   A2A's routes say both in their own envelopes (a2a/routes.ts).
  * The endpoints that read JSON come from the API definition.
  */
-import { ByteSize, Effect, Exit, Schema } from "effect"
+import { ByteSize, Context, Effect, Exit, Predicate, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, OpenApi } from "effect/http-api"
 import { Api, type FieldIssue, fieldErrors, fieldName, GIVEN_TWICE } from "@productdir/contract"
@@ -34,18 +34,19 @@ const jsonBodies = new Set(
 )
 
 /**
- * "POST /vote" → what its JSON body decodes with, read as the API reads it (every issue, unknown fields
- * refused): a body refused for a repeated name is also checked against it, so that every wrong field is
+ * "POST /vote" → what its JSON body decodes with, read as the API reads it (its PayloadParseOptions: every
+ * issue, unknown fields refused): a body refused for a repeated name is also checked against it, so that every wrong field is
  * named in the one answer, as for any other refusal.
  */
 const payloadChecks = (() => {
   const checks = new Map<string, (value: unknown) => ReadonlyArray<FieldIssue>>()
   HttpApi.reflect(Api, {
     onGroup: () => undefined,
-    onEndpoint: ({ endpoint }) => {
+    onEndpoint: ({ endpoint, mergedAnnotations }) => {
       const schema = endpoint.payload.get("application/json")?.schemas[0]
       if (schema === undefined) return
-      const decode = Schema.decodeUnknownExit(schema as Schema.Codec<unknown, unknown>, { errors: "all", onExcessProperty: "error" })
+      const options = Context.getOrUndefined(mergedAnnotations, HttpApi.PayloadParseOptions)
+      const decode = Schema.decodeUnknownExit(schema as Schema.Codec<unknown, unknown>, options)
       checks.set(`${endpoint.method} ${endpoint.path}`, (value) => {
         const exit = decode(value)
         return Exit.isSuccess(exit) || exit.cause.reasons[0]?._tag !== "Fail"
@@ -163,21 +164,27 @@ const othersOf = (check: (value: unknown) => ReadonlyArray<FieldIssue>, text: st
  * request's id, naming each wrong field; a message of another shape is the library's to judge.
  */
 const toolCallProblem = (text: string): HttpServerResponse.HttpServerResponse | undefined => {
+  // Every MCP message passes here: only a tools/call is parsed (the MCP server parses each message anyway).
+  if (!text.includes('"tools/call"')) return undefined
   let message: unknown
   try {
     message = JSON.parse(text)
   } catch {
     return undefined
   }
-  if (!isObject(message) || message.method !== "tools/call" || (typeof message.id !== "string" && typeof message.id !== "number")) {
+  if (
+    !Predicate.isObject(message) ||
+    message.method !== "tools/call" ||
+    (typeof message.id !== "string" && typeof message.id !== "number")
+  ) {
     return undefined
   }
   const params = message.params
-  const wrong = !isObject(params)
+  const wrong = !Predicate.isObject(params)
     ? ["params must be an object: the tool's name and its arguments"]
     : [
         ...(typeof params.name === "string" ? [] : ["params.name must be a tool's name (tools/list lists them)"]),
-        ...(params.arguments === undefined || isObject(params.arguments)
+        ...(params.arguments === undefined || Predicate.isObject(params.arguments)
           ? []
           : ['params.arguments must be an object of the tool\'s arguments, like {"q": "crm"} (tools/list gives each tool\'s inputSchema)'])
       ]
@@ -188,9 +195,6 @@ const toolCallProblem = (text: string): HttpServerResponse.HttpServerResponse | 
     error: { code: -32602, message: `Invalid params: ${wrong.join("; ")}` }
   })
 }
-
-const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** A JSON body that is not UTF-8, refused in the words of the door it came to. */
 const notUtf8 = (path: string): HttpServerResponse.HttpServerResponse =>

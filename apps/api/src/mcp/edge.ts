@@ -21,7 +21,7 @@
  * what the library does not do over HTTP is done here: resource subscriptions,
  * the GET stream their notifications go out on (subscriptions.ts).
  */
-import { Clock, Duration, Effect, Option } from "effect"
+import { Clock, Duration, Effect, Option, Predicate } from "effect"
 import { Headers, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ApiConfig } from "../ApiConfig.ts"
 import { Callers, refusalResponse } from "../auth/callers.ts"
@@ -108,14 +108,28 @@ const withoutTags = (value: unknown): unknown => {
  */
 export const RESOURCE_NOT_FOUND = "Resource not found: "
 
-/** JSON-RPC error objects of unknown resources with the protocol's code (-32002) instead of an internal error's. */
-const notFoundCodes = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(notFoundCodes)
-  if (value === null || typeof value !== "object" || !("error" in value)) return value
-  const { error, ...rest } = value as { error: { code?: unknown; message?: unknown } }
-  if (error.code !== -32603 || typeof error.message !== "string" || !error.message.startsWith(RESOURCE_NOT_FOUND)) return value
-  return { ...rest, error: { ...error, code: -32002, message: error.message.slice(RESOURCE_NOT_FOUND.length) } }
+/** A JSON-RPC error response, as the library writes one: its error, and the rest of the message. */
+interface ErrorReply {
+  readonly error: { readonly code?: unknown; readonly message?: unknown }
+  readonly [key: string]: unknown
 }
+
+/** `rewrite` applied to each error response of an answer (one message, or each of a batch's); results pass. */
+const eachError =
+  (rewrite: (reply: ErrorReply) => unknown) =>
+  (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(eachError(rewrite))
+      : Predicate.isObject(value) && Predicate.isObject(value.error)
+        ? rewrite(value as unknown as ErrorReply)
+        : value
+
+/** JSON-RPC error objects of unknown resources with the protocol's code (-32002) instead of an internal error's. */
+const notFoundCodes = eachError((reply) => {
+  const { error } = reply
+  if (error.code !== -32603 || typeof error.message !== "string" || !error.message.startsWith(RESOURCE_NOT_FOUND)) return reply
+  return { ...reply, error: { ...error, code: -32002, message: error.message.slice(RESOURCE_NOT_FOUND.length) } }
+})
 
 const RESOURCE_NOT_FOUND_BYTES = Buffer.from(RESOURCE_NOT_FOUND)
 
@@ -131,17 +145,13 @@ const contains = (body: Uint8Array, needle: Buffer): boolean => Buffer.from(body
  * with no values, not an error: a client completing whatever it was given (an
  * argument of a ref from another server, a typo) gets an empty list to show.
  */
-const emptyCompletions =
-  (stateless: boolean) =>
-  (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(emptyCompletions(stateless))
-    if (value === null || typeof value !== "object" || !("error" in value)) return value
-    const { error, ...rest } = value as { error: { message?: unknown } }
-    if (error.message !== UNKNOWN_COMPLETION) return value
+const emptyCompletions = (stateless: boolean) =>
+  eachError(({ error, ...rest }) => {
+    if (error.message !== UNKNOWN_COMPLETION) return { error, ...rest }
     const completion = { values: [], total: 0, hasMore: false }
     // Stateless results (2026-07-28) say they are complete, as every other result of that revision does.
     return { ...rest, result: stateless ? { resultType: "complete", completion } : { completion } }
-  }
+  })
 
 /** What the library says of a stateless request without its metadata, and what it means, named. */
 const METADATA_MISSING = "Required request metadata is missing"
@@ -149,12 +159,9 @@ const METADATA_MISSING_BYTES = Buffer.from(METADATA_MISSING)
 const METADATA_NAMED = `${METADATA_MISSING}: a 2026-07-28 request carries params._meta with "io.modelcontextprotocol/protocolVersion" (the revision, as in its MCP-Protocol-Version header) and "io.modelcontextprotocol/clientCapabilities" (an object)`
 
 /** The library's bare "metadata is missing" said with the two keys a stateless request carries. */
-const namedMetadata = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(namedMetadata)
-  if (value === null || typeof value !== "object" || !("error" in value)) return value
-  const { error, ...rest } = value as { error: { message?: unknown } }
-  return error.message === METADATA_MISSING ? { ...rest, error: { ...error, message: METADATA_NAMED } } : value
-}
+const namedMetadata = eachError((reply) =>
+  reply.error.message === METADATA_MISSING ? { ...reply, error: { ...reply.error, message: METADATA_NAMED } } : reply
+)
 
 /**
  * A body the server could not take as a message: not JSON (-32700), or JSON that is no JSON-RPC request
@@ -164,13 +171,12 @@ const namedMetadata = (value: unknown): unknown => {
 const REFUSED_INPUT_CODES = new Set([-32700, -32600])
 const REFUSED_INPUT_BYTES = [Buffer.from("-32700"), Buffer.from("-32600")]
 
+/** One error response without an id (not a batch's) for input that is no request. */
 const isRefusedInput = (value: unknown): boolean =>
-  value !== null &&
-  typeof value === "object" &&
-  !Array.isArray(value) &&
-  "error" in value &&
-  ((value as { id?: unknown }).id ?? null) === null &&
-  REFUSED_INPUT_CODES.has((value as { error: { code?: unknown } }).error?.code as number)
+  Predicate.isObject(value) &&
+  Predicate.isObject(value.error) &&
+  (value.id ?? null) === null &&
+  REFUSED_INPUT_CODES.has(value.error.code as number)
 
 const ALLOWED_METHODS = "GET, POST, DELETE"
 
