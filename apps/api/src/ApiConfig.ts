@@ -4,6 +4,7 @@ import { type BurstGuard, DEFAULT_BURST_GUARD, defaultUtm, type Utm } from "@pro
 import { burstGuardConfig } from "@productdir/runtime"
 import {
   DEFAULT_ANONYMOUS_VOTES,
+  DEFAULT_DIRECTORY_FETCHES,
   DEFAULT_REGISTRATIONS,
   DEFAULT_REGISTRATIONS_PER_ADDRESS,
   formatBudgets,
@@ -34,6 +35,8 @@ export interface ApiSettings {
   readonly registrationsPerNetwork: Readonly<Partial<Record<NetworkLevel, number>>>
   /** Votes without a proven identity per product per day at each level of a client's networks. */
   readonly anonymousVotesPerNetwork: Readonly<Partial<Record<NetworkLevel, number>>>
+  /** Key directories fetched for signed requests per minute at each level of a client's networks (not those cached). */
+  readonly directoryFetchesPerNetwork: Readonly<Partial<Record<NetworkLevel, number>>>
   /** The burst guard (CROWD_DEFENSE=on, BURST_FLOOR, BURST_FACTOR); undefined with CROWD_DEFENSE=off. */
   readonly burstGuard: BurstGuard | undefined
   /** Hosts whose key directories may be fetched over plain HTTP (tests on loopback); every other one needs HTTPS. */
@@ -144,6 +147,7 @@ export const ApiConfigFromEnv = Config.all({
   registrationsPerAddress: NonNegativeInt("AGENT_REGISTRATIONS_PER_ADDRESS", DEFAULT_REGISTRATIONS_PER_ADDRESS),
   registrationsPerNetwork: NetworkBudgets("AGENT_REGISTRATIONS_PER_NETWORK", formatBudgets(DEFAULT_REGISTRATIONS)),
   anonymousVotesPerNetwork: NetworkBudgets("ANONYMOUS_VOTES_PER_NETWORK", formatBudgets(DEFAULT_ANONYMOUS_VOTES)),
+  directoryFetchesPerNetwork: NetworkBudgets("KEY_DIRECTORY_FETCHES_PER_NETWORK", formatBudgets(DEFAULT_DIRECTORY_FETCHES)),
   burstGuard: burstGuardConfig,
   signedAgentsHttpHosts: commaList("SIGNED_AGENTS_HTTP_HOSTS"),
   cacheMaxAge: NonNegativeInt("CACHE_MAX_AGE", 10),
@@ -217,6 +221,7 @@ export const layerWith = (overrides: Partial<ApiSettings> = {}) =>
     trustProxy: 0,
     registrationsPerNetwork: { "v6/64": 5, "v4/32": 5 },
     anonymousVotesPerNetwork: {},
+    directoryFetchesPerNetwork: DEFAULT_DIRECTORY_FETCHES,
     burstGuard: DEFAULT_BURST_GUARD,
     signedAgentsHttpHosts: [],
     cacheMaxAge: 10,

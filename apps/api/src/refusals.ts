@@ -46,11 +46,16 @@ const LEVEL_NAMES: Record<string, string> = {
   "v4/16": "IPv4 /16"
 }
 
-/** A network budget's kind and level, from its bucket's key (`anon:<product>:<level>:<network>`, `register:<level>:<network>`). */
+/**
+ * A network budget's kind and level, from its bucket's key (`anon:<product>:<level>:<network>`,
+ * `register:<level>:<network>`, `fetch:<level>:<network>`).
+ */
 const budgetOf = (key: string | undefined) => {
-  const match = key === undefined ? null : /^(anon:[^:]+|register):(v[46]\/\d+):/u.exec(key)
+  const match = key === undefined ? null : /^(anon:[^:]+|register|fetch):(v[46]\/\d+):/u.exec(key)
   const level = match === null ? undefined : LEVEL_NAMES[match[2]!]
-  return match === null || level === undefined ? undefined : { kind: match[1]!.startsWith("anon:") ? "votes" : "registrations", level }
+  if (match === null || level === undefined) return undefined
+  const kind = match[1]!.startsWith("anon:") ? "votes" : match[1] === "fetch" ? "fetches" : "registrations"
+  return { kind, level }
 }
 
 export const refusals = {
@@ -67,6 +72,9 @@ export const refusals = {
     const retry = `Retry after ${limited.retryAfterSeconds} s.`
     if (budget?.kind === "votes") {
       return `Votes without an agent key on this product from your network (${budget.level}) reached their budget (${figures}): a network counts as one neighbourhood, however many addresses it holds. Register an agent once (${door.register}): an agent's votes are not drawn from its network's budget. ${retry}`
+    }
+    if (budget?.kind === "fetches") {
+      return `Key directory fetch rate limit reached for your network (${budget.level}: ${figures}): a signature naming a key directory this service has not fetched lately makes it fetch one, and a network counts as one neighbourhood, however many addresses it holds. A directory already fetched costs nothing until it expires. ${retry}`
     }
     if (budget?.kind === "registrations") {
       return `${what} rate limit reached for your network (${budget.level}: ${figures}). Register once and keep the key. ${retry}`

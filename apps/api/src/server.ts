@@ -74,6 +74,7 @@ const UseCasesLive = Layer.unwrap(
         votesPerVoter: config.votesPerVoter,
         votesPerClient: config.votesPerAddress,
         anonymousVotesPerNetwork: config.anonymousVotesPerNetwork,
+        directoryFetchesPerNetwork: config.directoryFetchesPerNetwork,
         burstGuard: config.burstGuard,
         utm: config.utm
       })

@@ -42,6 +42,7 @@ export const serverLayer = <S extends Stores>(stores: Layer.Layer<S, unknown>, o
         votesPerVoter: 0,
         registrationsPerNetwork: {},
         anonymousVotesPerNetwork: {},
+        directoryFetchesPerNetwork: {},
         burstGuard: undefined,
         ...overrides
       })

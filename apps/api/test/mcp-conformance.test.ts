@@ -78,6 +78,7 @@ const conformanceServer = <S>(stores: Layer.Layer<S, unknown>) =>
         votesPerVoter: 0,
         registrationsPerNetwork: {},
         anonymousVotesPerNetwork: {},
+        directoryFetchesPerNetwork: {},
         burstGuard: undefined
       })
     )

@@ -113,6 +113,33 @@ describe("signed requests from a hostile client", { timeout: 240_000 }, () => {
     expect(apiProcess.child.exitCode).toBe(null)
   })
 
+  it("new key directories named from 100 /64s of one /48: the /48 makes at most its fetch budget, and nobody else is held back", async () => {
+    const key = makeAgentKey()
+    const directory = await directoryOf([key], { anyPath: true })
+    // Every /64 in a /56 of its own, so that only the /48's budget (40 a minute by default) binds.
+    const base = await api({ VOTE_RATE_PER_ADDRESS: "60", AGENT_REGISTRATIONS_PER_ADDRESS: "0" }).url
+    const site = `2001:db8:${(0x100 + client++).toString(16)}`
+    const replies = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => signedVote(base, `${site}:${(i + 1).toString(16)}00::1`, key, `${directory.origin}/keys/${i}`))
+    )
+    const fetched = directory.fetches()
+    // Before, each /64 had a budget of its own and the /48 had the directory fetch all 100 URLs.
+    expect(fetched).toBeGreaterThanOrEqual(40)
+    expect(fetched).toBeLessThanOrEqual(45)
+    const limited = replies.filter((r) => r.status === 429)
+    expect(limited.length).toBe(100 - fetched)
+    expect(limited[0]!.text).toContain("Key directory fetch rate limit reached for your network (IPv6 /48")
+    expect(Number(limited[0]!.retryAfter)).toBeGreaterThanOrEqual(1)
+    // A directory the service has fetched costs nothing: the same site still votes through it.
+    const cached = replies.findIndex((r) => r.status === 201 || r.status === 200)
+    const again = await signedVote(base, `${site}:ff00::1`, key, `${directory.origin}/keys/${cached}`)
+    expect([200, 201]).toContain(again.status)
+    // Another site names a new directory and is served at once.
+    const other = await signedVote(base, `2001:db8:${(0x100 + client++).toString(16)}::1`, key, `${directory.origin}/keys/other`)
+    expect([200, 201]).toContain(other.status)
+    expect(directory.fetches()).toBe(fetched + 1)
+  })
+
   it("oversized signature inputs are refused before anything is fetched or kept, each with the limit it broke", async () => {
     const key = makeAgentKey()
     const directory = await directoryOf([key], { anyPath: true })

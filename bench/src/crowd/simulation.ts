@@ -23,6 +23,7 @@ import { generateRecord } from "@productdir/fixtures"
 import {
   Agents,
   DEFAULT_ANONYMOUS_VOTES,
+  DEFAULT_DIRECTORY_FETCHES,
   DEFAULT_REGISTRATIONS,
   DEFAULT_REGISTRATIONS_PER_ADDRESS,
   Directory,
@@ -105,6 +106,7 @@ const useCases = <E>(stores: Layer.Layer<Stores, E>) => {
       votesPerVoter: 60,
       votesPerClient: 60,
       anonymousVotesPerNetwork: DEFAULT_ANONYMOUS_VOTES,
+      directoryFetchesPerNetwork: DEFAULT_DIRECTORY_FETCHES,
       burstGuard: DEFAULT_BURST_GUARD,
       utm: defaultUtm
     }),

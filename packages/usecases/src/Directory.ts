@@ -62,6 +62,11 @@ export interface DirectorySettings {
    * vote), at each level of its networks (`v6/48`, `v4/24`, …); a level absent or 0 has no budget.
    */
   readonly anonymousVotesPerNetwork: Readonly<Partial<Record<NetworkLevel, number>>>
+  /**
+   * Key directories fetched for signed requests per minute at each level of a client's networks
+   * (`v6/48`, `v4/24`, …); a level absent or 0 has no budget.
+   */
+  readonly directoryFetchesPerNetwork: Readonly<Partial<Record<NetworkLevel, number>>>
   /** The burst guard (counting.ts), when the crowd defense is on; undefined: every vote counts at once. */
   readonly burstGuard: BurstGuard | undefined
   /** Tracking parameters on the website links of the reads. */
@@ -101,6 +106,12 @@ export class Directory extends Context.Service<
      * then draws on the voter's budget only (`Caster.budgetDrawn`).
      */
     readonly admit: (address: string) => Effect.Effect<Decision, StoreError>
+    /**
+     * Draws one key-directory fetch from each level of the caster's networks, before a directory that
+     * is not cached is fetched: one client's budget above (`admit`) is per address, and a /48 holds
+     * 65,536 of them, each of which would otherwise have the directory fetch URLs of its choosing.
+     */
+    readonly admitFetch: (caster: Caster) => Effect.Effect<Decision, StoreError>
   }
 >()("@productdir/usecases/Directory") {}
 
@@ -185,7 +196,14 @@ export const layer = (config: DirectorySettings) =>
           }
           return { _tag: "Cast", outcome, decision } as const
         }),
-        admit: (address) => limits.take([clientBudget(address)])
+        admit: (address) => limits.take([clientBudget(address)]),
+        admitFetch: (caster) =>
+          limits.take(
+            caster.networks.flatMap((network): ReadonlyArray<Limit> => {
+              const max = config.directoryFetchesPerNetwork[network.level as NetworkLevel] ?? 0
+              return max <= 0 ? [] : [{ key: `fetch:${network.level}:${network.key}`, max, windowSeconds: 60 }]
+            })
+          )
       })
     })
   )

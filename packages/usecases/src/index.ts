@@ -12,6 +12,7 @@ export * from "./IdTable.ts"
 export * from "./ImportChecks.ts"
 export {
   DEFAULT_ANONYMOUS_VOTES,
+  DEFAULT_DIRECTORY_FETCHES,
   DEFAULT_REGISTRATIONS,
   DEFAULT_REGISTRATIONS_PER_ADDRESS,
   formatBudgets,

@@ -108,6 +108,22 @@ export const DEFAULT_REGISTRATIONS_PER_ADDRESS = 5
 /** New agents per day at the levels above an address's own (AGENT_REGISTRATIONS_PER_NETWORK). */
 export const DEFAULT_REGISTRATIONS: NetworkBudgets = { "v6/56": 8, "v6/48": 10, "v6/32": 100, "v4/24": 20, "v4/16": 200 }
 
+/**
+ * Key directories a client network may have fetched in a minute for signed requests
+ * (KEY_DIRECTORY_FETCHES_PER_NETWORK): a directory not in the cache is fetched from a URL the
+ * client chose, so a /48's 65,536 /64s must not make 65,536 times one client's fetches. Nested as
+ * the connection caps are: a /56 or /24 twice an address's, a /48 four times, a /32 or /16 eight.
+ */
+export const DEFAULT_DIRECTORY_FETCHES: NetworkBudgets = {
+  "v6/64": 10,
+  "v6/56": 20,
+  "v6/48": 40,
+  "v6/32": 80,
+  "v4/32": 10,
+  "v4/24": 20,
+  "v4/16": 80
+}
+
 /** Budgets as their setting is written: `v6/48=8,v4/24=8`. */
 export const formatBudgets = (budgets: NetworkBudgets): string =>
   NETWORK_LEVELS.filter((level) => budgets[level] !== undefined)

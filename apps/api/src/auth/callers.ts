@@ -9,11 +9,13 @@
  * A signature costs work a key does not: a key directory fetched from a URL the
  * client chose, a nonce kept until it expires. So a signed request draws one
  * vote from its client network's budget before any of that (Directory.admit):
- * over the budget it is a 429 and nothing is fetched or kept.
+ * over the budget it is a 429 and nothing is fetched or kept. A directory not in the cache is
+ * fetched only within its networks' fetch budgets, nested (Directory.admitFetch): a /48 is one
+ * site, however many addresses it sends from.
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
-import type { Caster, StoreError } from "@productdir/domain"
+import type { Caster, Decision, StoreError } from "@productdir/domain"
 import { Agents, Directory, type EnrolmentLimited, VoterIdentity } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
 import { clientAddress } from "../http/clientAddress.ts"
@@ -28,12 +30,17 @@ export class CallerRefused extends Schema.TaggedError<CallerRefused>()("CallerRe
   proof: Schema.Literals(["bearer", "signature"])
 }) {}
 
-/** A signed request over its client network's vote budget: refused before its signature is looked at. */
+/**
+ * A signed request over its client network's vote budget (refused before its signature is looked at),
+ * or naming a key directory not in the cache when its networks have had their fetches.
+ */
 export class ClientLimited extends Schema.TaggedError<ClientLimited>()("ClientLimited", {
   limit: Schema.Number,
   windowSeconds: Schema.Number,
   retryAfterSeconds: Schema.Number,
-  resetSeconds: Schema.Number
+  resetSeconds: Schema.Number,
+  /** The bucket that was empty: the address's vote budget, or a network's fetches (`fetch:<level>:…`). */
+  key: Schema.String
 }) {}
 
 export type IdentifyError = CallerRefused | ClientLimited | EnrolmentLimited | StoreError
@@ -100,14 +107,25 @@ export const layer = Layer.effect(
           }
           if (signed.isSigned(request.headers)) {
             const caster = identity.caster({ address })
-            const admission = yield* directory.admit(caster.address)
-            if (admission._tag === "Limited") {
-              const { limit, windowSeconds, retryAfterSeconds, resetSeconds } = admission
-              return yield* new ClientLimited({ limit, windowSeconds, retryAfterSeconds, resetSeconds })
-            }
+            const limited = (decision: Decision) =>
+              decision._tag === "Limited"
+                ? Effect.fail(
+                    new ClientLimited({
+                      limit: decision.limit,
+                      windowSeconds: decision.windowSeconds,
+                      retryAfterSeconds: decision.retryAfterSeconds,
+                      resetSeconds: decision.resetSeconds,
+                      key: decision.key
+                    })
+                  )
+                : Effect.void
+            yield* Effect.flatMap(directory.admit(caster.address), limited)
             const body = new Uint8Array(yield* Effect.orElseSucceed(request.arrayBuffer, () => new ArrayBuffer(0)))
             const signedIdentity = yield* signed
-              .verify({ method: request.method, url: request.url, headers: request.headers, body })
+              .verify(
+                { method: request.method, url: request.url, headers: request.headers, body },
+                Effect.flatMap(directory.admitFetch(caster), limited)
+              )
               .pipe(Effect.catchTag("SignatureRefused", (error) => refused("signature", `${error.message}.`)))
             const agent = yield* agents
               .signed(signedIdentity, address)
@@ -132,7 +150,7 @@ export const refusalResponse = (error: IdentifyError): HttpServerResponse.HttpSe
         windowSeconds: error.windowSeconds,
         retryAfterSeconds: error.retryAfterSeconds,
         resetSeconds: error.resetSeconds,
-        key: "address"
+        key: error.key
       })
     case "EnrolmentLimited":
       return tooManyRequests(refusals.NEW_SIGNED_AGENT, {

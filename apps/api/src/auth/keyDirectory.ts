@@ -47,7 +47,8 @@ export class KeyDirectories extends Context.Service<
   {
     /** The directory URL a `Signature-Agent` value stands for, or why it cannot be one. */
     readonly resolve: (signatureAgent: string) => Effect.Effect<string, KeyDirectoryUnusable>
-    readonly keys: (url: string) => Effect.Effect<DirectoryKeys, KeyDirectoryUnusable>
+    /** The directory's keys, from the cache, else fetched once `payForFetch` has succeeded. */
+    readonly keys: <E>(url: string, payForFetch: Effect.Effect<void, E>) => Effect.Effect<DirectoryKeys, KeyDirectoryUnusable | E>
   }
 >()("@productdir/api/KeyDirectories") {}
 
@@ -237,7 +238,12 @@ export const layer = (options: { readonly httpHosts: ReadonlyArray<string> }) =>
 
       return KeyDirectories.of({
         resolve,
-        keys: (url) => Effect.map(Cache.get(directories, url), (fetched) => fetched.keys)
+        keys: (url, payForFetch) =>
+          Effect.gen(function* () {
+            // Two requests that both find it missing may both pay: a fetch is never made unpaid.
+            if (!(yield* Cache.has(directories, url))) yield* payForFetch
+            return (yield* Cache.get(directories, url)).keys
+          })
       })
     })
   )

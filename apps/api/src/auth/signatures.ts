@@ -25,7 +25,7 @@ import { component, isSignatureError, type RequestDescriptor, verifySignature } 
 import { createHash, timingSafeEqual, verify as verifyEd25519 } from "node:crypto"
 import { parseDictionary, Token } from "structured-headers"
 import { Nonces, type SignedIdentity, type StoreError } from "@productdir/domain"
-import { KeyDirectories } from "./keyDirectory.ts"
+import { KeyDirectories, KeyDirectoryUnusable } from "./keyDirectory.ts"
 
 export const WEB_BOT_AUTH_TAG = "web-bot-auth"
 const MAX_WINDOW_SECONDS = 3_600
@@ -69,8 +69,14 @@ export class SignedAgents extends Context.Service<
   {
     /** True when the request carries a Web Bot Auth signature (or an unreadable Signature-Input): it must then verify. */
     readonly isSigned: (headers: Readonly<Record<string, string | undefined>>) => boolean
-    /** The identity a signature proves; its nonce, when it has one, is used up. */
-    readonly verify: (request: SignedRequest) => Effect.Effect<SignedIdentity, SignatureRefused | StoreError>
+    /**
+     * The identity a signature proves; its nonce, when it has one, is used up. `payForFetch` runs before a key
+     * directory that is not cached is fetched, and its failure refuses the request with nothing fetched.
+     */
+    readonly verify: <E>(
+      request: SignedRequest,
+      payForFetch: Effect.Effect<void, E>
+    ) => Effect.Effect<SignedIdentity, SignatureRefused | StoreError | E>
   }
 >()("@productdir/api/SignedAgents") {}
 
@@ -123,7 +129,7 @@ export const layer = (options: {
       const directories = yield* KeyDirectories
       const nonces = yield* Nonces
 
-      const verify = (request: SignedRequest) =>
+      const verify = <E>(request: SignedRequest, payForFetch: Effect.Effect<void, E>) =>
         Effect.gen(function* () {
           const refuse = (reason: string) => Effect.fail(new SignatureRefused({ reason }))
           const headers = request.headers
@@ -165,7 +171,12 @@ export const layer = (options: {
           if (origin === undefined) return yield* refuse("the request names no host")
 
           const directory = yield* Effect.mapError(directories.resolve(agentUrl), (e) => new SignatureRefused({ reason: e.message }))
-          const keys = yield* Effect.mapError(directories.keys(directory), (e) => new SignatureRefused({ reason: e.message }))
+          const keys = yield* directories.keys(directory, payForFetch).pipe(
+            Effect.catchIf(
+              (e): e is KeyDirectoryUnusable => e instanceof KeyDirectoryUnusable,
+              (e) => Effect.fail(new SignatureRefused({ reason: e.message }))
+            )
+          )
           const key = keys.get(keyId)
           if (key === undefined) return yield* refuse(`the key directory ${directory} has no key ${keyId}`)
 
