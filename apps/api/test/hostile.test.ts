@@ -91,6 +91,44 @@ for (const variant of storeVariants()) {
         })
       )
 
+      it.effect(
+        "bodies whose work grows with their shape are answered small: deep nesting, repeated names, thousands of unknown fields",
+        () =>
+          Effect.gen(function* () {
+            const base = yield* baseUrl
+            const raw = (path: string, body: string) =>
+              request(`${base}${path}`, {
+                method: "POST",
+                headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+                body
+              })
+            // 4,000 levels, then an object that repeats one name 1,500 times: 8.5 KB. Each repeat's path was built whole,
+            // and the answer named every one (a heap out of memory in the API's capped heap; 6-10 MB answers below it).
+            const deepRepeats = `${"[".repeat(4_000)}{${'"",'.repeat(1_500)}""}`
+            for (const path of ["/vote", "/agents", "/mcp", "/a2a/jsonrpc", "/nothing-here"]) {
+              const reply = yield* raw(path, deepRepeats)
+              // A2A's JSON-RPC answers its errors with 200, as JSON-RPC over HTTP does.
+              expect(reply.status, path).toBe(path === "/a2a/jsonrpc" ? 200 : 400)
+              expect(reply.text.length, path).toBeLessThan(4_096)
+              expect(reply.text, path).toContain("more than 32 levels deep")
+            }
+            // Nesting within the bound, and a name repeated 1,500 times: the first repeats are named, the answer stays small.
+            const repeats = yield* raw("/vote", `{"entity_id":"x",${'"a":1,'.repeat(1_500)}"a":1}`)
+            expect(repeats.status).toBe(400)
+            expect(repeats.text.length).toBeLessThan(8_192)
+            expect(repeats.text).toContain("a is given more than once")
+            // 1,400 unknown fields (12 KB): every one counted, the first 50 listed, the detail says how many more.
+            const fields = Object.fromEntries(Array.from({ length: 1_400 }, (_, i) => [`f${i.toString(36)}`, 1]))
+            const unknown = yield* postJson(`${base}/vote`, { entity_id: product.id, ...fields })
+            expect(unknown.status).toBe(400)
+            const problem = bodyOf<ProblemBody>(unknown)
+            expect(problem.detail).toMatch(/^1400 fields are not right: f0 is not a field/)
+            expect(problem.detail).toContain("and 1381 more (errors lists the first 50)")
+            expect(problem.errors).toHaveLength(50)
+            expect(unknown.text.length).toBeLessThan(16_384)
+          })
+      )
+
       it.effect("forged cursors are 400s that say the cursor is not one the service issued", () =>
         Effect.gen(function* () {
           const base = yield* baseUrl

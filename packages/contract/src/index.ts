@@ -1,7 +1,16 @@
 export * from "./Api.ts"
 export * from "./Authentication.ts"
 // What was wrong with a request, in plain words: the domain's, the same for every door (HTTP, MCP, A2A, the import).
-export { describeFieldErrors, type FieldIssue, fieldErrors, fieldName, GIVEN_TWICE, UNKNOWN_FIELD } from "@productdir/domain"
+export {
+  describeFieldErrors,
+  type FieldIssue,
+  fieldErrors,
+  fieldName,
+  GIVEN_TWICE,
+  listedIssues,
+  MAX_LISTED_ISSUES,
+  UNKNOWN_FIELD
+} from "@productdir/domain"
 export * from "./McpTools.ts"
 export * from "./openapi.ts"
 export * from "./params.ts"

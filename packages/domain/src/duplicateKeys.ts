@@ -7,7 +7,12 @@
  *
  * Every request body and every imported record passes here, so the scan jumps from quote to quote with
  * `indexOf` and decodes only names (and only a name with an escape goes through `JSON.parse`): a 1.8 KB
- * record costs a few microseconds, a fraction of parsing it.
+ * record costs a few microseconds, a fraction of parsing it. What it reports is bounded: at most
+ * MAX_REPEATS_REPORTED repeats, after which it stops (each path is as long as the nesting, and a 16 KB body of
+ * `[[[…{"","",…` once made 21 million path elements and took the API past its heap).
+ *
+ * `deeperThan` is the same walk for nesting alone: a body nested past what any of ours needs is refused before
+ * anything else reads it.
  */
 
 const QUOTE = 0x22
@@ -56,7 +61,13 @@ const added = (object: OpenObject, name: string): boolean => {
   return true
 }
 
-/** The path of each name given more than once, in the order met; empty for valid JSON without repeats. */
+/** Repeats reported at most: enough to name every one a client makes by mistake. */
+export const MAX_REPEATS_REPORTED = 20
+
+/**
+ * The path of each name given more than once, in the order met (the first MAX_REPEATS_REPORTED of them);
+ * empty for valid JSON without repeats.
+ */
 export const duplicateKeys = (text: string): ReadonlyArray<ReadonlyArray<string | number>> => {
   const found: Array<ReadonlyArray<string | number>> = []
   const open: Array<Open> = []
@@ -70,7 +81,10 @@ export const duplicateKeys = (text: string): ReadonlyArray<ReadonlyArray<string 
       if (expectingName && top?.names !== undefined) {
         const name = nameAt(text, i, close)
         // Where it is: the name or index within each enclosing container, then the name itself.
-        if (!added(top, name)) found.push([...open.slice(0, -1).map((c) => c.at), name])
+        if (!added(top, name)) {
+          found.push([...open.slice(0, -1).map((c) => c.at), name])
+          if (found.length === MAX_REPEATS_REPORTED) return found
+        }
         top.at = name
         expectingName = false
       }
@@ -94,4 +108,22 @@ export const duplicateKeys = (text: string): ReadonlyArray<ReadonlyArray<string 
     i++
   }
   return found
+}
+
+/** True when objects and arrays in `text` nest more than `max` levels deep (strings are skipped, not counted). */
+export const deeperThan = (text: string, max: number): boolean => {
+  let depth = 0
+  let i = 0
+  while (i < text.length) {
+    const ch = text.charCodeAt(i)
+    if (ch === QUOTE) {
+      i = closingQuote(text, i) + 1
+      continue
+    }
+    if (ch === OPEN_OBJECT || ch === OPEN_ARRAY) {
+      if (++depth > max) return true
+    } else if (ch === CLOSE_OBJECT || ch === CLOSE_ARRAY) depth--
+    i++
+  }
+  return false
 }

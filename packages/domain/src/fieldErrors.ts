@@ -150,9 +150,33 @@ const SLOT_NAMES: Record<string, string> = { payload: "the body", query: "the qu
 export const fieldName = (path: ReadonlyArray<string | number>): string =>
   path.length === 0 ? "the request" : path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("")
 
-/** One sentence per field: `direction must be "up" or "down"; reason must not be blank`; the body as a whole is "the body". */
+/** Field issues an answer lists at most (a 16 KB body of 2,000 unknown fields made a 212 KB answer): the count says how many more. */
+export const MAX_LISTED_ISSUES = 50
+
+/** Sentences a description holds at most; the answer's `errors` list up to MAX_LISTED_ISSUES. */
+const MAX_DESCRIBED = 20
+
+/** The first `max` of `errors`, each issue once (a field and a message said twice are one). */
+export const listedIssues = (errors: ReadonlyArray<FieldIssue>, max: number = MAX_LISTED_ISSUES): ReadonlyArray<FieldIssue> => {
+  const seen = new Set<string>()
+  const listed: Array<FieldIssue> = []
+  for (const e of errors) {
+    const key = `${e.message}\u0000${e.path.join("\u0000")}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    listed.push(e)
+    if (listed.length === max) break
+  }
+  return listed
+}
+
+/**
+ * One sentence per field: `direction must be "up" or "down"; reason must not be blank`; the body as a whole is
+ * "the body". Past MAX_DESCRIBED, how many more there are.
+ */
 export const describeFieldErrors = (errors: ReadonlyArray<FieldIssue>, withoutSlot = true): string =>
   errors
+    .slice(0, errors.length > MAX_DESCRIBED ? MAX_DESCRIBED - 1 : MAX_DESCRIBED)
     .map((e) => {
       const name =
         withoutSlot && e.path.length === 1
@@ -160,4 +184,11 @@ export const describeFieldErrors = (errors: ReadonlyArray<FieldIssue>, withoutSl
           : fieldName(withoutSlot ? e.path.slice(1) : e.path)
       return `${name} ${e.message}`
     })
+    .concat(
+      errors.length > MAX_DESCRIBED
+        ? [
+            `and ${errors.length - (MAX_DESCRIBED - 1)} more (${errors.length > MAX_LISTED_ISSUES ? `errors lists the first ${MAX_LISTED_ISSUES}` : "listed in errors"})`
+          ]
+        : []
+    )
     .join("; ")

@@ -3,7 +3,9 @@ import { Schema } from "effect"
 import {
   AgentCard,
   characterCount,
+  deeperThan,
   duplicateKeys,
+  MAX_REPEATS_REPORTED,
   AgentView,
   cheapestPlan,
   defaultUtm,
@@ -143,5 +145,12 @@ describe("JSON bodies", () => {
     // Broken JSON is scanned to its end without throwing (the parser that follows says what is wrong).
     expect(duplicateKeys(`{"a":1,"a`)).toEqual([["a"]])
     expect(duplicateKeys(`{"a":"never closed`)).toEqual([])
+    // Reports are bounded: a name repeated 1,500 times under 4,000 levels is named 20 times, then the scan stops.
+    const deep = duplicateKeys(`${"[".repeat(4_000)}{${'"",'.repeat(1_500)}""}`)
+    expect(deep).toHaveLength(MAX_REPEATS_REPORTED)
+    expect(deep[0]).toHaveLength(4_001)
+    expect(deeperThan(`{"a":[{"b":"[[[[["}]}`, 3)).toBe(false)
+    expect(deeperThan(`{"a":[{"b":[1]}]}`, 3)).toBe(true)
+    expect(deeperThan(`[1,[2],[3,[4]]]`, 3)).toBe(false)
   })
 })

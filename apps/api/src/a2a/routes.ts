@@ -20,11 +20,11 @@
 import { randomUUID } from "node:crypto"
 import { Effect, Option, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
-import { type Caster, duplicateKeys, fieldName } from "@productdir/domain"
+import { type Caster, deeperThan, duplicateKeys, fieldName } from "@productdir/domain"
 import { Directory } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
 import { Callers, type IdentifyError, refusalResponse } from "../auth/callers.ts"
-import { utf8Text } from "../http/bodyPolicy.ts"
+import { MAX_NESTING, TOO_DEEP, utf8Text } from "../http/bodyPolicy.ts"
 import { cachedJson } from "../http/cachedJson.ts"
 import { baseUrlOf } from "../mcp/links.ts"
 import { refusals } from "../refusals.ts"
@@ -312,6 +312,7 @@ export const A2aLive = HttpRouter.use((router) =>
         if (text === undefined) {
           return yield* new A2aError({ kind: "ParseError", message: "The body is not valid UTF-8: JSON is read as UTF-8 only." })
         }
+        if (deeperThan(text, MAX_NESTING)) return yield* new A2aError({ kind: "InvalidRequest", message: TOO_DEEP })
         const repeated = duplicateKeys(text)
         if (repeated.length > 0) {
           return yield* new A2aError({

@@ -10,7 +10,9 @@
  *   (415) would be read as the wrong text;
  * - read, a JSON body must be UTF-8 (decoding it anyway would put U+FFFD in place
  *   of its bad bytes, and store that) and give each name of an object once
- *   (parsers differ on which of two counts): else a 400, a JSON-RPC error on /mcp.
+ *   (parsers differ on which of two counts), nested at most MAX_NESTING levels (every body
+ *   of ours is a few levels deep; a deep one made every later step's work and answer grow
+ *   with its depth): else a 400, a JSON-RPC error on /mcp.
  *   A2A's routes say both in their own envelopes (a2a/routes.ts).
  * The endpoints that read JSON come from the API definition.
  */
@@ -18,11 +20,17 @@ import { ByteSize, Context, Effect, Exit, Predicate, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, OpenApi } from "effect/http-api"
 import { Api, type FieldIssue, fieldErrors, fieldName, GIVEN_TWICE } from "@productdir/contract"
-import { duplicateKeys } from "@productdir/domain"
+import { deeperThan, duplicateKeys } from "@productdir/domain"
 import { MCP_PATH } from "../mcp/edge.ts"
 import { badFields, payloadTooLarge, problem } from "./problemResponses.ts"
 
 export const MAX_BODY = ByteSize.kibibytes(16)
+
+/** Levels of objects and arrays a JSON body may nest: a vote is one, an MCP or A2A message a handful. */
+export const MAX_NESTING = 32
+
+/** The sentence a body nested past MAX_NESTING is refused with, at every door. */
+export const TOO_DEEP = `The body nests objects and arrays more than ${MAX_NESTING} levels deep; what this API takes is a few levels at most.`
 
 /** "POST /vote", … : every operation whose request body is JSON. */
 const jsonBodies = new Set(
@@ -100,6 +108,7 @@ export const bodyPolicy = <E, R>(
         if (bytes._tag === "Some") {
           const text = utf8Text(bytes.value)
           if (text === undefined) return notUtf8(path)
+          if (deeperThan(text, MAX_NESTING)) return tooDeep(path)
           const repeated = duplicateKeys(text)
           if (repeated.length > 0) return namesRepeated(path, repeated, payloadChecks.get(`${request.method} ${path}`), text)
           if (path === MCP_PATH) {
@@ -195,6 +204,10 @@ const toolCallProblem = (text: string): HttpServerResponse.HttpServerResponse | 
     error: { code: -32602, message: `Invalid params: ${wrong.join("; ")}` }
   })
 }
+
+/** A JSON body nested past MAX_NESTING, refused in the words of the door it came to. */
+const tooDeep = (path: string): HttpServerResponse.HttpServerResponse =>
+  path === MCP_PATH ? jsonRpcRefusal(-32600, `Invalid Request: ${TOO_DEEP}`) : problem(400, TOO_DEEP)
 
 /** A JSON body that is not UTF-8, refused in the words of the door it came to. */
 const notUtf8 = (path: string): HttpServerResponse.HttpServerResponse =>

@@ -6,7 +6,16 @@
 import { Effect, type SchemaAST } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
-import { BadRequest, describeFieldErrors, fieldErrors, GIVEN_TWICE, RequestValidation, UNKNOWN_FIELD } from "@productdir/contract"
+import {
+  BadRequest,
+  describeFieldErrors,
+  fieldErrors,
+  GIVEN_TWICE,
+  listedIssues,
+  MAX_LISTED_ISSUES,
+  RequestValidation,
+  UNKNOWN_FIELD
+} from "@productdir/contract"
 
 const SLOTS = {
   Params: "params",
@@ -40,15 +49,15 @@ export const RequestValidationLive = HttpApiMiddleware.layerSchemaErrorTransform
     const named = fieldErrors(error.cause.issue, SLOTS[error.kind])
     // `limit=2&limit=3` is not "limit must be text": it is one parameter too many.
     const repeated = error.kind === "Query" ? repeatedParameters((yield* HttpServerRequest.HttpServerRequest).url) : new Set<string>()
-    const errors = named
-      .map((e) => (e.path.length === 2 && repeated.has(String(e.path[1])) ? { ...e, message: GIVEN_TWICE } : e))
-      .filter((e, i, all) => all.findIndex((o) => o.message === e.message && o.path.join("\u0000") === e.path.join("\u0000")) === i)
+    const all = named.map((e) => (e.path.length === 2 && repeated.has(String(e.path[1])) ? { ...e, message: GIVEN_TWICE } : e))
+    // A field can break more than one rule: the count is of fields, all of them; the answer lists the first (listedIssues).
+    const wrong = new Set(all.map((e) => e.path.join("\u0000"))).size
+    const distinct = listedIssues(all, Number.POSITIVE_INFINITY)
+    const errors = distinct.slice(0, MAX_LISTED_ISSUES)
     const unknown = errors.filter((e) => e.message === UNKNOWN_FIELD).map((e) => String(e.path.at(-1)))
     const fields = bodyFields(endpoint as never)
     const hint = unknown.length > 0 && fields.length > 0 ? ` This request's fields are ${fields.join(", ")}.` : ""
-    // A field can break more than one rule: the count is of fields.
-    const wrong = new Set(errors.map((e) => e.path.join("\u0000"))).size
     const count = wrong === 1 ? "1 field is" : `${wrong} fields are`
-    return yield* new BadRequest({ detail: `${count} not right: ${describeFieldErrors(errors)}.${hint}`, errors })
+    return yield* new BadRequest({ detail: `${count} not right: ${describeFieldErrors(distinct)}.${hint}`, errors })
   })
 )
