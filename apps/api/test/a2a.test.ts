@@ -206,6 +206,29 @@ for (const variant of variants) {
           })
         )
 
+        it.effect(`${binding}: plain words with long runs of spaces and closing punctuation read as the short ones do`, () =>
+          Effect.gen(function* () {
+            const base = yield* baseUrl
+            const client = yield* connect(base, binding)
+            // Runs like these once cost the patterns time quadratic in their length (0.6 s for 16,000 spaces).
+            const reason = `offline ${binding}`
+            const answer = yield* ask(
+              client,
+              `vote   down${" ".repeat(3_000)}"okonomi-books${".".repeat(3_000)}!"${" ".repeat(3_000)}:  ${reason}`
+            )
+            expect(dataOf<{ counted_as: string; direction: string; entity_id: string }>(answer)).toMatchObject({
+              direction: "down",
+              entity_id: bodyOf<{ id: string }>(yield* request(`${base}/entities/okonomi-books`)).id
+            })
+            const problems = bodyOf<{ problems: Array<{ summary: string }> }>(
+              yield* request(`${base}/entities/okonomi-books/problems?limit=100`)
+            )
+            expect(problems.problems.map((p) => p.summary)).toContain(reason)
+            const read = yield* ask(client, `problems of${" ".repeat(5_000)}okonomi-books${" ".repeat(5_000)}?`)
+            expect(JSON.stringify(read)).toContain("okonomi-books")
+          })
+        )
+
         it.effect(`${binding}: a bad key is refused as POST /vote refuses it; bad input names every wrong field`, () =>
           Effect.gen(function* () {
             const base = yield* baseUrl

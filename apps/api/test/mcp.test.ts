@@ -240,6 +240,19 @@ for (const variant of storeVariants()) {
           )
           expect(missing?.code).toBe(-32002)
           expect(missing?.message).toContain('No product has the id or slug "no-such-product"')
+          // URIs that could name no product (a NUL, broken percent-encoding, upper case) are not found either: never
+          // the store's refusal of the text as an internal error.
+          for (const uri of ["productdir://products/a%00b", "productdir://products/%E0%A4", "productdir://products/TALLYHOUSE"]) {
+            for (const call of [() => client.readResource({ uri }), () => client.subscribeResource({ uri })]) {
+              const refused = yield* Effect.promise(() =>
+                call().then(
+                  () => undefined,
+                  (error: { code?: number; message?: string }) => error
+                )
+              )
+              expect(refused?.code, uri).toBe(-32002)
+            }
+          }
         }).pipe(Effect.scoped)
       )
 

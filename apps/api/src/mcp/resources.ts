@@ -14,7 +14,7 @@
 import { Context, Effect, Layer } from "effect"
 import { McpSchema, McpServer } from "effect/ai"
 import { HttpServerRequest } from "effect/http"
-import { CatalogStore } from "@productdir/domain"
+import { CatalogStore, isProductRef, ProductNotFound } from "@productdir/domain"
 import { ApiConfig } from "../ApiConfig.ts"
 import { makeCachedDocument } from "../cache/cachedReads.ts"
 import { MCP_DOOR, refusals } from "../refusals.ts"
@@ -32,11 +32,14 @@ export const productRefOf = (uri: string): string | undefined => {
   if (!uri.startsWith(PRODUCT_RESOURCE_SCHEME)) return undefined
   const rest = uri.slice(PRODUCT_RESOURCE_SCHEME.length)
   if (rest === "" || /[/?#]/.test(rest)) return undefined
+  let ref: string
   try {
-    return decodeURIComponent(rest)
+    ref = decodeURIComponent(rest)
   } catch {
     return undefined
   }
+  // Only what could name a product reaches the store: a NUL in a URI had PostgreSQL refuse the text, a 503 for bad input.
+  return isProductRef(ref) ? ref : undefined
 }
 
 /** How many slugs a completion offers (MCP allows 100; an agent reads a short list). */
@@ -91,7 +94,16 @@ export const ProductResourcesLive = Layer.effectDiscard(
       routerPath: `${PRODUCT_RESOURCE_SCHEME.replace(":", "::")}:0`,
       completions: { slug: completeSlug },
       annotations: Context.empty(),
-      handle: (uri, [slug]) => read(uri, decodeURIComponent(slug ?? ""))
+      handle: (uri, [slug]) => {
+        const ref = productRefOf(uri)
+        return ref !== undefined
+          ? read(uri, ref)
+          : Effect.fail(
+              new McpSchema.InternalError({
+                message: `${RESOURCE_NOT_FOUND}${refusals.ProductNotFound(new ProductNotFound({ ref: slug ?? "" }), MCP_DOOR)}`
+              })
+            )
+      }
     })
   })
 )
