@@ -385,7 +385,11 @@ for (const variant of storeVariants()) {
               expect(asked.status, origin).toBe(204)
               expect(asked.headers.get("access-control-allow-origin"), origin).toBe(origin)
               expect(asked.headers.get("access-control-allow-methods")).toContain("POST")
-              expect(asked.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("mcp-session-id")
+              // Each header a client of every revision sends (2026-07-28 requires Mcp-Method and Mcp-Name), and a signed agent's.
+              const allowed = (asked.headers.get("access-control-allow-headers") ?? "").toLowerCase().split(/\s*,\s*/)
+              for (const name of ["mcp-session-id", "mcp-protocol-version", "mcp-method", "mcp-name", "authorization", "signature-input"]) {
+                expect(allowed, name).toContain(name)
+              }
               expect(asked.headers.get("vary")).toContain("Origin")
               const served = yield* postJson(`${base}/mcp`, init, { ...headers, origin })
               expect(served.status, origin).toBe(200)

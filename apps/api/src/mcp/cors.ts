@@ -11,7 +11,26 @@
 import { HttpServerResponse } from "effect/http"
 
 /** The request headers an MCP client sends (the transport's, a key, a resumed stream's last event). */
-const ALLOWED_HEADERS = "Accept, Authorization, Content-Type, Last-Event-ID, MCP-Protocol-Version, Mcp-Session-Id, X-Request-Id"
+/**
+ * Every header an MCP client sends: the session revisions' and the stateless 2026-07-28's (`Mcp-Method`, `Mcp-Name`,
+ * which that revision requires: without them a browser could send no request of it), and a signed agent's
+ * (RFC 9421: `Signature`, `Signature-Input`, `Signature-Agent`, `Content-Digest`).
+ */
+const ALLOWED_HEADERS = [
+  "Accept",
+  "Authorization",
+  "Content-Digest",
+  "Content-Type",
+  "Last-Event-ID",
+  "MCP-Protocol-Version",
+  "Mcp-Method",
+  "Mcp-Name",
+  "Mcp-Session-Id",
+  "Signature",
+  "Signature-Agent",
+  "Signature-Input",
+  "X-Request-Id"
+].join(", ")
 /** The response headers an MCP client reads, beyond the few a browser always shows. */
 const EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate, Retry-After, X-Request-Id"
 /** How long a browser may keep a preflight's answer: ten minutes. */
