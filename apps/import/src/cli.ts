@@ -6,9 +6,19 @@ import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { layerFromConfig } from "@productdir/runtime"
 import { ROLE } from "./role.ts"
-import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
+import {
+  accessSync,
+  constants,
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import type { Readable, Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
 import { RecordsRejected } from "./errors.ts"
@@ -41,6 +51,20 @@ const openSource = (file: string, passes: number) =>
       catch: (error) => new InputError({ message: `cannot read stdin: ${String(error)}` })
     })
     return () => createReadStream(spool) as Readable
+  })
+
+/** Fails unless `path` can be written: its folder exists and lets us write, and so does the file if it is there. */
+const writable = (path: string) =>
+  Effect.try({
+    try: () => {
+      const folder = dirname(path)
+      if (!statSync(folder).isDirectory()) throw new Error(`${folder} is not a folder`)
+      accessSync(existsSync(path) ? path : folder, constants.W_OK)
+    },
+    catch: (error) =>
+      new InputError({
+        message: `cannot write the report to ${path}: ${error instanceof Error ? error.message : String(error)}; nothing was imported`
+      })
   })
 
 const file = Argument.String("file").pipe(Argument.withDescription("NDJSON or JSON array file to import; - reads stdin"))
@@ -77,6 +101,8 @@ export const importCommand = Command.make(
   },
   (options) =>
     Effect.gen(function* () {
+      // A report that cannot be written is said before anything is imported: after, exit 2 read as "nothing written".
+      if (Option.isSome(options.report)) yield* writable(options.report.value)
       const open = yield* openSource(options.file, options.strict ? 2 : 1)
       const progress = makeProgress()
       const result = yield* CatalogImport.runImport({

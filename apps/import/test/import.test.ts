@@ -86,6 +86,12 @@ for (const variant of targets()) {
       expect(report.rejections.map((r: { line: number }) => r.line)).toEqual([2, 4, 5])
       expect(report.rejections[0].errors).toEqual([{ path: "category", message: "is required" }])
       expect((await exported()).map((r) => r.id).sort()).toEqual([good[0]!.id, good[2]!.id, good[4]!.id].sort())
+      // A report that cannot be written is refused before anything is imported (exit 2 says nothing was written).
+      const unwritable = await cli([file("more.ndjson", ndjson(records(21, 2))), "--report", join(dir, "no-such-folder", "r.json")])
+      expect(unwritable.code).toBe(2)
+      expect(unwritable.stderr).toContain("cannot write the report to")
+      expect(unwritable.stderr).toContain("nothing was imported")
+      expect((await exported()).length).toBe(3)
     })
 
     it("a record that gives a name twice is rejected at each repeat's path, in NDJSON and in a JSON array; nothing of it is imported", async () => {
@@ -309,6 +315,10 @@ for (const variant of targets()) {
       const repeated = await cli([file("v7-repeat.ndjson", ndjson([withIds[0], withIds[1], withIds[0]]))])
       expect(repeated.stdout).toContain("line 3: same id as line 1")
       expect(repeated.stdout).not.toContain("line 2: same id")
+      // Two records that give no id and one slug are one product: said so, not "same id" of records that gave none.
+      const [first, second] = records(13, 2).map(({ id: _id, ...rest }) => ({ ...rest, slug: "one-slug-twice" }))
+      const bySlug = await cli([file("slug-twice.ndjson", ndjson([first, second]))])
+      expect(bySlug.stdout).toContain("line 2: same product as line 1 (a record without an id is the product its slug names)")
     })
 
     it("reads a JSON array, and NDJSON from stdin", async () => {

@@ -53,6 +53,8 @@ export type Checked =
       readonly position: Position
       readonly where: string
       readonly input: ProductInput
+      /** Where its id came from: given, or made from its slug or its name (the record gave no id). */
+      readonly idFrom: "id" | "slug" | "name"
       /** Given trust values that disagree with the counts, and a repeated id. */
       readonly warnings: ReadonlyArray<string>
     }
@@ -100,7 +102,8 @@ export const checkRecord = (record: RawRecord): Checked => {
   const value = decoded.success
   const fallback = derivedId(value.slug !== undefined ? `slug:${value.slug}` : `name:${value.name}`)
   const imported = fromImportRecord(value, fallback)
-  return { _tag: "Valid", position: record.position, where, input: imported.input, warnings: imported.warnings }
+  const idFrom = value.id !== undefined ? "id" : value.slug !== undefined ? "slug" : "name"
+  return { _tag: "Valid", position: record.position, where, input: imported.input, idFrom, warnings: imported.warnings }
 }
 
 export interface RecordChecks {
@@ -121,7 +124,12 @@ export const makeRecordChecks = (): RecordChecks => {
       const first = ids.setIfAbsent(canonicalProductId(checked.input.id), at)
       if (first === at) return checked
       const earlier = describePosition("line" in checked.position ? { line: first } : { index: first })
-      return { ...checked, warnings: [`same id as ${earlier}: the later record wins`, ...checked.warnings] }
+      // A record without an id is named by its slug or name: say so, or "same id" reads wrong for two records that gave none.
+      const same =
+        checked.idFrom === "id"
+          ? `same id as ${earlier}`
+          : `same product as ${earlier} (a record without an id is the product its ${checked.idFrom} names)`
+      return { ...checked, warnings: [`${same}: the later record wins`, ...checked.warnings] }
     },
     seen: (id) => ids.has(canonicalProductId(id))
   }
