@@ -90,12 +90,25 @@ async function* arrayRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawR
       parser.once("close", done)
     })
   const utf8 = utf8Checker()
+  /** Why the input stopped being UTF-8, once it has: the parser is given the bytes before, then ended. */
+  let broken: string | undefined
   const feed = (async () => {
     try {
       for await (const chunk of chunks) {
         if (parser.destroyed) return
-        const broken = utf8(chunk)
-        if (broken !== undefined) return parser.destroy(new NotUtf8(broken))
+        const bad = utf8(chunk)
+        if (bad !== undefined) {
+          // The records whole before the bad byte are read and imported, as the run's message says: the
+          // chunk's bytes before it go to the parser, which then ends (on an unfinished array).
+          broken = bad.message
+          if (bad.validBytes > 0 && !parser.write(chunk.subarray(0, bad.validBytes))) await writable()
+          // Ending an unfinished array fails the parser, and a failed stream drops what it holds: first
+          // every record it has made is taken by the reader.
+          for (let idle = 0; idle < 3 && !parser.destroyed; idle = parser.readableLength > 0 ? 0 : idle + 1) {
+            await new Promise((resolve) => setTimeout(resolve, 5))
+          }
+          break
+        }
         if (!parser.write(chunk)) await writable()
       }
       if (!parser.destroyed) parser.end()
@@ -114,11 +127,14 @@ async function* arrayRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawR
         ? { _tag: "Unreadable", position, message: `the record is ${bytes} bytes, over the ${MAX_RECORD_BYTES}-byte limit` }
         : { _tag: "Parsed", position, value: item.value, repeated: repeats.within(item.value) }
     }
+    if (broken !== undefined) throw new NotUtf8(broken)
   } catch (error) {
     const where = last === undefined ? "before its first record" : `after the record at index ${last}`
+    // The array ended early because its bytes stopped being UTF-8: that is the reason to give, not the end it was cut at.
+    const notUtf8 = error instanceof NotUtf8 ? error.message : broken
     throw new Error(
-      error instanceof NotUtf8
-        ? `${error.message} (${where}); nothing after that point was read`
+      notUtf8 !== undefined
+        ? `${notUtf8} (${where}); nothing after that point was read`
         : `the JSON array is malformed ${where} (${(error as Error).message}); nothing after that point was read`
     )
   } finally {

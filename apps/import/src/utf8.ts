@@ -47,20 +47,23 @@ export const notUtf8 = (bytes: Uint8Array): string | undefined => {
 
 /**
  * Checks a stream's chunks as they pass, a multi-byte character split between two chunks included: `check`
- * answers why the input is not UTF-8 from this chunk on (the offset counted from the input's first byte), or
- * undefined.
+ * answers why the input is not UTF-8 from this chunk on (the offset counted from the input's first byte) and
+ * how many of the chunk's bytes come before the first bad one (they may still be read), or undefined.
  */
 export const utf8Checker = () => {
   const decoder = new TextDecoder("utf-8", { fatal: true })
   let offset = 0
-  return (chunk: Buffer): string | undefined => {
+  return (chunk: Buffer): { readonly message: string; readonly validBytes: number } | undefined => {
     try {
       decoder.decode(chunk, { stream: true })
       offset += chunk.length
       return undefined
     } catch {
-      const at = firstBrokenByte(chunk)
-      return `the input is not valid UTF-8 near byte ${offset + Math.max(at, 0) + 1}: the file must be UTF-8; save it as UTF-8 and import it again`
+      const at = Math.max(firstBrokenByte(chunk), 0)
+      return {
+        message: `the input is not valid UTF-8 near byte ${offset + at + 1}: the file must be UTF-8; save it as UTF-8 and import it again`,
+        validBytes: at
+      }
     }
   }
 }

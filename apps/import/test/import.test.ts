@@ -154,17 +154,20 @@ for (const variant of targets()) {
       expect(array.code, array.stderr).toBe(0)
       expect((await exported()).find((r) => r.id === accented.id)?.name).toBe("Zürich Ledger")
 
-      // A broken byte in a JSON array ends the run where it is, as a malformed array does; UTF-16 is refused at once.
+      // A broken byte in a JSON array ends the run where it is, as a malformed array does: the records before it are
+      // imported, even those in the bytes read with it (they were dropped with their whole chunk); UTF-16 is refused at once.
       const brokenArray = Buffer.concat([Buffer.from(`[${JSON.stringify(good[1])},`), latin1, Buffer.from("]")])
       const broken = await cli([bytesFile("latin1.json", brokenArray)])
       expect(broken.code).toBe(2)
       expect(broken.stderr).toContain("the input is not valid UTF-8 near byte")
+      expect(broken.stderr).toContain("(after the record at index 0); nothing after that point was read")
+      expect((await exported()).map((r) => r.id)).toContain(good[1]!.id)
       const utf16 = await cli([
         bytesFile("utf16.ndjson", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(JSON.stringify(good[1]), "utf16le")]))
       ])
       expect(utf16.code).toBe(2)
       expect(utf16.stderr).toContain("the input is UTF-16 text (it starts with a UTF-16 byte order mark): save it as UTF-8")
-      expect((await exported()).length).toBe(3)
+      expect((await exported()).length).toBe(4)
     })
 
     it("names that share their first 80 characters: one file each, then a catalog of 600 of them, every one imported under its own slug", async () => {
