@@ -29,15 +29,37 @@ const groupsOf = (address: string): Array<number> | undefined => {
   return tail === undefined ? left : [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right]
 }
 
-/** The canonical network of `address`: an IPv4 address, or an IPv6 /64 prefix; anything else as given. */
+const dotted = (high: number, low: number): string => [high >> 8, high & 0xff, low >> 8, low & 0xff].join(".")
+
+/**
+ * The IPv4 address an IPv6 address stands for, where it carries one: whoever holds the IPv4 address holds
+ * the IPv6 one, so it is that client, with that client's budgets (one IPv4 host had 19 registrations a day
+ * through its 6to4 /48, NAT64 and IPv4-compatible spellings, against 5 an address).
+ * - `::ffff:a.b.c.d` (mapped: how a dual-stack socket reports IPv4 clients) and `::ffff:0:a.b.c.d` (translated);
+ * - `::a.b.c.d` (IPv4-compatible, deprecated), but not `::1` and the other few addresses below `::1:0:0`;
+ * - `64:ff9b::a.b.c.d` (RFC 6052's well-known NAT64 prefix: an IPv4 client behind a translator);
+ * - `2002:aabb:ccdd::/48` (6to4: the /48 of IPv4 aa.bb.cc.dd);
+ * - `2001:0:…` (Teredo: the client's IPv4 address, each bit inverted, in the last 32 bits).
+ */
+const embeddedIPv4 = (groups: ReadonlyArray<number>): string | undefined => {
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [number, number, number, number, number, number, number, number]
+  const zeroTo = (n: number) => groups.slice(0, n).every((g) => g === 0)
+  if (zeroTo(5) && g5 === 0xffff) return dotted(g6, g7)
+  if (zeroTo(4) && g4 === 0xffff && g5 === 0) return dotted(g6, g7)
+  if (zeroTo(6) && g6 !== 0) return dotted(g6, g7)
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return dotted(g6, g7)
+  if (g0 === 0x2002) return dotted(g1, g2)
+  if (g0 === 0x2001 && g1 === 0) return dotted(g6 ^ 0xffff, g7 ^ 0xffff)
+  return undefined
+}
+
+/** The canonical network of `address`: an IPv4 address (one an IPv6 address carries too), or an IPv6 /64 prefix; anything else as given. */
 export const networkOf = (address: string): string => {
   if (isIPv4(address)) return address
   const groups = groupsOf(address)
   if (groups === undefined) return address
-  // An IPv4 address mapped into IPv6 (how a dual-stack socket reports IPv4 clients) is that IPv4 address.
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
-    return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join(".")
-  }
+  const v4 = embeddedIPv4(groups)
+  if (v4 !== undefined) return v4
   return `${groups
     .slice(0, 4)
     .map((g) => g.toString(16))
@@ -64,7 +86,7 @@ const prefixOfGroups = (groups: ReadonlyArray<number>, bits: number): string => 
 
 /**
  * Every network `address` belongs to, largest prefix first (its own /64 or /32 first): each level's
- * canonical prefix. An IPv4 address mapped into IPv6 is IPv4. Anything that is not an address has
+ * canonical prefix. An IPv6 address that carries an IPv4 one (embeddedIPv4) is IPv4. Anything that is not an address has
  * one level of its own, as given.
  */
 export const networksOf = (address: string): ReadonlyArray<{ readonly level: NetworkLevel; readonly prefix: string }> => {

@@ -18,6 +18,25 @@ describe("networkOf: the network an address votes as", () => {
     expect(networkOf("::ffff:c633:6404")).toBe("198.51.100.4")
   })
 
+  it("an IPv6 address that carries an IPv4 address is that IPv4 address: 6to4, Teredo, NAT64, translated, compatible", () => {
+    // 198.51.100.4 is c633:6404 in hexadecimal; Teredo carries it with every bit inverted (39cc:9bfb).
+    for (const form of [
+      "2002:c633:6404::1",
+      "2002:c633:6404:ffff:1:2:3:4",
+      "2001:0:4136:e378:8000:63bf:39cc:9bfb",
+      "64:ff9b::198.51.100.4",
+      "64:ff9b::c633:6404",
+      "::ffff:0:198.51.100.4",
+      "::198.51.100.4"
+    ]) {
+      expect(networkOf(form), form).toBe("198.51.100.4")
+      expect(networksOf(form)[1], form).toEqual({ level: "v4/24", prefix: "198.51.100.0/24" })
+    }
+    // Not every address with zeros in front: loopback, and an ordinary global address.
+    expect(networkOf("::1")).toBe("0:0:0:0::/64")
+    expect(networkOf("2001:db8::c633:6404")).toBe("2001:db8:0:0::/64")
+  })
+
   it("anything else is kept as given", () => {
     expect(networkOf("unknown")).toBe("unknown")
   })
