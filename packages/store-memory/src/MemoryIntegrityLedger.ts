@@ -69,7 +69,8 @@ const make = (state: State) =>
               product,
               voter,
               network: vote.network,
-              at: vote.updatedAt.getTime(),
+              // When it was cast, not when it last changed (as the SQL window: integrityWindow.ts).
+              at: (vote.counting === "held" || vote.createdAt >= since ? vote.createdAt : vote.updatedAt).getTime(),
               counting: COUNTING_CODE[vote.counting],
               up: vote.direction === "up",
               cleared: clearedGroup(state, vote.groupId)
@@ -145,7 +146,7 @@ const make = (state: State) =>
           released++
           touched.add(key.productId)
           const castAt = taught.get(key.productId) ?? taught.set(key.productId, []).get(key.productId)!
-          castAt.push(vote.updatedAt.getTime())
+          castAt.push(vote.createdAt.getTime())
         }
         for (const [id, castAt] of taught) state.rates.set(id, ratesAfterRelease(state.rates.get(id) ?? noRates, castAt, at.getTime()))
         // Discounting or counting a vote changes the product's formation even when the counters stay.

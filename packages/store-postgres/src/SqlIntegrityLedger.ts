@@ -139,9 +139,9 @@ export const make = Effect.gen(function* () {
                 UPDATE votes v SET counting = 'counted'
                 FROM jsonb_to_recordset(${pg.json(releasing)}) AS x(product_id uuid, voter text)
                 WHERE v.product_id = x.product_id AND v.voter = x.voter AND ${heldNotByIndex}
-                RETURNING v.product_id, v.updated_at, v.direction, v.revoked_at
+                RETURNING v.product_id, v.created_at, v.direction, v.revoked_at
               )
-              SELECT r.product_id::text, sum(exp(-greatest(0, extract(epoch FROM n.at - r.updated_at)) / ${slowSeconds}))::float8 AS slow,
+              SELECT r.product_id::text, sum(exp(-greatest(0, extract(epoch FROM n.at - r.created_at)) / ${slowSeconds}))::float8 AS slow,
                      count(*)::int AS votes,
                      count(*) FILTER (WHERE r.direction = 'up' AND r.revoked_at IS NULL)::int AS up,
                      count(*) FILTER (WHERE r.direction = 'down' AND r.revoked_at IS NULL)::int AS down

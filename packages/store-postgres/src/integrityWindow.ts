@@ -6,6 +6,9 @@
  * then joining them to their numbers) took 20-90 s on a busy machine, and node does it in about two:
  *
  * - One snapshot (REPEATABLE READ): every statement below sees the same votes.
+ * - A vote's time is when it was cast (`created_at`), not when it last changed: a held vote changed hours
+ *   later was replayed at a quiet moment and counted, and counted votes changed later made room in their
+ *   burst for held ones. A counted vote cast before the window and changed inside it is there at its change.
  * - One scan of `votes`, a range of its pages at a time (a TID range scan), each vote sent as bytes in
  *   one `bytea` a message: its product's id, its time, its counting, direction and cleared mark, and its
  *   voter's and network's text, each ended by a NUL (a text never holds one). No row objects; a text
@@ -230,7 +233,7 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
       estimate: number
       held: Uint8Array | null
     }>`
-      SELECT (SELECT min(updated_at) FROM votes WHERE counting = 'held' AND revoked_at IS NULL AND updated_at < ${since}) AS oldest,
+      SELECT (SELECT min(created_at) FROM votes WHERE counting = 'held' AND revoked_at IS NULL AND created_at < ${since}) AS oldest,
         (pg_relation_size('votes') / current_setting('block_size')::int)::int AS pages,
         (SELECT array_agg(id::text) FROM vote_groups WHERE status = 'cleared') AS cleared,
         (SELECT array_agg(id::text) FROM agents WHERE standing_since IS NOT NULL) AS standing,
@@ -280,7 +283,7 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
         FROM generate_series(${page}::int, ${end - 1}::int, ${PAGES_PER_ROW}::int) AS g(first),
         LATERAL (
           SELECT count(*)::int AS count, string_agg(
-            uuid_send(v.product_id) || timestamptz_send(v.updated_at)
+            uuid_send(v.product_id) || timestamptz_send(CASE WHEN v.counting = 'held' OR v.created_at >= ${since} THEN v.created_at ELSE v.updated_at END)
               || int2send((CASE v.counting WHEN 'counted' THEN 0 WHEN 'held' THEN 1 ELSE 2 END
                 | CASE v.direction WHEN 'up' THEN 0 ELSE 4 END
                 | CASE WHEN v.group_id = ANY(${cleared}::uuid[]) THEN 8 ELSE 0 END

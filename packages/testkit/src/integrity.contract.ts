@@ -167,6 +167,42 @@ export const integrityBehaviours = (it: ContractIt) => {
     })
   )
 
+  it.effect("a vote is in the window at the time it was cast, not when it last changed (a held vote changed hours later was counted)", () =>
+    Effect.gen(function* () {
+      const ledger = yield* VoteLedger
+      const integrity = yield* IntegrityLedger
+      const bursting = yield* upsertOne(freshInput())
+      const older = yield* upsertOne(freshInput())
+      const cast = 430 * DAY
+      for (let i = 0; i < 11; i++) {
+        yield* ledger
+          .cast({ entity: bursting.id, voter: addressVoter(`cast-time-${i}`), direction: "up", network: "net-c", guard: GUARD })
+          .pipe(at(cast))
+      }
+      yield* ledger
+        .cast({ entity: older.id, voter: addressVoter("cast-time-older"), direction: "up", network: "net-c" })
+        .pipe(at(425 * DAY))
+      // Three hours on, the held voter and a counted one change their minds; the older vote changes a day on.
+      const later = cast + 3 * 3_600_000
+      for (const i of [10, 0]) {
+        yield* ledger
+          .cast({ entity: bursting.id, voter: addressVoter(`cast-time-${i}`), direction: "down", network: "net-c", guard: GUARD })
+          .pipe(at(later))
+      }
+      yield* ledger
+        .cast({ entity: older.id, voter: addressVoter("cast-time-older"), direction: "down", network: "net-c" })
+        .pipe(at(cast + DAY))
+      const window = yield* integrity.window(new Date(cast - 3_600_000))
+      const timeOf = (voter: string) => rowsOn(window, [bursting.id, older.id]).find((r) => r.voter === `ip:${voter}`)
+      assert.deepStrictEqual(
+        [timeOf("cast-time-10")?.at, timeOf("cast-time-10")?.counting, timeOf("cast-time-0")?.at, timeOf("cast-time-0")?.counting],
+        [cast, HELD, cast, COUNTED]
+      )
+      // Cast before the window and changed inside it: there at its change.
+      assert.strictEqual(timeOf("cast-time-older")?.at, cast + DAY)
+    })
+  )
+
   it.effect(
     "a verdict discounts its groups' votes and counts the held votes it releases, recounting once; applied again it changes nothing",
     () =>
