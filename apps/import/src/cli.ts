@@ -4,7 +4,7 @@
  */
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { layerFromConfig } from "@productdir/runtime"
+import { layerForDryRun, layerFromConfig } from "@productdir/runtime"
 import { ROLE } from "./role.ts"
 import {
   accessSync,
@@ -128,7 +128,11 @@ export const importCommand = Command.make(
       }
       if (result.tally.rejected > 0) return yield* new RecordsRejected({ count: result.tally.rejected })
       // A connection per batch in flight: the batches' transactions run side by side (usecases CatalogImport.ts).
-    }).pipe(Effect.scoped, Effect.provide(layerFromConfig(ROLE, { multiplex: false })))
+    }).pipe(
+      Effect.scoped,
+      // A dry run builds the store only over a schema it would not change (StoreChoice.ts, layerForDryRun).
+      Effect.provide(options.dryRun ? layerForDryRun(ROLE, { multiplex: false }) : layerFromConfig(ROLE, { multiplex: false }))
+    )
 ).pipe(
   Command.withDescription(
     "Import a product catalog (NDJSON or a JSON array) into the productdir store. Exit 0: all loaded; 1: some records rejected; 2: usage, file or connection error."

@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import type { ImportRecord } from "@productdir/domain"
 import { generateRecord } from "@productdir/fixtures/generator"
-import { readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runCli, spawnCli, type Target, targets, workDir } from "./cli.ts"
 
@@ -241,6 +243,42 @@ for (const variant of targets()) {
       expect(run.stdout).toMatch(/updated\s+1 \(would be\)/)
       expect(run.stdout).toMatch(/unchanged\s+1 \(would be\)/)
       expect(await exported()).toEqual(before)
+    })
+
+    it("--dry-run changes no schema: a store with no catalog yet is checked as empty and nothing is created; an older schema is refused", async () => {
+      const input = records(22, 3)
+      const path = file("dry-first.ndjson", ndjson(input))
+      if (variant.name === "pglite") {
+        // A data directory that does not exist yet stays so.
+        const none = join(dir, "no-data-yet")
+        const run = await runCli([path, "--dry-run"], { DATA_DIR: none })
+        expect(run.code, run.stderr).toBe(0)
+        expect(run.stdout).toMatch(/created\s+3 \(would be\)/)
+        expect(existsSync(none)).toBe(false)
+        return
+      }
+      const url = Redacted.make(target.env.DATABASE_URL!)
+      const query = <A extends object>(text: string) =>
+        Effect.runPromise(
+          SqlClient.SqlClient.use((sql) => sql.unsafe<A>(text)).pipe(Effect.provide(PgClient.layer({ url, maxConnections: 1 })))
+        )
+      const tables = () => query<{ n: number }>("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'")
+      const before = (await tables())[0]!.n
+      const onEmpty = await cli([path, "--dry-run"])
+      expect(onEmpty.code, onEmpty.stderr).toBe(0)
+      if (before === 0) {
+        // Before, the dry run migrated the empty database: 19 tables.
+        expect(onEmpty.stdout).toMatch(/created\s+3 \(would be\)/)
+        expect((await tables())[0]!.n).toBe(0)
+      }
+      // A schema this version would change is not changed by a dry run: it says so, and exits 2.
+      expect((await cli([path])).code).toBe(0)
+      await query("DELETE FROM productdir_migrations WHERE migration_id = (SELECT max(migration_id) FROM productdir_migrations)")
+      const behind = await cli([path, "--dry-run"])
+      expect(behind.code).toBe(2)
+      expect(behind.stderr).toContain("has a schema this version would change (migration 0016_agents_by_key)")
+      const [ran] = await query<{ n: number }>("SELECT count(*)::int AS n FROM productdir_migrations")
+      expect(ran!.n).toBe(15)
     })
 
     it("a changed record bumps version and updated_at; the others stay", async () => {

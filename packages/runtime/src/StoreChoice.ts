@@ -5,6 +5,7 @@
  * uses an embedded directory it finds (own and share it, or join its owner) is
  * its role.
  */
+import { existsSync } from "node:fs"
 import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import { type Stores, StoreError } from "@productdir/domain"
 import * as MemoryStore from "@productdir/store-memory"
@@ -16,7 +17,8 @@ import {
   layerPostgres,
   type PgliteClient,
   type PostgresOptions,
-  type StoreLayerError
+  type StoreLayerError,
+  schemaState
 } from "@productdir/store-postgres"
 
 export type StoreKind = "postgres" | "pglite" | "memory"
@@ -93,5 +95,42 @@ export const layerFromConfig = (
           return layerPostgres(config.databaseUrl.value, readUrls.length > 0 ? { ...server, readUrls } : server)
         }
       }
+    })
+  )
+
+/**
+ * The store for a run that must write nothing (`productdir-import --dry-run`): building the SQL store migrates
+ * its schema and installs its routines, so it is built only over a schema this version finds current. A server
+ * with no productdir schema, or an embedded data directory that does not exist yet, is checked as the empty
+ * catalog it is (in memory: nothing is created); a schema this version would change is refused, saying so.
+ */
+export const layerForDryRun = (
+  role: PgliteClient.Role,
+  server: PostgresOptions = {}
+): Layer.Layer<Stores, StoreLayerError | Config.ConfigError> =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const config = yield* StoreConfig
+      const kind = storeKind(config)
+      const empty = (where: string) =>
+        Effect.as(
+          Effect.logWarning(`${where} holds no catalog yet: the dry run checks against an empty one, and creates nothing`),
+          MemoryStore.layer
+        )
+      if (kind === "pglite" && !existsSync(config.dataDir)) return yield* empty(`DATA_DIR ${config.dataDir}`)
+      if (kind === "postgres" && Option.isSome(config.databaseUrl)) {
+        const url = config.databaseUrl.value
+        yield* awaitServer(url, yield* ConnectConfig)
+        const state = yield* schemaState(url)
+        if (state._tag === "Empty") return yield* empty(`PostgreSQL at ${describeServer(url)}`)
+        if (state._tag === "Behind") {
+          const changes = [...state.migrations.map((m) => `migration ${m}`), ...state.routines.map((r) => `routine ${r}`)]
+          return yield* new StoreError({
+            operation: "dry run",
+            detail: `PostgreSQL at ${describeServer(url)} has a schema this version would change (${changes.join(", ")}), and a dry run changes nothing: upgrade it first (start the API, or import without --dry-run), then run the dry run again`
+          })
+        }
+      }
+      return layerFromConfig(role, server)
     })
   )

@@ -5,6 +5,7 @@ export { DataDirOwned, DataDirUnusable, DISK_FULL, SHARING_TOOL } from "./embedd
 export * from "./migrations/index.ts"
 export * as PgliteClient from "./PgliteClient.ts"
 export * as ReadReplicas from "./ReadReplicas.ts"
+export { type SchemaState, schemaState } from "./schemaState.ts"
 export * as SqlAgentRegistry from "./SqlAgentRegistry.ts"
 export * as SqlCatalogStore from "./SqlCatalogStore.ts"
 export * as SqlJobLock from "./SqlJobLock.ts"

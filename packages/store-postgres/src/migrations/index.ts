@@ -48,6 +48,9 @@ const ALL = {
 
 export const migrations = Migrator.fromRecord(ALL)
 
+/** Every migration this version has, by its id (`0016_agents_by_key`): what a current schema has run. */
+export const KNOWN_MIGRATIONS: ReadonlyArray<string> = Object.keys(ALL)
+
 /** Runs pending migrations; returns what ran (empty when the schema is current). */
 export const migrate = Migrator.make({})({ loader: migrations, table: MIGRATIONS_TABLE })
 
