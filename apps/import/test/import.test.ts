@@ -277,6 +277,7 @@ for (const variant of targets()) {
       const behind = await cli([path, "--dry-run"])
       expect(behind.code).toBe(2)
       expect(behind.stderr).toContain("has a schema this version would change (migration 0016_agents_by_key)")
+      expect(behind.stderr).not.toContain("Check DATABASE_URL")
       const [ran] = await query<{ n: number }>("SELECT count(*)::int AS n FROM productdir_migrations")
       expect(ran!.n).toBe(15)
     })

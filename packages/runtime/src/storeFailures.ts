@@ -45,7 +45,10 @@ export const storeFailureHandlers = (role: Role, code: number) => {
         case "data":
           return fail(`the store refused the data during ${error.operation}: ${error.detail}.`)
         default:
-          return fail(`cannot use the store: ${error.detail}. Check DATABASE_URL, or unset it to use the embedded store in DATA_DIR.`)
+          // A dry run refused for the schema reached the store fine: where to point instead is not the question.
+          return error.operation === "dry run"
+            ? fail(`${error.detail}.`)
+            : fail(`cannot use the store: ${error.detail}. Check DATABASE_URL, or unset it to use the embedded store in DATA_DIR.`)
       }
     },
     SqlError: (error: SqlError) =>
