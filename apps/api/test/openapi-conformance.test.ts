@@ -120,6 +120,8 @@ const cases = (): ReadonlyArray<Case> => [
   vote({ entity_id: removed.id }, 410),
   vote({ entity_id: product.id, direction: "down", reason: "x".repeat(20_000) }, 413),
   vote({ entity_id: product.id }, 415, { "content-type": "text/plain" }),
+  // A compressed body: its 415 says which coding a body may have (Accept-Encoding: identity), as documented.
+  vote({ entity_id: product.id }, 415, { "content-encoding": "gzip" }),
   // The agent's third vote in a minute (the limit is 2).
   vote({ entity_id: limited.id }, 429, asAgent),
   get("/categories", "/categories", 200),

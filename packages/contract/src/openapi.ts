@@ -2,7 +2,7 @@
  * What the generated OpenAPI document cannot learn from the schemas, added where
  * it is true of the server (apps/api): the validators and cache headers of every
  * read and its 304, the rate-limit headers of the vote and of registration, the
- * challenge of every 401, optional authentication on the vote, `Retry-After` on every
+ * challenge of every 401, `Accept-Encoding` on a 415 (a body sent compressed), optional authentication on the vote, `Retry-After` on every
  * 503 (a store outage, or a server shutting down), `4XX` and `5XX` problems for
  * the statuses any request may meet (405, 408, 431, 500), and query parameters
  * documented as the values they are (`limit` is an integer), not as the strings
@@ -34,7 +34,11 @@ const HEADERS: Record<string, Json> = {
     required: true,
     schema: { type: "string" }
   },
-  RetryAfter: { description: "Seconds to wait before retrying", required: true, schema: { type: "integer", minimum: 1 } }
+  RetryAfter: { description: "Seconds to wait before retrying", required: true, schema: { type: "integer", minimum: 1 } },
+  AcceptEncoding: {
+    description: "On the 415 of a content-encoded body: `identity`, the only coding a request body may have (RFC 9110 section 12.5.3)",
+    schema: { type: "string", enum: ["identity"] }
+  }
 }
 
 const PROBLEM = { $ref: "#/components/schemas/ProblemDetails" }
@@ -85,6 +89,7 @@ const completeOperation = (method: string, path: string, operation: Json): Json 
     }
     if (status === "503") responses[status] = withHeaders(response, { "Retry-After": ref("RetryAfter") })
     if (status === "401") responses[status] = withHeaders(response, { "WWW-Authenticate": ref("WWWAuthenticate") })
+    if (status === "415") responses[status] = withHeaders(response, { "Accept-Encoding": ref("AcceptEncoding") })
   }
   if (isCacheableRead(method, path)) {
     responses["304"] = {
