@@ -9,7 +9,14 @@ import { Effect, Fiber, Stream } from "effect"
 import { CatalogStore, ProductChanges, type ProductId } from "@productdir/domain"
 import { sampleCatalog } from "@productdir/fixtures/sample"
 import * as MemoryStore from "@productdir/store-memory"
-import { MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTIONS_IN_ALL, make, URIS_PER_PRODUCT } from "../src/mcp/sessions.ts"
+import {
+  MAX_SUBSCRIPTIONS,
+  MAX_SUBSCRIPTIONS_IN_ALL,
+  make,
+  SESSIONS_PER_NETWORK,
+  SUBSCRIPTIONS_PER_NETWORK,
+  URIS_PER_PRODUCT
+} from "../src/mcp/sessions.ts"
 
 const catalog = sampleCatalog()
 const [a, b] = [catalog[0]!, catalog[1]!]
@@ -119,6 +126,41 @@ describe("MCP sessions", () => {
         }
       }
       expect.unreachable("the process-wide cap was never reached")
+    }).pipe(Effect.scoped, Effect.provide(MemoryStore.layer))
+  )
+
+  it.effect("one client network holds its share of sessions and subscriptions, and its flood ends its own sessions, no one else's", () =>
+    Effect.gen(function* () {
+      const { sessions } = yield* setup
+      const now = 1_000_000
+      // An honest client's idle session, with a subscription, from another network.
+      sessions.opened("honest", now, "198.51.100.7")
+      yield* sessions.subscribe("honest", uriOf(a.id), a.id)
+      // A flood of sessions from one /64, each asking for room first as the edge does: it ends its own, never the honest one.
+      const attacker = "2001:db8:1:2::"
+      for (let i = 0; i < SESSIONS_PER_NETWORK * 3; i++) {
+        const address = `${attacker}${(i % 50) + 1}`
+        for (const ending of sessions.toEnd(now + i, 3_600_000, 10_000, address)) yield* sessions.ended(ending)
+        sessions.opened(`flood-${i}`, now + i, address)
+      }
+      expect(sessions.knows("honest")).toBe(true)
+      expect(sessions.stats().sessions).toBe(SESSIONS_PER_NETWORK + 1)
+      // The first of them are the ones that ended: least recently used first.
+      expect(sessions.knows("flood-0")).toBe(false)
+      expect(sessions.knows(`flood-${SESSIONS_PER_NETWORK * 3 - 1}`)).toBe(true)
+      // Its sessions' subscriptions stop at the network's share, and the honest session still subscribes.
+      let refused: string | undefined
+      for (let i = 0; refused === undefined && i < SUBSCRIPTIONS_PER_NETWORK + 1; i++) {
+        const session = `flood-${SESSIONS_PER_NETWORK * 2 + Math.floor(i / MAX_SUBSCRIPTIONS)}`
+        const added = yield* Effect.result(sessions.subscribe(session, `test://static/${i}`, undefined))
+        if (added._tag === "Failure") refused = added.failure.message
+      }
+      expect(refused).toContain(`Sessions from your network (IPv6 /64) hold ${SUBSCRIPTIONS_PER_NETWORK} subscriptions`)
+      yield* sessions.subscribe("honest", uriOf(b.id), b.id)
+      expect(sessions.stats().subscriptions).toBe(SUBSCRIPTIONS_PER_NETWORK + 2)
+      // A session that ends gives its network's share back.
+      yield* sessions.ended(`flood-${SESSIONS_PER_NETWORK * 2}`)
+      yield* sessions.subscribe(`flood-${SESSIONS_PER_NETWORK * 2 + 3}`, "test://static/again", undefined)
     }).pipe(Effect.scoped, Effect.provide(MemoryStore.layer))
   )
 })

@@ -24,6 +24,7 @@
 import { Clock, Duration, Effect, Option, Predicate } from "effect"
 import { Headers, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ApiConfig } from "../ApiConfig.ts"
+import { clientAddress } from "../http/clientAddress.ts"
 import { Callers, refusalResponse } from "../auth/callers.ts"
 import { problem } from "../http/problemResponses.ts"
 import { allowingOrigin, isPreflight, preflight } from "./cors.ts"
@@ -240,7 +241,7 @@ export const makeMcpEdge = Effect.gen(function* () {
       if (sessionId !== undefined) sessions.touched(sessionId, now)
       else if (request.method === "POST") {
         // Perhaps an initialize: room for its session first. Each ended in the library as a DELETE would.
-        for (const ending of sessions.toEnd(now, idleMillis, config.mcpMaxSessions)) {
+        for (const ending of sessions.toEnd(now, idleMillis, config.mcpMaxSessions, clientAddress(request, config.trustProxy))) {
           const deletion = HttpServerRequest.fromWeb(
             new Request(`http://${LOCAL_ORIGIN}${MCP_PATH}`, {
               method: "DELETE",

@@ -26,6 +26,7 @@
  */
 import { type Cause, Context, Data, Effect, Exit, Layer, Queue, RcRef, Schedule, Scope, Stream } from "effect"
 import { type ProductChange, ProductChanges, type ProductId } from "@productdir/domain"
+import { networksOf } from "@productdir/usecases"
 import { Lifecycle } from "../http/lifecycle.ts"
 
 /** How many resources one session may subscribe to: what waits for its stream is bounded by this. */
@@ -43,12 +44,46 @@ export const URIS_PER_PRODUCT = 4
  */
 export const MAX_SUBSCRIPTIONS_IN_ALL = 100_000
 
+/**
+ * The share of sessions and subscriptions one client network may hold (its own address or IPv6 /64; its wider
+ * networks twice, four and eight times that, as the connection caps nest): one client filled the process's
+ * 100,000 subscriptions in 94 s and locked every other session out of subscribing, and its initializes ended
+ * every other client's idle session. A network past its share ends its own least recently used session.
+ */
+export const SESSIONS_PER_NETWORK = 100
+export const SUBSCRIPTIONS_PER_NETWORK = 2_000
+
 /** A comment on an idle stream this often, so proxies and clients see the connection alive. */
 const KEEPALIVE = "15 seconds"
+
+interface NetworkShare {
+  /** `v6/48:2001:db8:7:0:0:0:0:0/48`: a level and its prefix. */
+  readonly key: string
+  /** 1 for the client's own network, 2, 4, 8 for the wider ones. */
+  readonly times: number
+  /** What the network may hold, as `times` × SESSIONS_PER_NETWORK or SUBSCRIPTIONS_PER_NETWORK. */
+  readonly level: string
+}
+
+/** The networks of a client address, with their shares' multiples (as http/connections.ts nests its caps). */
+const sharesOf = (address: string | undefined): ReadonlyArray<NetworkShare> =>
+  address === undefined ? [] : networksOf(address).map((n, i) => ({ key: `${n.level}:${n.prefix}`, times: 2 ** i, level: n.level }))
+
+const LEVEL_NAMES: Record<string, string> = {
+  "v6/64": "IPv6 /64",
+  "v6/56": "IPv6 /56",
+  "v6/48": "IPv6 /48",
+  "v6/32": "IPv6 /32",
+  "v4/32": "address",
+  "v4/24": "IPv4 /24",
+  "v4/16": "IPv4 /16"
+}
 
 export class TooManySubscriptions extends Data.TaggedError("TooManySubscriptions")<{ readonly message: string }> {}
 
 interface Session {
+  /** The client networks that opened it (networksOf: its own first), each with its share's multiple. */
+  readonly networks: ReadonlyArray<NetworkShare>
   /** Subscribed resource URIs, and the product each names (undefined: a resource that does not change). */
   readonly subscriptions: Map<string, ProductId | undefined>
   /** URIs changed and not yet written to a stream (in the outbox, or waiting for one). */
@@ -72,15 +107,16 @@ export interface SessionStats {
 export class McpSessions extends Context.Service<
   McpSessions,
   {
-    /** A session initialize started (its MCP-Session-Id), at `now` (epoch milliseconds). */
-    readonly opened: (sessionId: string, now: number) => void
+    /** A session initialize started (its MCP-Session-Id), at `now` (epoch milliseconds), for the client at `address`. */
+    readonly opened: (sessionId: string, now: number, address?: string) => void
     /** A request of a session this process knows, at `now`: it is not idle. */
     readonly touched: (sessionId: string, now: number) => void
     /**
-     * The sessions to end before one more starts at `now`: those idle (no stream open) for longer than
+     * The sessions to end before one more starts at `now` for the client at `address`: where one of its networks
+     * holds its share, that network's least recently used ones; then those idle (no stream open) for longer than
      * `idleMillis`, and, while that leaves `max` or more, the least recently used idle ones.
      */
-    readonly toEnd: (now: number, idleMillis: number, max: number) => ReadonlyArray<string>
+    readonly toEnd: (now: number, idleMillis: number, max: number, address?: string) => ReadonlyArray<string>
     /** Whether this process started the session and it has not ended. */
     readonly knows: (sessionId: string) => boolean
     readonly subscribe: (sessionId: string, uri: string, product: ProductId | undefined) => Effect.Effect<void, TooManySubscriptions>
@@ -135,10 +171,20 @@ export const make = Effect.gen(function* () {
   })
 
   // `sessions` is kept in the order they were last used: a touched session moves to the end.
-  const sessionOf = (sessionId: string, now = 0): Session => {
+  /** Sessions and subscriptions each network holds, by its key. */
+  const held = new Map<string, { sessions: number; subscriptions: number }>()
+  const heldBy = (key: string) => held.get(key) ?? held.set(key, { sessions: 0, subscriptions: 0 }).get(key)!
+  const forget = (key: string) => {
+    const h = held.get(key)
+    if (h !== undefined && h.sessions === 0 && h.subscriptions === 0) held.delete(key)
+  }
+
+  const sessionOf = (sessionId: string, now = 0, address?: string): Session => {
     let session = sessions.get(sessionId)
     if (session === undefined) {
-      session = { subscriptions: new Map(), unsent: new Set(), outbox: undefined, feed: undefined, seen: now }
+      const networks = sharesOf(address)
+      for (const network of networks) heldBy(network.key).sessions++
+      session = { networks, subscriptions: new Map(), unsent: new Set(), outbox: undefined, feed: undefined, seen: now }
       sessions.set(sessionId, session)
     }
     return session
@@ -152,9 +198,21 @@ export const make = Effect.gen(function* () {
     sessions.set(sessionId, session)
   }
 
-  const toEnd = (now: number, idleMillis: number, max: number): ReadonlyArray<string> => {
+  const toEnd = (now: number, idleMillis: number, max: number, address?: string): ReadonlyArray<string> => {
     const ending: Array<string> = []
+    // The client's networks that hold their share give up their own least recently used sessions first.
+    for (const network of sharesOf(address)) {
+      let over = (held.get(network.key)?.sessions ?? 0) - (SESSIONS_PER_NETWORK * network.times - 1)
+      if (over <= 0) continue
+      for (const [id, session] of sessions) {
+        if (over <= 0) break
+        if (ending.includes(id) || !session.networks.some((n) => n.key === network.key)) continue
+        ending.push(id)
+        over--
+      }
+    }
     for (const [id, session] of sessions) {
+      if (ending.includes(id)) continue
       if (session.outbox !== undefined) continue
       // Least recently used first: once one is recent enough and there is room, so is every one after it.
       if (now - session.seen <= idleMillis && sessions.size - ending.length < max) break
@@ -168,7 +226,13 @@ export const make = Effect.gen(function* () {
 
   const unwatch = (session: Session, uri: string) => {
     const product = session.subscriptions.get(uri)
-    if (session.subscriptions.delete(uri)) inAll--
+    if (session.subscriptions.delete(uri)) {
+      inAll--
+      for (const network of session.networks) {
+        heldBy(network.key).subscriptions--
+        forget(network.key)
+      }
+    }
     session.unsent.delete(uri)
     if (product === undefined) return
     const bySession = watchers.get(product)
@@ -208,6 +272,12 @@ export const make = Effect.gen(function* () {
           message: `A session may follow one product by ${URIS_PER_PRODUCT} URIs at most (its slug and its id are two); this one already does.`
         })
       }
+      const full = session.networks.find((n) => (held.get(n.key)?.subscriptions ?? 0) >= SUBSCRIPTIONS_PER_NETWORK * n.times)
+      if (full !== undefined) {
+        return yield* new TooManySubscriptions({
+          message: `Sessions from your network (${LEVEL_NAMES[full.level] ?? full.level}) hold ${SUBSCRIPTIONS_PER_NETWORK * full.times} subscriptions, its share; unsubscribe from some first.`
+        })
+      }
       if (inAll >= MAX_SUBSCRIPTIONS_IN_ALL) {
         return yield* new TooManySubscriptions({
           message: `This server holds ${MAX_SUBSCRIPTIONS_IN_ALL} subscriptions, its most; unsubscribe from some, or retry later.`
@@ -215,6 +285,7 @@ export const make = Effect.gen(function* () {
       }
       session.subscriptions.set(uri, product)
       inAll++
+      for (const network of session.networks) heldBy(network.key).subscriptions++
       if (product !== undefined) {
         const bySession = watchers.get(product) ?? new Map<Session, Set<string>>()
         watchers.set(product, bySession)
@@ -276,7 +347,15 @@ export const make = Effect.gen(function* () {
       sessions.delete(sessionId)
       if (session.outbox !== undefined) Queue.endUnsafe(session.outbox)
       session.outbox = undefined
-      return clear(session)
+      return Effect.ensuring(
+        clear(session),
+        Effect.sync(() => {
+          for (const network of session.networks) {
+            heldBy(network.key).sessions--
+            forget(network.key)
+          }
+        })
+      )
     })
 
   /** Ends every open stream: a draining server closes its connections, and a stream would hold one open. */
@@ -295,7 +374,7 @@ export const make = Effect.gen(function* () {
   }
 
   const service = McpSessions.of({
-    opened: (sessionId, now) => void sessionOf(sessionId, now),
+    opened: (sessionId, now, address) => void sessionOf(sessionId, now, address),
     touched,
     toEnd,
     knows: (sessionId) => sessions.has(sessionId),

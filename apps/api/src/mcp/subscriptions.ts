@@ -16,7 +16,9 @@
 import { Clock, Effect } from "effect"
 import { HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { ProductId } from "@productdir/domain"
+import { ApiConfig } from "../ApiConfig.ts"
 import { makeCachedDocument } from "../cache/cachedReads.ts"
+import { clientAddress } from "../http/clientAddress.ts"
 import { problem } from "../http/problemResponses.ts"
 import { MCP_DOOR, refusals } from "../refusals.ts"
 import { SESSION_REVISIONS } from "./revisions.ts"
@@ -51,6 +53,7 @@ const decoder = new TextDecoder()
 
 export const makeSubscriptionEdge = Effect.gen(function* () {
   const sessions = yield* McpSessions
+  const config = yield* ApiConfig
   const cached = yield* makeCachedDocument
 
   /** The product a subscribed URI follows (undefined: a resource that never changes), or why it cannot be subscribed to. */
@@ -123,10 +126,11 @@ export const makeSubscriptionEdge = Effect.gen(function* () {
       if (capabilities === undefined || !SESSION_REVISIONS.has(json.result?.protocolVersion ?? "")) return response
       // The library names the session as the response leaves (a pre-response handler of its own, which runs before this one).
       const now = yield* Clock.currentTimeMillis
-      yield* HttpEffect.appendPreResponseHandler((_request, sent) =>
+      yield* HttpEffect.appendPreResponseHandler((request, sent) =>
         Effect.sync(() => {
           const sessionId = sent.headers["mcp-session-id"]
-          if (sessionId !== undefined) sessions.opened(sessionId, now)
+          // Its client's networks: what their shares of sessions and subscriptions count (sessions.ts).
+          if (sessionId !== undefined) sessions.opened(sessionId, now, clientAddress(request, config.trustProxy))
           return sent
         })
       )
