@@ -46,6 +46,9 @@ const LEVEL_NAMES: Record<string, string> = {
   "v4/16": "IPv4 /16"
 }
 
+/** A network level (`v6/48`) as a sentence names it ("IPv6 /48"). */
+export const levelName = (level: string): string => LEVEL_NAMES[level] ?? level
+
 /**
  * A network budget's kind and level, from its bucket's key (`anon:<product>:<level>:<network>`,
  * `register:<level>:<network>`, `fetch:<level>:<network>`).

@@ -28,6 +28,7 @@ import { type Cause, Context, Data, Effect, Exit, Layer, Queue, RcRef, Schedule,
 import { type ProductChange, ProductChanges, type ProductId } from "@productdir/domain"
 import { networksOf } from "@productdir/usecases"
 import { Lifecycle } from "../http/lifecycle.ts"
+import { levelName } from "../refusals.ts"
 
 /** How many resources one session may subscribe to: what waits for its stream is bounded by this. */
 export const MAX_SUBSCRIPTIONS = 1_000
@@ -68,16 +69,6 @@ interface NetworkShare {
 /** The networks of a client address, with their shares' multiples (as http/connections.ts nests its caps). */
 const sharesOf = (address: string | undefined): ReadonlyArray<NetworkShare> =>
   address === undefined ? [] : networksOf(address).map((n, i) => ({ key: `${n.level}:${n.prefix}`, times: 2 ** i, level: n.level }))
-
-const LEVEL_NAMES: Record<string, string> = {
-  "v6/64": "IPv6 /64",
-  "v6/56": "IPv6 /56",
-  "v6/48": "IPv6 /48",
-  "v6/32": "IPv6 /32",
-  "v4/32": "address",
-  "v4/24": "IPv4 /24",
-  "v4/16": "IPv4 /16"
-}
 
 export class TooManySubscriptions extends Data.TaggedError("TooManySubscriptions")<{ readonly message: string }> {}
 
@@ -275,7 +266,7 @@ export const make = Effect.gen(function* () {
       const full = session.networks.find((n) => (held.get(n.key)?.subscriptions ?? 0) >= SUBSCRIPTIONS_PER_NETWORK * n.times)
       if (full !== undefined) {
         return yield* new TooManySubscriptions({
-          message: `Sessions from your network (${LEVEL_NAMES[full.level] ?? full.level}) hold ${SUBSCRIPTIONS_PER_NETWORK * full.times} subscriptions, its share; unsubscribe from some first.`
+          message: `Sessions from your network (${levelName(full.level)}) hold ${SUBSCRIPTIONS_PER_NETWORK * full.times} subscriptions, its share; unsubscribe from some first.`
         })
       }
       if (inAll >= MAX_SUBSCRIPTIONS_IN_ALL) {
