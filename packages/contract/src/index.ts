@@ -7,7 +7,7 @@ export {
   fieldErrors,
   fieldName,
   GIVEN_TWICE,
-  listedIssues,
+  distinctIssues,
   MAX_LISTED_ISSUES,
   UNKNOWN_FIELD
 } from "@productdir/domain"

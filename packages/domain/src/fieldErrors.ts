@@ -156,18 +156,15 @@ export const MAX_LISTED_ISSUES = 50
 /** Sentences a description holds at most; the answer's `errors` list up to MAX_LISTED_ISSUES. */
 const MAX_DESCRIBED = 20
 
-/** The first `max` of `errors`, each issue once (a field and a message said twice are one). */
-export const listedIssues = (errors: ReadonlyArray<FieldIssue>, max: number = MAX_LISTED_ISSUES): ReadonlyArray<FieldIssue> => {
+/** `errors`, each issue once (a field and a message said twice are one), in their order. */
+export const distinctIssues = (errors: ReadonlyArray<FieldIssue>): ReadonlyArray<FieldIssue> => {
   const seen = new Set<string>()
-  const listed: Array<FieldIssue> = []
-  for (const e of errors) {
+  return errors.filter((e) => {
     const key = `${e.message}\u0000${e.path.join("\u0000")}`
-    if (seen.has(key)) continue
+    if (seen.has(key)) return false
     seen.add(key)
-    listed.push(e)
-    if (listed.length === max) break
-  }
-  return listed
+    return true
+  })
 }
 
 /**

@@ -6,7 +6,7 @@
 import { Cause, Effect } from "effect"
 import { HttpServerError, HttpServerResponse } from "effect/http"
 import { STATUS_CODES } from "node:http"
-import { describeFieldErrors, type FieldIssue, listedIssues, MAX_LISTED_ISSUES } from "@productdir/contract"
+import { describeFieldErrors, type FieldIssue, distinctIssues, MAX_LISTED_ISSUES } from "@productdir/contract"
 
 export const PROBLEM_JSON = "application/problem+json"
 
@@ -23,7 +23,7 @@ export const problem = (status: number, detail: string, headers: Readonly<Record
 export const badFields = (errors: ReadonlyArray<FieldIssue>) => {
   // A field can break more than one rule: the count is of fields.
   const wrong = new Set(errors.map((e) => e.path.join("\u0000"))).size
-  const distinct = listedIssues(errors, Number.POSITIVE_INFINITY)
+  const distinct = distinctIssues(errors)
   const count = wrong === 1 ? "1 field is" : `${wrong} fields are`
   return HttpServerResponse.jsonUnsafe(
     {

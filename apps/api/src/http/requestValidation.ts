@@ -11,7 +11,7 @@ import {
   describeFieldErrors,
   fieldErrors,
   GIVEN_TWICE,
-  listedIssues,
+  distinctIssues,
   MAX_LISTED_ISSUES,
   RequestValidation,
   UNKNOWN_FIELD
@@ -50,9 +50,9 @@ export const RequestValidationLive = HttpApiMiddleware.layerSchemaErrorTransform
     // `limit=2&limit=3` is not "limit must be text": it is one parameter too many.
     const repeated = error.kind === "Query" ? repeatedParameters((yield* HttpServerRequest.HttpServerRequest).url) : new Set<string>()
     const all = named.map((e) => (e.path.length === 2 && repeated.has(String(e.path[1])) ? { ...e, message: GIVEN_TWICE } : e))
-    // A field can break more than one rule: the count is of fields, all of them; the answer lists the first (listedIssues).
+    // A field can break more than one rule: the count is of fields, all of them; the answer lists the first MAX_LISTED_ISSUES.
     const wrong = new Set(all.map((e) => e.path.join("\u0000"))).size
-    const distinct = listedIssues(all, Number.POSITIVE_INFINITY)
+    const distinct = distinctIssues(all)
     const errors = distinct.slice(0, MAX_LISTED_ISSUES)
     const unknown = errors.filter((e) => e.message === UNKNOWN_FIELD).map((e) => String(e.path.at(-1)))
     const fields = bodyFields(endpoint as never)
