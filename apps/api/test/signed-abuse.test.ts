@@ -62,8 +62,12 @@ describe("signed requests from a hostile client", { timeout: 240_000 }, () => {
     Effect.runPromise(Scope.provide(serveKeyDirectory(keys, options), scope)) as Promise<Directory>
 
   let client = 0
-  /** A client address of its own for the test that calls it. */
-  const newClient = () => `198.51.100.${++client}`
+  /**
+   * A client address of its own for the test that calls it, in a /16 of its own: key directory fetches
+   * are budgeted per network too (IPv4 /24 and /16), and one test's fetches within the same minute
+   * must not spend the next one's.
+   */
+  const newClient = () => `10.${++client}.0.1`
 
   const signedVote = (base: string, from: string, key: AgentKey, directory: string, extra: { nonce?: string } = {}) => {
     const body = JSON.stringify({ entity_id: sample[3]!.id, direction: "up" })
