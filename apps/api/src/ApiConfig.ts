@@ -166,7 +166,23 @@ export const ApiConfigFromEnv = Config.all({
       "PUBLIC_URL"
     )
   ),
-  mcpAllowedOrigins: commaList("MCP_ALLOWED_ORIGINS"),
+  mcpAllowedOrigins: Config.schema(
+    Schema.String.check(
+      Schema.isPattern(/^\s*(?:[a-z][a-z0-9+.-]*:\/\/[^/?#\s,]+\s*(?:,\s*|$))*$/iu, {
+        message:
+          "must be origins separated by commas, each a scheme and a host with no path, such as https://app.example or chrome-extension://<id>"
+      })
+    ),
+    "MCP_ALLOWED_ORIGINS"
+  ).pipe(
+    Config.withDefault(""),
+    Config.map((list) =>
+      list
+        .split(",")
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0)
+    )
+  ),
   mcpMaxSessions: Config.schema(Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1)), "MCP_MAX_SESSIONS").pipe(
     Config.withDefault(DEFAULT_MCP_MAX_SESSIONS)
   ),

@@ -8,6 +8,8 @@ import { baseUrl, serverLayer, storeVariants } from "./harness.ts"
 import { bodyOf, postJson, request } from "./http.ts"
 
 const ALLOWED = "https://agents.example"
+/** A browser extension's origin: opaque to the URL standard, allowed as written. */
+const EXTENSION = "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
 
 /** An MCP session with the official SDK client over real HTTP; closed with the test's scope. */
 const connect = (base: string) =>
@@ -59,7 +61,7 @@ const sample = sampleCatalog()
 
 for (const variant of storeVariants()) {
   describe(`MCP server on ${variant.name}`, () => {
-    layer(serverLayer(variant.stores(), { mcpAllowedOrigins: [ALLOWED] }), { timeout: "120 seconds", excludeTestServices: true })((it) => {
+    layer(serverLayer(variant.stores(), { mcpAllowedOrigins: [ALLOWED, EXTENSION] }), { timeout: "120 seconds", excludeTestServices: true })((it) => {
       it.effect("an agent with only the base URL finds /mcp, connects and lists the tools", () =>
         Effect.gen(function* () {
           const base = yield* baseUrl
@@ -372,7 +374,7 @@ for (const variant of storeVariants()) {
               params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "browser", version: "1" } }
             }
             const headers = { accept: "application/json, text/event-stream" }
-            for (const origin of [base, "http://localhost:5173", "http://[::1]:8080", ALLOWED]) {
+            for (const origin of [base, "http://localhost:5173", "http://[::1]:8080", ALLOWED, EXTENSION]) {
               // A browser asks first (CORS preflight), then reads the answer only if the server says this origin may.
               const asked = yield* request(`${base}/mcp`, {
                 method: "OPTIONS",
@@ -398,17 +400,32 @@ for (const variant of storeVariants()) {
               expect(served.headers.get("mcp-session-id")).toBeTruthy()
               expect(served.headers.get("access-control-expose-headers")?.toLowerCase()).toContain("mcp-session-id")
             }
-            const refused = yield* postJson(`${base}/mcp`, init, { ...headers, origin: "https://evil.example" })
-            expect(refused.status).toBe(403)
-            expect(refused.headers.get("content-type")).toMatch(/^application\/problem\+json/)
-            expect(bodyOf<{ detail: string }>(refused).detail).toContain("MCP_ALLOWED_ORIGINS")
-            expect(refused.headers.get("access-control-allow-origin")).toBeNull()
-            const refusedAsk = yield* request(`${base}/mcp`, {
-              method: "OPTIONS",
-              headers: { origin: "https://evil.example", "access-control-request-method": "POST" }
-            })
-            expect(refusedAsk.status).toBe(403)
-            expect(refusedAsk.headers.get("access-control-allow-origin")).toBeNull()
+            // Opaque origins (a file, a sandboxed frame, data:, another extension or webview) are all "null" to
+            // the URL standard: none of them is the allowed extension, and none is a 500.
+            for (const origin of [
+              "https://evil.example",
+              "file://",
+              "null",
+              "about:blank",
+              "data:text/html,hi",
+              "vscode-webview://0a1b2c3d",
+              "chrome-extension://someoneelse"
+            ]) {
+              const refused = yield* postJson(`${base}/mcp`, init, { ...headers, origin })
+              expect(refused.status, origin).toBe(403)
+              expect(refused.headers.get("content-type")).toMatch(/^application\/problem\+json/)
+              expect(bodyOf<{ detail: string }>(refused).detail).toContain("MCP_ALLOWED_ORIGINS")
+              expect(refused.headers.get("access-control-allow-origin")).toBeNull()
+              for (const method of ["GET", "DELETE"]) {
+                expect((yield* request(`${base}/mcp`, { method, headers: { origin } })).status, `${method} ${origin}`).toBe(403)
+              }
+              const refusedAsk = yield* request(`${base}/mcp`, {
+                method: "OPTIONS",
+                headers: { origin, "access-control-request-method": "POST" }
+              })
+              expect(refusedAsk.status, origin).toBe(403)
+              expect(refusedAsk.headers.get("access-control-allow-origin")).toBeNull()
+            }
             // Agents on servers send no Origin: nothing of CORS in their answers.
             const agent = yield* postJson(`${base}/mcp`, init, headers)
             expect(agent.status).toBe(200)

@@ -42,13 +42,27 @@ const LOCAL_ORIGIN = "127.0.0.1"
 const hostnameOf = (host: string): string =>
   (host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0]!).toLowerCase()
 
+/** A scheme and a host, nothing after: how a browser serializes an origin of any scheme. */
+const ORIGIN_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+$/iu
+
+/**
+ * An origin as it can be compared, or undefined when it names none. An http(s) origin is normalized
+ * (case, default port); one of another scheme (`chrome-extension://<id>`, `vscode-webview://<id>`) is
+ * an opaque origin to the URL standard, so `new URL(…).origin` says "null" for every one of them alike:
+ * it is compared as written instead, and `file://`, `null` and `data:` name no origin at all.
+ */
 const originOf = (url: string): string | undefined => {
+  let parsed: URL
   try {
-    return new URL(url).origin
+    parsed = new URL(url)
   } catch {
     return undefined
   }
+  if (parsed.protocol === "http:" || parsed.protocol === "https:") return parsed.origin
+  return ORIGIN_FORM.test(url) ? url.toLowerCase() : undefined
 }
+
+const isHttpOrigin = (origin: string): boolean => origin.startsWith("http://") || origin.startsWith("https://")
 
 export interface OriginPolicy {
   /** The server listens on a loopback address only. */
@@ -67,7 +81,10 @@ export const refusal = (policy: OriginPolicy, headers: Readonly<Record<string, s
     if (
       !LOOPBACK_HOSTS.has(name) &&
       name !== publicHost &&
-      !policy.allowed.some((o) => originOf(o) !== undefined && hostnameOf(new URL(o).host) === name)
+      !policy.allowed.some((o) => {
+        const allowed = originOf(o)
+        return allowed !== undefined && isHttpOrigin(allowed) && hostnameOf(new URL(allowed).host) === name
+      })
     ) {
       return `This server listens on this machine only; requests for host "${host}" are refused (DNS-rebinding protection). Use http://localhost or http://127.0.0.1, or set PUBLIC_URL.`
     }
@@ -77,7 +94,7 @@ export const refusal = (policy: OriginPolicy, headers: Readonly<Record<string, s
   const normalized = originOf(origin)
   if (normalized !== undefined) {
     if (normalized === publicOrigin) return undefined
-    if (policy.loopback && LOOPBACK_HOSTS.has(new URL(normalized).hostname)) return undefined
+    if (policy.loopback && isHttpOrigin(normalized) && LOOPBACK_HOSTS.has(new URL(normalized).hostname)) return undefined
     if (policy.allowed.some((o) => originOf(o) === normalized)) return undefined
   }
   return `Browser requests from origin ${origin} are refused (DNS-rebinding protection). Serve the page from this server's own origin, or list its origin in MCP_ALLOWED_ORIGINS (comma-separated) on the server.`

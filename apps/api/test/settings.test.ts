@@ -1,0 +1,38 @@
+/**
+ * The API's settings as an operator writes them in the environment: a value the server cannot use is
+ * refused at start, naming the setting and what it takes, not read as something else.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Exit } from "effect"
+import { ApiConfig } from "../src/index.ts"
+
+const settingsOf = (env: Record<string, string>) =>
+  Effect.gen(function* () {
+    return yield* ApiConfig.ApiConfig
+  }).pipe(
+    Effect.provide(ApiConfig.layerFromEnv),
+    Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env }))
+  )
+
+describe("settings from the environment", () => {
+  it.effect("MCP_ALLOWED_ORIGINS takes origins of any scheme, each a scheme and a host", () =>
+    Effect.gen(function* () {
+      const settings = yield* settingsOf({
+        MCP_ALLOWED_ORIGINS: " https://app.example , chrome-extension://abcdefghijklmnop,http://127.0.0.1:5173,"
+      })
+      expect(settings.mcpAllowedOrigins).toEqual(["https://app.example", "chrome-extension://abcdefghijklmnop", "http://127.0.0.1:5173"])
+      expect((yield* settingsOf({})).mcpAllowedOrigins).toEqual([])
+    })
+  )
+
+  it.effect("an MCP_ALLOWED_ORIGINS entry that names no origin is refused, not kept to match nothing (or every opaque origin)", () =>
+    Effect.gen(function* () {
+      for (const wrong of ["app.example", "https://app.example/", "https://app.example/page", "file://", "null", "https://a.example, *"]) {
+        const exit = yield* Effect.exit(settingsOf({ MCP_ALLOWED_ORIGINS: wrong }))
+        expect(Exit.isFailure(exit), wrong).toBe(true)
+        expect(String(exit), wrong).toContain("MCP_ALLOWED_ORIGINS")
+        expect(String(exit), wrong).toContain("scheme and a host")
+      }
+    })
+  )
+})
