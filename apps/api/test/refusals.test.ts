@@ -134,7 +134,7 @@ describe("refusals in plain words", () => {
       })
     )
 
-    it.effect("refusals of the HTTP layer itself are problems too: no Host, an unknown expectation, a tunnel", () =>
+    it.effect("refusals of the HTTP layer itself are problems too: no Host, a malformed one, an unknown expectation, a tunnel", () =>
       Effect.gen(function* () {
         const base = yield* baseUrl
         const noHost = yield* raw(base, "GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n")
@@ -152,6 +152,16 @@ describe("refusals in plain words", () => {
           )
           expect(twoHosts, version).toMatch(/^HTTP\/1\.1 400 /)
           expect(twoHosts).toContain("one Host header")
+        }
+        // A Host that is not a host and a port: the service builds absolute links (and its card) from it.
+        for (const host of ["a b", "user@evil.example", "evil.example/x#", "evil.example:port", "evil.example:123456", "[::1", "ex ample.com:80"]) {
+          const answer = yield* raw(base, `GET /.well-known/agent-card.json HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)
+          expect(answer, host).toMatch(/^HTTP\/1\.1 400 /)
+          expect(answer, host).toContain("Host header must be a host name or address")
+          expect(answer, host).not.toContain("evil.example")
+        }
+        for (const host of ["localhost", "127.0.0.1:3000", "[::1]:8080", "api.example.", "my_host.internal", "xn--bcher-kva.example"]) {
+          expect(yield* raw(base, `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`), host).toMatch(/^HTTP\/1\.1 200 /)
         }
         // Any header a request carries once, given twice: Node would keep the first, a proxy may have read the other.
         // A product no other test here votes on.

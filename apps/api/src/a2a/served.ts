@@ -2,7 +2,7 @@
  * GET /.well-known/agent-card.json: the card of the A2A version the request
  * asks for (card.ts): 1.0's to `A2A-Version: 1.0`, 0.3's to a request without
  * the header, which A2A reads as 0.3 and which is how 0.3 clients ask. Both
- * signed; `Vary: A2A-Version` keeps shared caches from giving one to the other.
+ * signed (for the directory's own base URL); `Vary: A2A-Version` keeps shared caches from giving one to the other.
  */
 import { Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -11,10 +11,17 @@ import { cardFor } from "./card.ts"
 import { requestedVersion } from "./protocol.ts"
 import type { CardSigner } from "./signing.ts"
 
-export const serveCard = (signer: CardSigner["Service"], base: string) =>
+/**
+ * The card for `base`, signed when `base` is the directory's own (`signer` given): PUBLIC_URL, or a loopback
+ * host. Without PUBLIC_URL the base is the request's Host, which any client may set: signing it would let
+ * anyone have the directory vouch for a card whose interfaces are theirs, so that card goes unsigned
+ * (signatures are optional in A2A) and PUBLIC_URL is how an operator gets it signed.
+ */
+export const serveCard = (signer: CardSigner["Service"] | undefined, base: string) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const card = yield* signer.sign(cardFor(base, requestedVersion(request.headers, request.url)), base)
+    const unsigned = cardFor(base, requestedVersion(request.headers, request.url))
+    const card = signer === undefined ? unsigned : yield* signer.sign(unsigned, base)
     const response = yield* cachedJson(card)
     const vary = response.headers.vary
     return HttpServerResponse.setHeader(response, "vary", vary === undefined || vary === "" ? "A2A-Version" : `${vary}, A2A-Version`)

@@ -10,6 +10,7 @@ import { llmsTxt, serviceIndex } from "../catalogGuide.ts"
 import { ApiConfig } from "../ApiConfig.ts"
 import { baseUrlOf } from "../mcp/links.ts"
 import { cachedJson } from "../http/cachedJson.ts"
+import { hostnameOf, isLoopbackName } from "../http/hosts.ts"
 import { storeUnavailable } from "../http/domainProblems.ts"
 import { makeReadiness } from "../http/readiness.ts"
 import { makeMetricsResponse } from "../observability/scrape.ts"
@@ -34,12 +35,13 @@ export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =
         // Prepared once with its ETag and codings (http/constantReads.ts).
         .handle("index", () => Effect.succeed(index))
         .handle("llms", () => Effect.succeed(guide))
-        // Absolute URLs (A2A asks for them): under PUBLIC_URL, else the origin the request came to; signed (a2a/signing.ts);
-        // 1.0's card or 0.3's by the A2A-Version asked for (a2a/served.ts).
+        // Absolute URLs (A2A asks for them): under PUBLIC_URL, else the origin the request came to; signed (a2a/signing.ts)
+        // when that base is the directory's own; 1.0's card or 0.3's by the A2A-Version asked for (a2a/served.ts).
         .handle("agentCard", () =>
           Effect.gen(function* () {
             const request = yield* HttpServerRequest.HttpServerRequest
-            return yield* serveCard(signer, baseUrlOf(config.publicUrl, Option.some(request)) ?? "")
+            const own = Option.isSome(config.publicUrl) || isLoopbackName(hostnameOf(request.headers.host ?? ""))
+            return yield* serveCard(own ? signer : undefined, baseUrlOf(config.publicUrl, Option.some(request)) ?? "")
           })
         )
         // Health answers describe this moment: never reused by a cache.

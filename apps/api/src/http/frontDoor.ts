@@ -6,7 +6,7 @@
  *   written into the request (the application reads it there) and the response;
  * - its access-log line, when the response has been sent (or the client left);
  * - the connection policy: an HTTP/1.1 request without `Host`, and any request
- *   with more than one, is refused (RFC 9112), as is one that repeats another
+ *   with more than one or with one that is not a host and a port, is refused (RFC 9112), as is one that repeats another
  *   header it may carry once (Authorization, Content-Type, …), and while the
  *   server drains every response closes its connection;
  * - then the first handler that takes it: a read the cache holds (installed by
@@ -53,6 +53,13 @@ const SINGLETONS = new Map(
   )
 )
 const SINGLETON_LENGTHS = new Set([...SINGLETONS.keys()].map((name) => name.length))
+
+/**
+ * A Host header's value as RFC 9112 (section 3.2) takes it: a host (a name, an IPv4 address or a bracketed IPv6
+ * one) and an optional port, nothing else. Node passes any value through; the service builds absolute links
+ * (and signs its agent card) from it, so one with a space, a path, a user or a fragment is refused.
+ */
+const HOST_VALUE = /^(?:[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*\.?|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?$/iu
 
 /** How many Host headers the request carries, and the first other header it carries more than once (its name). */
 const singletonsOf = (raw: ReadonlyArray<string>): { readonly hosts: number; readonly repeated: string | undefined } => {
@@ -149,7 +156,9 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
         const requestId = typeof incoming === "string" && isSaneRequestId(incoming) ? incoming : randomUUID()
         const closing = lifecycle.isDraining()
         const { hosts, repeated } = singletonsOf(request.rawHeaders)
-        if ((request.httpVersion === "1.1" && hosts === 0) || hosts > 1 || repeated !== undefined) {
+        const host = request.headers.host
+        const badHost = hosts === 1 && host !== undefined && (host.length > 260 || !HOST_VALUE.test(host))
+        if ((request.httpVersion === "1.1" && hosts === 0) || hosts > 1 || repeated !== undefined || badHost) {
           writeProblem(
             response,
             400,
@@ -157,7 +166,9 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
               ? "An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2)."
               : hosts > 1
                 ? `A request must carry one Host header (RFC 9112, section 3.2); this one carries ${hosts}.`
-                : `A request must carry one ${repeated} header; this one carries it more than once, and a proxy in front may have read another than this service would. Send it once.`,
+                : badHost
+                  ? "The Host header must be a host name or address with an optional port, such as api.example or 127.0.0.1:3000 (RFC 9112, section 3.2)."
+                  : `A request must carry one ${repeated} header; this one carries it more than once, and a proxy in front may have read another than this service would. Send it once.`,
             { "x-request-id": requestId, connection: "close" }
           )
           log(request, 400, started, requestId)

@@ -25,6 +25,7 @@ import { Clock, Duration, Effect, Option, Predicate } from "effect"
 import { Headers, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ApiConfig } from "../ApiConfig.ts"
 import { clientAddress } from "../http/clientAddress.ts"
+import { hostnameOf, isLoopbackHost, isLoopbackName } from "../http/hosts.ts"
 import { Callers, refusalResponse } from "../auth/callers.ts"
 import { problem } from "../http/problemResponses.ts"
 import { allowingOrigin, isPreflight, preflight } from "./cors.ts"
@@ -34,13 +35,8 @@ import { makeSubscriptionEdge } from "./subscriptions.ts"
 
 export const MCP_PATH = "/mcp"
 
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"])
-
 /** The host of the DELETE requests that end idle sessions in the library: a loopback name passes every host check. */
 const LOCAL_ORIGIN = "127.0.0.1"
-
-const hostnameOf = (host: string): string =>
-  (host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0]!).toLowerCase()
 
 /** A scheme and a host, nothing after: how a browser serializes an origin of any scheme. */
 const ORIGIN_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+$/iu
@@ -79,7 +75,7 @@ export const refusal = (policy: OriginPolicy, headers: Readonly<Record<string, s
     const name = hostnameOf(host)
     const publicHost = publicOrigin === undefined ? undefined : hostnameOf(new URL(publicOrigin).host)
     if (
-      !LOOPBACK_HOSTS.has(name) &&
+      !isLoopbackName(name) &&
       name !== publicHost &&
       !policy.allowed.some((o) => {
         const allowed = originOf(o)
@@ -94,7 +90,7 @@ export const refusal = (policy: OriginPolicy, headers: Readonly<Record<string, s
   const normalized = originOf(origin)
   if (normalized !== undefined) {
     if (normalized === publicOrigin) return undefined
-    if (policy.loopback && isHttpOrigin(normalized) && LOOPBACK_HOSTS.has(new URL(normalized).hostname)) return undefined
+    if (policy.loopback && isHttpOrigin(normalized) && isLoopbackName(new URL(normalized).hostname)) return undefined
     if (policy.allowed.some((o) => originOf(o) === normalized)) return undefined
   }
   return `Browser requests from origin ${origin} are refused (DNS-rebinding protection). Serve the page from this server's own origin, or list its origin in MCP_ALLOWED_ORIGINS (comma-separated) on the server.`
@@ -226,9 +222,6 @@ const tidy = (response: HttpServerResponse.HttpServerResponse, stateless: boolea
   }
   return response
 }
-
-/** HOST names that only this machine can reach. */
-export const isLoopbackHost = (host: string): boolean => LOOPBACK_HOSTS.has(host.toLowerCase()) || host.startsWith("127.")
 
 /** Middleware: the /mcp edge; every other path passes untouched. */
 export const makeMcpEdge = Effect.gen(function* () {
