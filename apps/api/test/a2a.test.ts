@@ -368,30 +368,32 @@ for (const variant of variants) {
         })
       )
 
-      it.effect("without PUBLIC_URL, a card asked for under another host is served for it unsigned: the directory vouches only for its own address", () =>
-        Effect.gen(function* () {
-          const base = yield* baseUrl
-          const cardFor = (host: string) =>
-            Effect.promise(
-              () =>
-                new Promise<{ status: number; card: AgentCard & { signatures?: unknown } }>((resolve, reject) =>
-                  httpGet(`${base}/.well-known/agent-card.json`, { headers: { host, ...withVersion } }, (response) => {
-                    let text = ""
-                    response.on("data", (chunk: Buffer) => (text += chunk.toString()))
-                    response.on("end", () => resolve({ status: response.statusCode ?? 0, card: JSON.parse(text) }))
-                  }).on("error", reject)
-                )
-            )
-          // Anyone can send any Host: the directory's key must not sign interfaces at a host of theirs.
-          const foreign = yield* cardFor("evil.example")
-          expect(foreign.status).toBe(200)
-          expect(foreign.card.signatures).toBeUndefined()
-          expect(JSON.stringify(foreign.card)).toContain("http://evil.example/a2a/jsonrpc")
-          // A loopback name is this machine's: signed, as the card of the address the test reached.
-          const own = yield* cardFor(new URL(base).host)
-          expect(own.card.signatures).toHaveLength(1)
-          expect((yield* cardFor(`localhost:${new URL(base).port}`)).card.signatures).toHaveLength(1)
-        })
+      it.effect(
+        "without PUBLIC_URL, a card asked for under another host is served for it unsigned: the directory vouches only for its own address",
+        () =>
+          Effect.gen(function* () {
+            const base = yield* baseUrl
+            const cardFor = (host: string) =>
+              Effect.promise(
+                () =>
+                  new Promise<{ status: number; card: AgentCard & { signatures?: unknown } }>((resolve, reject) =>
+                    httpGet(`${base}/.well-known/agent-card.json`, { headers: { host, ...withVersion } }, (response) => {
+                      let text = ""
+                      response.on("data", (chunk: Buffer) => (text += chunk.toString()))
+                      response.on("end", () => resolve({ status: response.statusCode ?? 0, card: JSON.parse(text) }))
+                    }).on("error", reject)
+                  )
+              )
+            // Anyone can send any Host: the directory's key must not sign interfaces at a host of theirs.
+            const foreign = yield* cardFor("evil.example")
+            expect(foreign.status).toBe(200)
+            expect(foreign.card.signatures).toBeUndefined()
+            expect(JSON.stringify(foreign.card)).toContain("http://evil.example/a2a/jsonrpc")
+            // A loopback name is this machine's: signed, as the card of the address the test reached.
+            const own = yield* cardFor(new URL(base).host)
+            expect(own.card.signatures).toHaveLength(1)
+            expect((yield* cardFor(`localhost:${new URL(base).port}`)).card.signatures).toHaveLength(1)
+          })
       )
     })
   })

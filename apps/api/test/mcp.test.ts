@@ -61,7 +61,10 @@ const sample = sampleCatalog()
 
 for (const variant of storeVariants()) {
   describe(`MCP server on ${variant.name}`, () => {
-    layer(serverLayer(variant.stores(), { mcpAllowedOrigins: [ALLOWED, EXTENSION] }), { timeout: "120 seconds", excludeTestServices: true })((it) => {
+    layer(serverLayer(variant.stores(), { mcpAllowedOrigins: [ALLOWED, EXTENSION] }), {
+      timeout: "120 seconds",
+      excludeTestServices: true
+    })((it) => {
       it.effect("an agent with only the base URL finds /mcp, connects and lists the tools", () =>
         Effect.gen(function* () {
           const base = yield* baseUrl

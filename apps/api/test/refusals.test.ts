@@ -154,7 +154,15 @@ describe("refusals in plain words", () => {
           expect(twoHosts).toContain("one Host header")
         }
         // A Host that is not a host and a port: the service builds absolute links (and its card) from it.
-        for (const host of ["a b", "user@evil.example", "evil.example/x#", "evil.example:port", "evil.example:123456", "[::1", "ex ample.com:80"]) {
+        for (const host of [
+          "a b",
+          "user@evil.example",
+          "evil.example/x#",
+          "evil.example:port",
+          "evil.example:123456",
+          "[::1",
+          "ex ample.com:80"
+        ]) {
           const answer = yield* raw(base, `GET /.well-known/agent-card.json HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)
           expect(answer, host).toMatch(/^HTTP\/1\.1 400 /)
           expect(answer, host).toContain("Host header must be a host name or address")

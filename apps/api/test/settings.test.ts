@@ -9,10 +9,7 @@ import { ApiConfig } from "../src/index.ts"
 const settingsOf = (env: Record<string, string>) =>
   Effect.gen(function* () {
     return yield* ApiConfig.ApiConfig
-  }).pipe(
-    Effect.provide(ApiConfig.layerFromEnv),
-    Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env }))
-  )
+  }).pipe(Effect.provide(ApiConfig.layerFromEnv), Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env })))
 
 describe("settings from the environment", () => {
   it.effect("MCP_ALLOWED_ORIGINS takes origins of any scheme, each a scheme and a host", () =>
