@@ -65,7 +65,17 @@ describe("refusals in plain words", () => {
       Effect.gen(function* () {
         const base = yield* baseUrl
         const blank = plainProblem(yield* postJson(`${base}/agents`, { name: "  " }), "blank name")
-        expect(blank.detail).toBe("1 field is not right: name must not be blank.")
+        expect(blank.detail).toBe("1 field is not right: name must not be blank (spaces or invisible characters only).")
+        // Invisible characters are as blank as spaces: a zero-width space, a grapheme joiner, the Hangul filler.
+        for (const invisible of ["\u200b", " \u200b \u00a0", "\u034f\u034f", "\u3164", "\u2800"]) {
+          const name = plainProblem(yield* postJson(`${base}/agents`, { name: invisible }), JSON.stringify(invisible))
+          expect(name.detail).toContain("name must not be blank")
+          const reason = plainProblem(
+            yield* postJson(`${base}/vote`, { entity_id: product.id, direction: "down", reason: invisible }),
+            JSON.stringify(invisible)
+          )
+          expect(reason.detail).toBe("1 field is not right: reason must not be blank (spaces or invisible characters only).")
+        }
         const both = plainProblem(
           yield* postJson(`${base}/vote`, { entity_id: product.id, direction: "up", reason: "x", voter_id: "" }),
           "voter_id and reason"

@@ -7,7 +7,7 @@
  * count for nothing (VoteLedger.ts states the rule).
  */
 import { Schema } from "effect"
-import { isAtMostCharacters, isStorableText } from "./text.ts"
+import { isAtMostCharacters, isStorableText, isVisibleText } from "./text.ts"
 
 export const AgentId = Schema.String.check(Schema.isUUID())
   .pipe(Schema.brand("AgentId"))
@@ -93,7 +93,7 @@ export interface StandingChange {
 
 const requiredText = (max: number) =>
   Schema.String.check(
-    Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be blank"),
+    isVisibleText,
     isAtMostCharacters(max),
     isStorableText
   )

@@ -92,7 +92,8 @@ export const problemsOf = (product: Product, reported: ReadonlyArray<ReportedPro
     })
   }
   const reports = reported
-    .filter((r) => !seen.has(r.key))
+    // An empty key is a reason with nothing visible in it, kept from before such reasons were refused.
+    .filter((r) => r.key.length > 0 && !seen.has(r.key))
     .map((r, i): Problem & { order: number } => ({
       id: `rep-${fnv1a(r.key)}`,
       kind: "reported",

@@ -4,7 +4,7 @@ import type { ProductId } from "./ids.ts"
 import { agentViewPath, PRODUCTS_PATH, problemsPath, productPath, VOTE_PATH } from "./paths.ts"
 import { ProductRef } from "./ProductRef.ts"
 import { type FieldRule, withFieldRules } from "./fieldRules.ts"
-import { boundedText } from "./text.ts"
+import { boundedText, isVisibleText } from "./text.ts"
 import { type BurstGuard, VoteCounting } from "./counting.ts"
 import type { Limit } from "./RateLimits.ts"
 import type { Tally } from "./trust.ts"
@@ -40,7 +40,7 @@ export const VoteReason = boundedText(REASON_MAX_LENGTH)
   .annotate({
     description: `Only with direction \`down\`: the problem you hit (≤ ${REASON_MAX_LENGTH} characters). One per vote: a new reason replaces the one you gave before`
   })
-  .check(Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be blank"))
+  .check(isVisibleText)
 
 /** A reason reports a problem, so it goes with a down vote only. */
 const reasonOnlyWhenDown: FieldRule = (vote) =>
