@@ -290,6 +290,12 @@ for (const variant of variants) {
               code: -32601,
               message: expect.stringContaining("SendMessage")
             })
+            // A method named for a property every object has is just an unknown method.
+            for (const method of ["toString", "constructor", "__proto__", "hasOwnProperty"]) {
+              const unknown = bodyOf<{ error: { code: number; message: string } }>(yield* rpc(base, send({}, method))).error
+              expect(unknown.code, method).toBe(-32601)
+              expect(unknown.message, method).toBe(`Method not found: ${method}. This agent answers SendMessage (A2A 1.0).`)
+            }
             expect(
               codeOf(
                 yield* request(`${base}/a2a/jsonrpc`, {
@@ -329,6 +335,20 @@ for (const variant of variants) {
           expect(bodyOf<{ error: { details: Array<{ reason?: string }> } }>(stream).error.details[0]!.reason).toBe("UNSUPPORTED_OPERATION")
           const nowhere = yield* post("/teleport", {})
           expect(nowhere.status).toBe(404)
+          // A path served under another method says which, as every path does; HEAD answers as GET does.
+          for (const [method, path, allow] of [
+            ["DELETE", "/message:send", "POST"],
+            ["GET", "/message:send", "POST"],
+            ["POST", "/tasks/t-1", "GET, HEAD"],
+            ["DELETE", "/v1/message:send", "POST"]
+          ] as const) {
+            const wrong = yield* request(`${base}/a2a/rest${path}`, { method, headers: withVersion })
+            expect(wrong.status, `${method} ${path}`).toBe(405)
+            expect(wrong.headers.get("allow"), `${method} ${path}`).toBe(allow)
+            expect(wrong.headers.get("content-type")).toMatch(/^application\/problem\+json/)
+          }
+          expect((yield* request(`${base}/a2a/rest/tasks/t-1`, { method: "HEAD", headers: withVersion })).status).toBe(404)
+          expect((yield* request(`${base}/a2a/rest/v1/card`, { method: "HEAD" })).status).toBe(400)
           const ok = yield* post("/message:send", sendText("okonomi"))
           expect(ok.status).toBe(200)
           expect(ok.headers.get("content-type")).toMatch(/^application\/a2a\+json/)

@@ -274,7 +274,11 @@ describe("paths the document does not list are not served", () => {
           ["DELETE", `/products/${product.id}`, "GET, HEAD"],
           ["PUT", "/vote", "POST"],
           ["POST", "/products", "GET, HEAD"],
-          ["PATCH", "/categories", "GET, HEAD"]
+          ["PATCH", "/categories", "GET, HEAD"],
+          // Paths served beside the API definition: the docs page's icon, the A2A interfaces, MCP.
+          ["DELETE", "/favicon.ico", "GET, HEAD"],
+          ["GET", "/a2a/jsonrpc", "POST"],
+          ["PUT", "/mcp", "GET, POST, DELETE"]
         ]
         for (const [method, path, allow] of wrongMethods) {
           const reply = yield* request(`${base}${path}`, { method })

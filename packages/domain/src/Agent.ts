@@ -91,12 +91,7 @@ export interface StandingChange {
   readonly recounted: ReadonlyArray<Recount>
 }
 
-const requiredText = (max: number) =>
-  Schema.String.check(
-    isVisibleText,
-    isAtMostCharacters(max),
-    isStorableText
-  )
+const requiredText = (max: number) => Schema.String.check(isVisibleText, isAtMostCharacters(max), isStorableText)
 
 /** An email address (plain, or as a mailto: URL) or an http(s) URL: what an operator can use to reach someone. */
 const CONTACT = /^(?:(?:mailto:)?[^\s@:/]+@[^\s@/]+\.[^\s@/]+|https?:\/\/[^\s/?#]+\.[^\s/?#]+(?:[/?#]\S*)?)$/iu

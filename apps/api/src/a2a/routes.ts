@@ -26,6 +26,7 @@ import { ApiConfig } from "../ApiConfig.ts"
 import { Callers, type IdentifyError, refusalResponse } from "../auth/callers.ts"
 import { MAX_NESTING, TOO_DEEP, utf8Text } from "../http/bodyPolicy.ts"
 import { cachedJson } from "../http/cachedJson.ts"
+import { problem } from "../http/problemResponses.ts"
 import { baseUrlOf } from "../mcp/links.ts"
 import { refusals } from "../refusals.ts"
 import { JSONRPC_PATH, JWKS_PATH, REST_PATH } from "./card.ts"
@@ -77,15 +78,15 @@ type Operation = (typeof OPERATIONS)[number]
 const isOperation = (method: string): method is Operation => (OPERATIONS as ReadonlyArray<string>).includes(method)
 
 /** A2A 0.3's method names, which 1.0 renamed: a 1.0 request that sends one is told the new name. */
-const RENAMED: Record<string, Operation> = {
-  "message/send": "SendMessage",
-  "message/stream": "SendStreamingMessage",
-  "tasks/get": "GetTask",
-  "tasks/list": "ListTasks",
-  "tasks/cancel": "CancelTask",
-  "tasks/resubscribe": "SubscribeToTask",
-  "agent/getAuthenticatedExtendedCard": "GetExtendedAgentCard"
-}
+const RENAMED: ReadonlyMap<string, Operation> = new Map([
+  ["message/send", "SendMessage"],
+  ["message/stream", "SendStreamingMessage"],
+  ["tasks/get", "GetTask"],
+  ["tasks/list", "ListTasks"],
+  ["tasks/cancel", "CancelTask"],
+  ["tasks/resubscribe", "SubscribeToTask"],
+  ["agent/getAuthenticatedExtendedCard", "GetExtendedAgentCard"]
+])
 
 const MEDIA = { text: "text/plain", data: "application/json" } as const
 
@@ -103,7 +104,7 @@ const outputsFor = (accepted: ReadonlyArray<string> | undefined) => {
 
 /** 1.0's names for 0.3's: a 0.3 request (no A2A-Version) that sends a 1.0 name is told both ways. */
 const LEGACY_NAME: Partial<Record<Operation, LegacyMethod>> = Object.fromEntries(
-  Object.entries(RENAMED).flatMap(([legacy, operation]) => (isLegacyMethod(legacy) ? [[operation, legacy]] : []))
+  [...RENAMED].flatMap(([legacy, operation]) => (isLegacyMethod(legacy) ? [[operation, legacy]] : []))
 )
 
 const noTask = (id: string) =>
@@ -380,7 +381,8 @@ export const A2aLive = HttpRouter.use((router) =>
               return yield* operateLegacy(method, body.params ?? {}, "jsonrpc", base, caster)
             }
             if (!isOperation(method)) {
-              const renamed = RENAMED[method]
+              // A map, not an object: a method named `toString` or `__proto__` is no inherited property.
+              const renamed = RENAMED.get(method)
               return yield* new A2aError({
                 kind: "MethodNotFound",
                 message:
@@ -416,9 +418,9 @@ export const A2aLive = HttpRouter.use((router) =>
     }
 
     /** A2A 0.3's HTTP+JSON: the paths under /v1 (legacy.ts), for a 0.3 request. */
-    const legacyRest = (request: HttpServerRequest.HttpServerRequest, path: string) =>
+    const legacyRest = (request: HttpServerRequest.HttpServerRequest, method: string, path: string) =>
       Effect.gen(function* () {
-        const found = legacyRestOperation(request.method, path.slice("/v1".length))
+        const found = legacyRestOperation(method, path.slice("/v1".length))
         if (found === undefined) {
           return yield* new A2aError({
             kind: "MethodNotFound",
@@ -436,17 +438,30 @@ export const A2aLive = HttpRouter.use((router) =>
         const dialect = dialectOf(requestedVersion(request.headers, request.url))
         const legacyPath = path === "/v1" || path.startsWith("/v1/")
         const legacy = legacyPath && dialect === "0.3"
+        // As on every path: HEAD is GET without the body (Node drops it), and a path served under other
+        // methods is a 405 that says which (Allow), not a 404.
+        const method = request.method === "HEAD" ? "GET" : request.method
+        const operationAt = (m: string) => (legacyPath ? legacyRestOperation(m, path.slice("/v1".length)) : restOperation(m, path))
+        if (operationAt(method) === undefined) {
+          const allowed = ["GET", "POST"].filter((m) => operationAt(m) !== undefined)
+          if (allowed.length > 0) {
+            const methods = allowed.includes("GET") ? [...allowed, "HEAD"] : allowed
+            return problem(405, `${request.method} is not allowed on ${REST_PATH}${path}; use ${methods.join(" or ")}.`, {
+              allow: methods.join(", ")
+            })
+          }
+        }
         const outcome = yield* Effect.result(
           Effect.gen(function* () {
             if (dialect instanceof A2aError) return yield* dialect
-            if (legacy) return yield* legacyRest(request, path)
+            if (legacy) return yield* legacyRest(request, method, path)
             if (legacyPath) {
               return yield* new A2aError({
                 kind: "MethodNotFound",
                 message: `${request.method} ${path} is an A2A 0.3 path (a request without A2A-Version); with A2A-Version: 1.0 send messages with POST ${REST_PATH}/message:send.`
               })
             }
-            const found = restOperation(request.method, path)
+            const found = restOperation(method, path)
             if (found === undefined) {
               return yield* new A2aError({
                 kind: "MethodNotFound",

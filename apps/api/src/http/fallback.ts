@@ -8,11 +8,13 @@
 import type { HttpServerRequest } from "effect/http"
 import type { FieldIssue } from "@productdir/contract"
 import { servedPaths } from "../catalogGuide.ts"
+import { FAVICON_PATH } from "./favicon.ts"
 import { badFields, problem } from "./problemResponses.ts"
 
 const toPattern = (path: string): RegExp => new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^/}]+\}/g, "[^/]+")}/?$`)
 
-const routes = servedPaths().map((entry) => ({ ...entry, pattern: toPattern(entry.path) }))
+/** Every path served: those GET / lists, and the docs page's icon. */
+const routes = [...servedPaths(), { method: "GET", path: FAVICON_PATH }].map((entry) => ({ ...entry, pattern: toPattern(entry.path) }))
 
 const hasBrokenEncoding = (path: string): boolean => {
   try {
