@@ -258,6 +258,22 @@ for (const variant of storeVariants()) {
               expect(refused?.code, uri).toBe(-32002)
             }
           }
+          // A product's URI with something after its slug names no resource; the product itself is there.
+          for (const uri of [
+            "productdir://products/tallyhouse?x=1",
+            "productdir://products/tallyhouse#f",
+            "productdir://products/tallyhouse/"
+          ]) {
+            const refused = yield* Effect.promise(() =>
+              client.readResource({ uri }).then(
+                () => undefined,
+                (error: { code?: number; message?: string }) => error
+              )
+            )
+            expect(refused?.code, uri).toBe(-32002)
+            expect(refused?.message, uri).not.toContain("No product has")
+            expect(refused?.message, uri).toContain("nothing after it")
+          }
         }).pipe(Effect.scoped)
       )
 
@@ -276,8 +292,15 @@ for (const variant of storeVariants()) {
                 ...(name === undefined ? {} : { "mcp-name": name })
               }
             )
-          const discover = bodyOf<{ result: { supportedVersions: Array<string> } }>(yield* rpc(1, "server/discover", {}))
+          const discover = bodyOf<{
+            result: { supportedVersions: Array<string>; capabilities: { resources?: { subscribe?: boolean; listChanged?: boolean } } }
+          }>(yield* rpc(1, "server/discover", {}))
           expect(discover.result.supportedVersions).toEqual(expect.arrayContaining(["2026-07-28", "2025-11-25"]))
+          // A product's changes are told to sessions, on their stream: a stateless client is offered no subscription it
+          // would hear nothing on (and resources/subscribe is no method of this revision).
+          expect(discover.result.capabilities.resources).toBeDefined()
+          expect(discover.result.capabilities.resources?.subscribe).not.toBe(true)
+          expect(discover.result.capabilities.resources?.listChanged).not.toBe(true)
           const found = bodyOf<{ result: { content: Array<{ type: string; uri?: string }> } }>(
             yield* rpc(2, "tools/call", { name: "search_products", arguments: { q: sample[0]!.content.name, limit: 3 } }, "search_products")
           )

@@ -192,6 +192,26 @@ const isRefusedInput = (value: unknown): boolean =>
   (value.id ?? null) === null &&
   REFUSED_INPUT_CODES.has(value.error.code as number)
 
+/**
+ * The stateless revision's discovery as the library writes it offers list changes and resource subscriptions
+ * over `subscriptions/listen`; what changes a product (a vote, an import) is told to sessions only, on their GET
+ * stream (subscriptions.ts), so a stateless client that listened would hear nothing. Its capabilities say so.
+ */
+const STREAMED_CAPABILITIES = [Buffer.from('"subscribe":true'), Buffer.from('"listChanged":true')]
+
+const withoutStreamedCapabilities = (value: unknown): unknown => {
+  if (!Predicate.isObject(value) || !Predicate.isObject(value.result) || !Predicate.isObject(value.result.capabilities)) return value
+  const capabilities = Object.fromEntries(
+    Object.entries(value.result.capabilities).map(([name, capability]) => [
+      name,
+      Predicate.isObject(capability)
+        ? Object.fromEntries(Object.entries(capability).map(([key, v]) => [key, key === "subscribe" || key === "listChanged" ? false : v]))
+        : capability
+    ])
+  )
+  return { ...value, result: { ...value.result, capabilities } }
+}
+
 const ALLOWED_METHODS = "GET, POST, DELETE"
 
 /** The stateless protocol revision: a request names it in every MCP-Protocol-Version header. */
@@ -210,12 +230,18 @@ const tidy = (response: HttpServerResponse.HttpServerResponse, stateless: boolea
   if (
     bytes !== undefined &&
     contentType.startsWith("application/json") &&
-    [TAG, UNKNOWN_COMPLETION_BYTES, RESOURCE_NOT_FOUND_BYTES, METADATA_MISSING_BYTES, ...REFUSED_INPUT_BYTES].some((needle) =>
-      contains(bytes, needle)
-    )
+    [
+      TAG,
+      UNKNOWN_COMPLETION_BYTES,
+      RESOURCE_NOT_FOUND_BYTES,
+      METADATA_MISSING_BYTES,
+      ...REFUSED_INPUT_BYTES,
+      ...(stateless ? STREAMED_CAPABILITIES : [])
+    ].some((needle) => contains(bytes, needle))
   ) {
     const json = JSON.parse(new TextDecoder().decode(bytes)) as unknown
-    return HttpServerResponse.jsonUnsafe(namedMetadata(notFoundCodes(emptyCompletions(stateless)(withoutTags(json)))), {
+    const answered = namedMetadata(notFoundCodes(emptyCompletions(stateless)(withoutTags(json))))
+    return HttpServerResponse.jsonUnsafe(stateless ? withoutStreamedCapabilities(answered) : answered, {
       status: response.status === 200 && isRefusedInput(json) ? 400 : response.status,
       headers: response.headers
     })

@@ -94,13 +94,15 @@ export const ProductResourcesLive = Layer.effectDiscard(
       routerPath: `${PRODUCT_RESOURCE_SCHEME.replace(":", "::")}:0`,
       completions: { slug: completeSlug },
       annotations: Context.empty(),
-      handle: (uri, [slug]) => {
+      handle: (uri) => {
         const ref = productRefOf(uri)
+        // A URI with a query, a fragment or a path after the slug names no product: saying that no product has
+        // the slug would be false when one has.
         return ref !== undefined
           ? read(uri, ref)
           : Effect.fail(
               new McpSchema.InternalError({
-                message: `${RESOURCE_NOT_FOUND}${refusals.ProductNotFound(new ProductNotFound({ ref: slug ?? "" }), MCP_DOOR)}`
+                message: `${RESOURCE_NOT_FOUND}No resource is at ${JSON.stringify(uri.length > 200 ? `${uri.slice(0, 200)}…` : uri)}: a product's URI is ${PRODUCT_RESOURCE_TEMPLATE}, its slug or id and nothing after it (no query, fragment or further path).`
               })
             )
       }
