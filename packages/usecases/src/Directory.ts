@@ -146,7 +146,15 @@ export const layer = (config: DirectorySettings) =>
           }
         }),
         search: Effect.fn("Directory.search")(function* (query) {
-          const page = yield* catalog.list({ ...query, sort: query.sort ?? defaultSort(query.q), limit: query.limit ?? DEFAULT_LIMIT })
+          // A category is a label: "accounting " and "Accounting" are one (the stores compare without case), and an
+          // empty one filters nothing, as an empty `q` searches nothing.
+          const category = query.category?.trim().replace(/\s+/g, " ")
+          const page = yield* catalog.list({
+            ...query,
+            category: category === "" ? undefined : category,
+            sort: query.sort ?? defaultSort(query.q),
+            limit: query.limit ?? DEFAULT_LIMIT
+          })
           return { items: page.items.map(toProductSummary), next_cursor: page.nextCursor }
         }),
         completeSlug: (prefix) => catalog.slugsStartingWith(prefix, SLUG_COMPLETIONS),
