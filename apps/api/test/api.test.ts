@@ -214,13 +214,19 @@ for (const variant of storeVariants()) {
           // The label as typed: padded, in other case, with its spaces doubled, it is the same category.
           for (const typed of [` ${category.toUpperCase()} `, category.replace(" ", "  ")]) {
             const same = yield* client.products.listProducts({ query: { category: typed, limit: 100 } })
-            expect(same.items.map((p) => p.id), JSON.stringify(typed)).toEqual(inCategory.items.map((p) => p.id))
+            expect(
+              same.items.map((p) => p.id),
+              JSON.stringify(typed)
+            ).toEqual(inCategory.items.map((p) => p.id))
           }
           // An empty category filters nothing, as an empty q searches nothing.
           const unfiltered = yield* client.products.listProducts({ query: { limit: 100 } })
           for (const empty of ["", "   "]) {
             const all = yield* client.products.listProducts({ query: { category: empty, limit: 100 } })
-            expect(all.items.map((p) => p.id), JSON.stringify(empty)).toEqual(unfiltered.items.map((p) => p.id))
+            expect(
+              all.items.map((p) => p.id),
+              JSON.stringify(empty)
+            ).toEqual(unfiltered.items.map((p) => p.id))
           }
           const word = first.content.name.split(" ")[0]!
           const found = yield* client.products.listProducts({ query: { q: word.slice(0, 4) } })

@@ -4,21 +4,11 @@
  */
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { layerForDryRun, layerFromConfig } from "@productdir/runtime"
+import { layerForDryRun, layerFromConfig, unwritableFile } from "@productdir/runtime"
 import { ROLE } from "./role.ts"
-import {
-  accessSync,
-  constants,
-  createReadStream,
-  createWriteStream,
-  existsSync,
-  mkdtempSync,
-  rmSync,
-  statSync,
-  writeFileSync
-} from "node:fs"
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
+import { join } from "node:path"
 import type { Readable, Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
 import { RecordsRejected } from "./errors.ts"
@@ -55,16 +45,11 @@ const openSource = (file: string, passes: number) =>
 
 /** Fails unless `path` can be written: its folder exists and lets us write, and so does the file if it is there. */
 const writable = (path: string) =>
-  Effect.try({
-    try: () => {
-      const folder = dirname(path)
-      if (!statSync(folder).isDirectory()) throw new Error(`${folder} is not a folder`)
-      accessSync(existsSync(path) ? path : folder, constants.W_OK)
-    },
-    catch: (error) =>
-      new InputError({
-        message: `cannot write the report to ${path}: ${error instanceof Error ? error.message : String(error)}; nothing was imported`
-      })
+  Effect.suspend(() => {
+    const why = unwritableFile(path)
+    return why === undefined
+      ? Effect.void
+      : Effect.fail(new InputError({ message: `cannot write the report to ${path}: ${why}; nothing was imported` }))
   })
 
 const file = Argument.String("file").pipe(Argument.withDescription("NDJSON or JSON array file to import; - reads stdin"))

@@ -1,12 +1,12 @@
 /**
  * The command line: one pass by default, or `--every` / `--cron` until
- * SIGTERM/SIGINT. Handlers provide the store themselves, so `--help` and
- * usage errors never touch a database.
+ * SIGTERM/SIGINT. Each pass opens the store itself, so `--help` and usage
+ * errors never touch a database, and a schedule holds none between passes.
  */
-import { Console, Effect, Option, Result, Schedule } from "effect"
+import { Cause, Clock, Console, Effect, Layer, Option, Result, Schedule } from "effect"
 import { Command, Flag } from "effect/cli"
 import { JobLock } from "@productdir/domain"
-import { burstGuardConfig, layerFromConfig } from "@productdir/runtime"
+import { burstGuardConfig, layerFromConfig, storeFailure, unwritableFile } from "@productdir/runtime"
 import { DEFAULT_RELEASE, IntegrityPass, type PassReport, reconcile } from "@productdir/usecases"
 import { ROLE } from "./role.ts"
 import { writeFileSync } from "node:fs"
@@ -17,7 +17,7 @@ import { parseCron, parseEvery, type Plan } from "./schedule.ts"
 
 export const LOCK_NAME = "reconcile"
 
-const planOf = (every: Option.Option<string>, cron: Option.Option<string>): Effect.Effect<Plan, UsageError> => {
+const planOf = (every: Option.Option<string>, cron: Option.Option<string>, now: Date): Effect.Effect<Plan, UsageError> => {
   if (Option.isSome(every) && Option.isSome(cron)) {
     return Effect.fail(new UsageError({ message: "--every and --cron do not go together: pick one schedule" }))
   }
@@ -28,13 +28,37 @@ const planOf = (every: Option.Option<string>, cron: Option.Option<string>): Effe
       : Effect.fail(new UsageError({ message: duration.failure }))
   }
   if (Option.isSome(cron)) {
-    const parsed = parseCron(cron.value)
+    const parsed = parseCron(cron.value, now)
     return Result.isSuccess(parsed)
       ? Effect.succeed({ _tag: "Cron", cron: parsed.success })
       : Effect.fail(new UsageError({ message: parsed.failure }))
   }
   return Effect.succeed({ _tag: "Once" })
 }
+
+/** A file the run writes, checked before anything runs (exit 2, nothing done). */
+const writableOrUsage = (flag: string, path: Option.Option<string>) =>
+  Effect.suspend(() => {
+    const why = Option.isSome(path) ? unwritableFile(path.value) : undefined
+    return why === undefined
+      ? Effect.void
+      : Effect.fail(new UsageError({ message: `${flag} ${Option.getOrElse(path, () => "")} cannot be written: ${why}; nothing was run` }))
+  })
+
+/**
+ * A scheduled pass that fails (the database restarting, the API that owns DATA_DIR restarting, a file that
+ * could not be written) is said in one line and the schedule goes on: the next pass is the retry. Only a
+ * stop (SIGTERM, SIGINT) ends the schedule.
+ */
+const survivingFailure = <A, E, R>(pass: Effect.Effect<A, E, R>) =>
+  pass.pipe(
+    Effect.catchCause((cause) => {
+      if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+      const error = Cause.squash(cause)
+      const said = storeFailure(ROLE, 2)(error) ?? Console.error(`${ROLE.tool}: ${error instanceof Error ? error.message : String(error)}`)
+      return Effect.andThen(said, Console.error(`${ROLE.tool}: this pass failed; the next one runs on schedule`))
+    })
+  )
 
 export const reconcileCommand = Command.make(
   "productdir-reconcile",
@@ -75,8 +99,9 @@ export const reconcileCommand = Command.make(
   },
   (options) =>
     Effect.gen(function* () {
-      const plan = yield* planOf(options.every, options.cron)
-      const lock = yield* JobLock
+      const plan = yield* planOf(options.every, options.cron, new Date(yield* Clock.currentTimeMillis))
+      yield* writableOrUsage("--report", options.report)
+      yield* writableOrUsage("--metrics-file", options.metricsFile)
 
       // The integrity pass judges held votes by the same guard the API holds them with; off, there is nothing to judge.
       const guard = yield* burstGuardConfig
@@ -107,7 +132,14 @@ export const reconcileCommand = Command.make(
         return { summary, integrity: integrity?.report }
       })
 
+      // Each pass opens the store and lets it go: between scheduled passes the embedded DATA_DIR is free for the
+      // API to start on, and a pass after an outage connects afresh. The ledger is read in one statement, whose
+      // plan wants parallel workers (StoreLayer.ts).
       const pass = Effect.gen(function* () {
+        // A check changes nothing, so it needs no turn: it runs beside a repair, and never reports "nothing to
+        // change" for a pass it skipped.
+        if (options.check) return yield* work
+        const lock = yield* JobLock
         const first = yield* lock.withLock(LOCK_NAME, { wait: false }, work)
         if (first._tag === "Ran") return first.value
         if (!options.wait) {
@@ -117,7 +149,7 @@ export const reconcileCommand = Command.make(
         yield* Console.log("another productdir-reconcile is running: waiting for it to finish")
         const waited = yield* lock.withLock(LOCK_NAME, { wait: true }, work)
         return waited._tag === "Ran" ? waited.value : undefined
-      })
+      }).pipe(Effect.provide(Layer.fresh(layerFromConfig(ROLE, { parallelQueries: true }))))
 
       if (plan._tag === "Once") {
         const outcome = yield* pass
@@ -133,10 +165,9 @@ export const reconcileCommand = Command.make(
         `running ${plan._tag === "Every" ? `every ${options.every.pipe(Option.getOrElse(() => ""))}` : `on cron "${options.cron.pipe(Option.getOrElse(() => ""))}"`} until SIGTERM or SIGINT`
       )
       // The next pass is scheduled from the end of the last one: passes never overlap.
-      if (plan._tag === "Every") yield* Effect.repeat(pass, Schedule.spaced(plan.duration))
-      else yield* Effect.repeat(pass, Schedule.cron(plan.cron))
-      // The ledger is read in one statement, whose plan wants parallel workers (StoreLayer.ts).
-    }).pipe(Effect.provide(layerFromConfig(ROLE, { parallelQueries: true })))
+      if (plan._tag === "Every") yield* Effect.repeat(survivingFailure(pass), Schedule.spaced(plan.duration))
+      else yield* Effect.repeat(survivingFailure(pass), Schedule.cron(plan.cron))
+    })
 ).pipe(
   Command.withDescription(
     "Run the integrity pass (voter groups that vote in lockstep, and addresses that exist for one product, have their votes discounted; held votes that pass are counted; skipped with CROWD_DEFENSE=off), then recount every product's trust counters from its seed counts and the counted votes, report drift, and repair it. Exit 0: done (or nothing to change with --check); 1: --check found something to change; 2: usage or connection error."

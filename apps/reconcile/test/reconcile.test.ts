@@ -92,7 +92,7 @@ for (const variant of testTargets()) {
 
     it("--every runs pass after pass and stops cleanly on SIGTERM", async () => {
       await target.run(seed([freshInput(), freshInput()]))
-      const run = spawnApp(BIN, ["--every", "300ms"], target.env)
+      const run = spawnApp(BIN, ["--every", "1s"], target.env)
       await waitForOutput(run.child, "checked 2 products")
       let passes = 0
       await new Promise<void>((done) => {
@@ -111,7 +111,7 @@ for (const variant of testTargets()) {
     it("run by npm, it stops when npm is gone: a shell between them does not pass SIGTERM on", async () => {
       await target.run(seed([freshInput()]))
       // As npx runs a bin: npm, a shell, the tool. The shell is killed as npm's SIGTERM kills it, without passing it on.
-      const shell = spawn("sh", ["-c", `"${process.execPath}" "${BIN}" --every 300ms; true`], {
+      const shell = spawn("sh", ["-c", `"${process.execPath}" "${BIN}" --every 1s; true`], {
         env: { ...process.env, ...target.env, npm_command: "exec" },
         stdio: ["ignore", "pipe", "pipe"]
       })
@@ -261,6 +261,39 @@ for (const variant of testTargets()) {
       expect(cron.code).toBe(2)
       expect(cron.stderr).toContain("not a cron expression")
       expect((await cli(["--batch-size", "0"])).code).toBe(2)
+      // A schedule that would hammer the database, or never run.
+      const tiny = await cli(["--every", "1ms"])
+      expect(tiny.code).toBe(2)
+      expect(tiny.stderr).toContain("shorter than a second between passes: did you mean 1m?")
+      const never = await cli(["--cron", "0 0 30 2 *"])
+      expect(never.code).toBe(2)
+      expect(never.stderr).toContain("names no date that ever comes")
+      // Files that cannot be written are said before any pass, not after one with a stack trace.
+      for (const [flag, path, why] of [
+        ["--report", join(dir, "missing", "r.json"), "does not exist"],
+        ["--report", dir, "it is a folder"],
+        ["--metrics-file", join(dir, "missing", "r.prom"), "does not exist"]
+      ] as const) {
+        const refused = await cli([flag, path])
+        expect(refused.code, `${flag} ${path}`).toBe(2)
+        expect(refused.stderr).toContain(`${flag} ${path} cannot be written: `)
+        expect(refused.stderr).toContain(why)
+        expect(refused.stderr).not.toMatch(/\n\s+at /)
+        expect(refused.stdout).not.toContain("checked")
+      }
+    })
+
+    it("a schedule holds no store between passes: another run uses the same data meanwhile", async () => {
+      await target.run(seed([freshInput()]))
+      const run = spawnApp(BIN, ["--every", "1h"], target.env)
+      await waitForOutput(run.child, "checked 1 products")
+      // Embedded, the data directory is free between passes (an API could start on it); on a server, nothing is held.
+      const beside = await cli(["--check"])
+      expect(beside.stderr).not.toContain("in use")
+      expect(beside.code).toBe(0)
+      expect(beside.stdout).toContain("checked 1 products")
+      run.child.kill("SIGTERM")
+      expect((await run.done).code).toBe(0)
     })
 
     if (variant.name === "postgres") {
@@ -273,7 +306,7 @@ for (const variant of testTargets()) {
             yield* sql`UPDATE products SET trust_up = trust_up + 7 WHERE id = ${inputs[0]!.id}`
           })
         )
-        const run = spawnApp(BIN, ["--every", "50ms", "--batch-size", "5"], target.env)
+        const run = spawnApp(BIN, ["--every", "1s", "--batch-size", "5"], target.env)
         await waitForOutput(run.child, "checked 20 products")
         await target.run(
           Effect.gen(function* () {
@@ -293,6 +326,32 @@ for (const variant of testTargets()) {
         expect(consistent(rows)).toBe(true)
       })
 
+      it("a schedule lives through the database going away: the failed pass is said, and the next one runs", async () => {
+        await target.run(seed([freshInput()]))
+        const url = new URL(target.env.DATABASE_URL!)
+        const database = url.pathname.slice(1)
+        const admin = new URL(url)
+        admin.pathname = "/postgres"
+        const psql = (statement: string) => execFileSync("psql", [admin.href, "-qAtc", statement])
+        const run = spawnApp(BIN, ["--every", "1s"], target.env)
+        await waitForOutput(run.child, "checked 1 products")
+        // The database refuses every connection, its sessions ended: a restart, a failover, as a scheduled run meets it.
+        psql(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS false`)
+        try {
+          psql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}'`)
+          await waitForOutput(run.child, "this pass failed; the next one runs on schedule")
+        } finally {
+          psql(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`)
+        }
+        await waitForOutput(run.child, "checked 1 products")
+        expect(run.child.exitCode).toBe(null)
+        run.child.kill("SIGTERM")
+        const stopped = await run.done
+        expect(stopped.code).toBe(0)
+        expect(stopped.stderr).toContain("cannot use the store")
+        expect(stopped.stderr).not.toMatch(/\n\s+at /)
+      })
+
       it("two runners never work at once: the second skips, or waits with --wait", async () => {
         await target.run(seed([freshInput()]))
         const release = Effect.runSync(Deferred.make<void>())
@@ -308,6 +367,10 @@ for (const variant of testTargets()) {
         expect(skipped.code).toBe(0)
         expect(skipped.stdout).toContain("skipped this pass")
         expect(skipped.stdout).not.toContain("checked")
+        // A check changes nothing: it needs no turn, and is never a skipped pass reported as "nothing to change".
+        const checked = await cli(["--check"])
+        expect(checked.stdout).not.toContain("skipped this pass")
+        expect(checked.stdout).toMatch(/checked 1 products/)
         const waiting = spawnApp(BIN, ["--wait"], target.env)
         await waitForOutput(waiting.child, "waiting for it to finish")
         await new Promise((r) => setTimeout(r, 500))
