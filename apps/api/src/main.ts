@@ -10,7 +10,7 @@
  */
 // Each module by its own path: the package index also loads its Redis, cluster and WebSocket modules.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Effect, Layer } from "effect"
+import { Console, Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import {
   layerFromConfig,
@@ -22,7 +22,10 @@ import {
   teardown
 } from "@productdir/runtime"
 import { type PgliteClient, SHARING_TOOL } from "@productdir/store-postgres"
+import { VERSION } from "@productdir/contract"
 import * as ApiConfig from "./ApiConfig.ts"
+import { commandLineAnswer } from "./commandLine.ts"
+import { listenFailureText } from "./startFailures.ts"
 import { seedSampleIfEmpty } from "./seed.ts"
 import { DrainOnShutdown, Lifecycle } from "./http/lifecycle.ts"
 import { HttpLive, NodeServerLive } from "./server.ts"
@@ -59,13 +62,27 @@ const MainLive = Layer.mergeAll(DrainOnShutdown, AnnounceLive).pipe(
   Layer.provide(LoggingLive)
 )
 
+const said = (line: string) => Console.error(`${ROLE.tool}: ${line}`).pipe(Effect.as(1))
+
 const program = Layer.launch(MainLive).pipe(
   Effect.catchTags({
     ...storeFailureHandlers(ROLE, 1),
     // Another API owns the data directory: a usage error, not a failure of this one.
-    DataDirOwned: storeFailureHandlers(ROLE, 2).DataDirOwned
+    DataDirOwned: storeFailureHandlers(ROLE, 2).DataDirOwned,
+    // A port taken, a HOST that is not this machine's: what to change, in one line.
+    ServeError: (error) => said(listenFailureText(error.cause, "PORT")),
+    MetricsPortUnavailable: (error) => said(listenFailureText(error.cause, "METRICS_PORT"))
   })
 )
+
+// The API takes no arguments (its settings are environment variables): it answers --help and --version, and
+// refuses anything else rather than start a server the caller did not ask for.
+const args = process.argv.slice(2)
+const asked = commandLineAnswer(args, VERSION)
+if (asked !== undefined) {
+  ;(asked.code === 0 ? process.stdout : process.stderr).write(asked.text)
+  process.exit(asked.code)
+}
 
 // SIGTERM/SIGINT interrupt the server: after the graceful drain that is a clean stop, exit 0. So does the end
 // of the npm that ran it (`npm start` killed outright), rather than a server left running under init.

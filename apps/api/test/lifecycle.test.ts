@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { mkdtempSync, rmSync } from "node:fs"
-import { connect, type Socket } from "node:net"
+import { type AddressInfo, connect, createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Agent, request as undiciRequest } from "undici"
@@ -301,6 +301,50 @@ describe("start and stop", { timeout: 180_000 }, () => {
     const served = await rawExchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 3_000)
     expect(served.reply).toMatch(/^HTTP\/1\.1 200 /)
     for (const s of held) s.destroy()
+  })
+
+  it("what an operator gets wrong at start is one line that says what to change, never a stack trace", async () => {
+    const oneLine = (result: { stderr: string }) => {
+      const lines = result.stderr.trim().split("\n")
+      expect(lines, result.stderr).toHaveLength(1)
+      expect(result.stderr).not.toMatch(/\n\s+at /)
+      return lines[0]!
+    }
+    // A port another process listens on, for the API and for its metrics.
+    const taken = createServer()
+    await new Promise<void>((listening) => taken.listen(0, "127.0.0.1", listening))
+    const port = String((taken.address() as AddressInfo).port)
+    try {
+      const api = await run(API_MAIN, [], { STORE: "memory", PORT: port })
+      expect(api.code).toBe(1)
+      expect(oneLine(api)).toBe(
+        `productdir API: cannot listen on 127.0.0.1:${port}: another process listens there. Stop it, or set PORT to a free port.`
+      )
+      const metrics = await run(API_MAIN, [], { STORE: "memory", PORT: "0", METRICS_PORT: port })
+      expect(metrics.code).toBe(1)
+      expect(oneLine(metrics)).toContain(`cannot listen on 127.0.0.1:${port}: another process listens there. Stop it, or set METRICS_PORT`)
+    } finally {
+      taken.close()
+    }
+    const host = await run(API_MAIN, [], { STORE: "memory", PORT: "0", HOST: "host.invalid" })
+    expect(host.code).toBe(1)
+    expect(oneLine(host)).toContain('cannot listen: HOST "host.invalid" names no address')
+    const key = await run(API_MAIN, [], { STORE: "memory", PORT: "0", A2A_SIGNING_KEY: "garbage" })
+    expect(key.code).toBe(1)
+    expect(oneLine(key)).toContain("bad configuration: A2A_SIGNING_KEY must be a private JWK")
+    const setting = await run(API_MAIN, [], { STORE: "memory", PORT: "not-a-port" })
+    expect(oneLine(setting)).toBe("productdir API: bad configuration: PORT: Expected an integer.")
+    // No arguments: --help and --version answer, anything else is refused, and no server starts.
+    const help = await run(API_MAIN, ["--help"], { STORE: "memory", PORT: "0" })
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain("It takes no arguments: every setting is an environment variable")
+    expect(help.stdout).not.toContain("listening")
+    const version = await run(API_MAIN, ["--version"], { STORE: "memory", PORT: "0" })
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/)
+    const bogus = await run(API_MAIN, ["--port", "4000"], { STORE: "memory", PORT: "0" })
+    expect(bogus.code).toBe(2)
+    expect(oneLine(bogus)).toContain('takes no arguments, got "--port" "4000"')
+    expect(bogus.stdout).not.toContain("listening")
   })
 
   it("PostgreSQL unreachable at start: one line per attempt, then exit 1 with one clear line", async () => {

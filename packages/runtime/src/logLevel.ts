@@ -16,7 +16,9 @@ const LEVELS: Record<string, LogLevel.LogLevel> = {
 export const logLevelConfig = (fallback: LogLevel.LogLevel): Config.Config<LogLevel.LogLevel> =>
   Config.String("LOG_LEVEL").pipe(
     Config.mapEffect((text) => {
-      const level = LEVELS[text.trim().toLowerCase()]
+      const name = text.trim().toLowerCase()
+      // Its own names only: `constructor` is no level.
+      const level = Object.hasOwn(LEVELS, name) ? LEVELS[name] : undefined
       return level !== undefined
         ? Effect.succeed(level)
         : Effect.fail(

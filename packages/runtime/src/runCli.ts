@@ -12,7 +12,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Layer } from "effect"
-import { CliOutput } from "effect/cli"
+import { CliError, CliOutput } from "effect/cli"
 import type { PgliteClient } from "@productdir/store-postgres"
 import { teardown } from "./exit.ts"
 import { layerCliFor } from "./logging.ts"
@@ -45,13 +45,24 @@ const UsageOnStderr = CliOutput.layerPresenter({
       : CliOutput.defaultPresenter.present(event)
 })
 
+/**
+ * A failure no handler knows: one line that names it, exit 2, never a silent exit or a stack trace. A usage
+ * error of effect/cli has been said already (with the help), and is not said again.
+ */
+const unforeseen = (role: PgliteClient.Role, error: unknown) =>
+  CliError.isCliError(error)
+    ? Effect.succeed(USAGE_EXIT)
+    : Console.error(`${role.tool}: ${error instanceof Error ? error.message : String(error)}`).pipe(Effect.as(USAGE_EXIT))
+
 export const runCli = <E>(cli: CliRun<E>): void => {
   const program = cli.run.pipe(
     // The command (its first word) names what ran; its other arguments may name files, and stay out.
     Effect.withSpan(cli.role.tool, { attributes: { "productdir.command": process.argv[2] ?? "" }, root: true }),
     Effect.as(0),
-    Effect.catch((error: E) => cli.known(error) ?? storeFailure(cli.role, USAGE_EXIT)(error) ?? Effect.succeed(USAGE_EXIT)),
-    Effect.provide(Layer.mergeAll(NodeServices.layer, layerCliFor(cli.role.tool), UsageOnStderr))
+    Effect.catch((error: E) => cli.known(error) ?? storeFailure(cli.role, USAGE_EXIT)(error) ?? unforeseen(cli.role, error)),
+    Effect.provide(Layer.mergeAll(NodeServices.layer, layerCliFor(cli.role.tool), UsageOnStderr)),
+    // The logging and tracing layers read settings too (LOG_LEVEL, the OTLP endpoint): a bad one is one line, exit 2.
+    Effect.catch((error) => storeFailure(cli.role, USAGE_EXIT)(error) ?? unforeseen(cli.role, error))
   )
   stopWithNpm()
   NodeRuntime.runMain(program, { teardown: teardown(USAGE_EXIT) })

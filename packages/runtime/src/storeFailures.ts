@@ -31,6 +31,16 @@ const whereDataLives = Effect.map(Effect.option(StoreConfig), (found) => Option.
 /** The one line for a full disk, wherever it was met: free space there, then run again. */
 const diskFull = whereDataLives.pipe(Effect.map((where) => `the disk holding ${where} is full: free some space, then run this again.`))
 
+/**
+ * A setting that could not be read, in plain words: `PORT: Expected an integer`, `LOG_LEVEL must be one of …`,
+ * not the library's `SchemaError(Expected an integer\n  at ["PORT"])`.
+ */
+export const configErrorText = (error: Config.ConfigError): string => {
+  const text = error.cause.message
+  const at = /^([\s\S]*?)\n\s*at \[(.+?)\]\s*$/u.exec(text)
+  return (at === null ? text : `${at[2]!.replaceAll('"', "")}: ${at[1]}`).replace(/\s+/g, " ").trim()
+}
+
 /** Handlers for `Effect.catchTags`: each prints its line on stderr and yields `code`. */
 export const storeFailureHandlers = (role: Role, code: number) => {
   const fail = (line: string) => Console.error(`${role.tool}: ${line}`).pipe(Effect.as(code))
@@ -54,7 +64,7 @@ export const storeFailureHandlers = (role: Role, code: number) => {
     SqlError: (error: SqlError) =>
       fail(`cannot use the store: ${error.message}. Check DATABASE_URL, or unset it to use the embedded store in DATA_DIR.`),
     MigrationError: (error: Migrator.MigrationError) => fail(`cannot bring the database schema up to date: ${error.message}.`),
-    ConfigError: (error: Config.ConfigError) => fail(`bad configuration: ${error.message}.`)
+    ConfigError: (error: Config.ConfigError) => fail(`bad configuration: ${configErrorText(error)}.`)
   }
 }
 

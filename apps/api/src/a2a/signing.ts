@@ -10,7 +10,7 @@
  * database signs with the same key, so a client verifies whichever card it got.
  */
 import canonicalize from "canonicalize"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, ConfigProvider, Context, Effect, Layer, Option, Redacted } from "effect"
 import { Settings } from "@productdir/domain"
 import type { AgentCardSignature } from "@productdir/contract"
 import { calculateJwkThumbprint, exportJWK, FlattenedSign, generateKeyPair, importJWK, type JWK } from "jose"
@@ -43,8 +43,15 @@ const algorithmOf = (jwk: JWK): string | undefined => {
   return undefined
 }
 
+/** A bad A2A_SIGNING_KEY is a setting that cannot be used: the server says so in one line and does not start. */
 const invalidKey = (why: string) =>
-  Effect.die(new Error(`A2A_SIGNING_KEY must be a private JWK (an EC P-256/P-384/P-521, Ed25519 or RSA key with its "d"), as JSON: ${why}`))
+  Effect.fail(
+    new Config.ConfigError(
+      new ConfigProvider.SourceError({
+        message: `A2A_SIGNING_KEY must be a private JWK (an EC P-256/P-384/P-521, Ed25519 or RSA key with its "d"), as JSON: ${why}`
+      })
+    )
+  )
 
 const parseJwk = (text: string) =>
   Effect.try({ try: () => JSON.parse(text) as unknown, catch: () => "it is not JSON" }).pipe(
