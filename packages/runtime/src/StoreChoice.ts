@@ -23,9 +23,35 @@ import {
 
 export type StoreKind = "postgres" | "pglite" | "memory"
 
+/** What is wrong with `url` as a PostgreSQL server's address (named by its scheme and host, never its password), or undefined. */
+const notPostgresUrl = (url: string): string | undefined => {
+  try {
+    const parsed = new URL(url)
+    return parsed.protocol === "postgres:" || parsed.protocol === "postgresql:"
+      ? undefined
+      : `${parsed.protocol}//${parsed.host} is not a postgres:// URL`
+  } catch {
+    return "is not a URL (postgres://user@host:5432/database)"
+  }
+}
+
+/**
+ * DATABASE_URL: a postgres:// URL. Anything else is said at start: waiting for it to be reachable cannot fix it.
+ * Set to nothing (`DATABASE_URL= npm start`), it is unset.
+ */
+const DatabaseUrlConfig = Config.option(Config.Redacted("DATABASE_URL")).pipe(
+  Config.mapEffect((found) => {
+    if (Option.isNone(found) || Redacted.value(found.value).trim() === "") return Effect.succeed(Option.none<Redacted.Redacted>())
+    const wrong = notPostgresUrl(Redacted.value(found.value))
+    return wrong === undefined
+      ? Effect.succeed(found)
+      : Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({ message: `DATABASE_URL ${wrong}` })))
+  })
+)
+
 export const StoreConfig = Config.all({
   store: Config.Literals(["auto", "postgres", "pglite", "memory"], "STORE").pipe(Config.withDefault("auto" as const)),
-  databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
+  databaseUrl: DatabaseUrlConfig,
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.data"))
 })
 
@@ -41,14 +67,8 @@ export const ReadReplicasConfig: Config.Config<ReadonlyArray<Redacted.Redacted>>
       .map((url) => url.trim())
       .filter((url) => url !== "")
     const wrong = urls.flatMap((url, i) => {
-      try {
-        const parsed = new URL(url)
-        return parsed.protocol === "postgres:" || parsed.protocol === "postgresql:"
-          ? []
-          : [`#${i + 1} (${parsed.protocol}//${parsed.host}) is not a postgres:// URL`]
-      } catch {
-        return [`#${i + 1} is not a URL`]
-      }
+      const why = notPostgresUrl(url)
+      return why === undefined ? [] : [`#${i + 1} ${why}`]
     })
     return wrong.length === 0
       ? Effect.succeed(urls.map((url) => Redacted.make(url)))

@@ -41,6 +41,21 @@ export const configErrorText = (error: Config.ConfigError): string => {
   return (at === null ? text : `${at[2]!.replaceAll('"', "")}: ${at[1]}`).replace(/\s+/g, " ").trim()
 }
 
+/**
+ * What the database itself said, at the end of an error's causes: a migration that failed because the
+ * database already holds another application's `products` table says "relation "products" already exists".
+ */
+const rootCause = (error: { readonly cause?: unknown }): string | undefined => {
+  let said: string | undefined
+  let cause: unknown = error.cause
+  for (let depth = 0; depth < 8 && typeof cause === "object" && cause !== null; depth++) {
+    const message = (cause as { readonly message?: unknown }).message
+    if (typeof message === "string" && message !== "") said = message
+    cause = (cause as { readonly cause?: unknown }).cause
+  }
+  return said
+}
+
 /** Handlers for `Effect.catchTags`: each prints its line on stderr and yields `code`. */
 export const storeFailureHandlers = (role: Role, code: number) => {
   const fail = (line: string) => Console.error(`${role.tool}: ${line}`).pipe(Effect.as(code))
@@ -63,7 +78,10 @@ export const storeFailureHandlers = (role: Role, code: number) => {
     },
     SqlError: (error: SqlError) =>
       fail(`cannot use the store: ${error.message}. Check DATABASE_URL, or unset it to use the embedded store in DATA_DIR.`),
-    MigrationError: (error: Migrator.MigrationError) => fail(`cannot bring the database schema up to date: ${error.message}.`),
+    MigrationError: (error: Migrator.MigrationError) =>
+      fail(
+        `cannot bring the database schema up to date: ${error.message}${rootCause(error) === undefined ? "" : ` (${rootCause(error)})`}.`
+      ),
     ConfigError: (error: Config.ConfigError) => fail(`bad configuration: ${configErrorText(error)}.`)
   }
 }

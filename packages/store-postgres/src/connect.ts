@@ -10,7 +10,13 @@ import { Clock, Config, Duration, Effect, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { StoreError } from "@productdir/domain"
 
-export const ConnectConfig = Config.schema(Schema.NumberFromString.check(Schema.isGreaterThanOrEqualTo(0)), "STORE_CONNECT_TIMEOUT").pipe(
+export const ConnectConfig = Config.schema(
+  Schema.NumberFromString.check(
+    Schema.isFinite({ message: "must be a number of seconds" }),
+    Schema.isGreaterThanOrEqualTo(0, { message: "must be a number of seconds, 0 or more" })
+  ),
+  "STORE_CONNECT_TIMEOUT"
+).pipe(
   Config.withDefault(30),
   Config.map((seconds) => Duration.seconds(seconds))
 )
