@@ -8,7 +8,7 @@
 import { Console, Effect, Layer, Schema, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import type { AgentId } from "@productdir/domain"
-import { layerFromConfig } from "@productdir/runtime"
+import { layerForCatalog } from "@productdir/runtime"
 import { AgentAdministration, GroupReview } from "@productdir/usecases"
 import { UsageError } from "./errors.ts"
 import { agentJson, changeLine, decisionLine, details, groupDetails, groupJson, groupTable, recountLines, tableOf } from "./output.ts"
@@ -24,9 +24,10 @@ const agentIdOf = (raw: string): Effect.Effect<AgentId, UsageError> =>
 const id = Argument.String("agent-id").pipe(Argument.withDescription("The agent's id (a UUID, as `list` shows it)"))
 const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON instead of text"))
 
-/** The operators' use cases over the store the environment names. */
-const Administration = AgentAdministration.layer.pipe(Layer.provide(layerFromConfig(ROLE)))
-const Review = GroupReview.layer.pipe(Layer.provide(layerFromConfig(ROLE)))
+/** The operators' use cases over the catalog the environment names (never one created by the asking). */
+const Catalog = layerForCatalog(ROLE, { readOnly: false })
+const Administration = AgentAdministration.layer.pipe(Layer.provide(Catalog))
+const Review = GroupReview.layer.pipe(Layer.provide(Catalog))
 
 const groupId = Argument.String("group-id").pipe(Argument.withDescription("The group's id (a UUID, as `groups` shows it)"))
 

@@ -5,7 +5,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { resolve } from "node:path"
+import { existsSync, mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
 import { type AgentId, AgentRegistry, addressVoter, agentVoter, CatalogStore, IntegrityLedger, VoteLedger } from "@productdir/domain"
 import { spawnApp, type TestTarget, testTargets } from "@productdir/store-postgres/testing"
 import { sampleCatalog } from "@productdir/fixtures/sample"
@@ -53,6 +55,18 @@ for (const variant of testTargets()) {
     afterEach(async () => {
       await target.dispose()
     })
+
+    if (variant.name === "pglite") {
+      it("a DATA_DIR that holds no catalog is said, and not created", async () => {
+        const missing = join(mkdtempSync(join(tmpdir(), "productdir-agents-typo-")), "no-such-data")
+        for (const args of [["list"], ["groups"]]) {
+          const refused = await spawnApp(BIN, args, { ...target.env, DATA_DIR: missing }).done
+          expect(refused.code, args.join(" ")).toBe(2)
+          expect(refused.stderr).toContain("holds no productdir catalog (nothing was created)")
+          expect(existsSync(missing)).toBe(false)
+        }
+      })
+    }
 
     it("lists every agent with its votes and standing, as text and as JSON", async () => {
       const text = await cli(["list"])

@@ -4,7 +4,7 @@
  */
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { layerForDryRun, layerFromConfig, unwritableFile } from "@productdir/runtime"
+import { layerForCatalog, layerForDryRun, layerFromConfig, unwritableFile } from "@productdir/runtime"
 import { ROLE } from "./role.ts"
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -143,7 +143,7 @@ export const exportCommand = Command.make(
         yield* Effect.callback<void>((resume) => void sink.end(() => resume(Effect.void)))
         yield* Console.error(`exported ${count.toLocaleString("en")} products to ${file}`)
       }
-    }).pipe(Effect.provide(layerFromConfig(ROLE)))
+    }).pipe(Effect.provide(layerForCatalog(ROLE, { readOnly: false })))
 ).pipe(
   Command.withDescription(
     "Write every product as NDJSON in the import shape (seed counts and problems included): export then import is a no-op."

@@ -6,7 +6,7 @@
 import { Cause, Clock, Console, Effect, Layer, Option, Result, Schedule } from "effect"
 import { Command, Flag } from "effect/cli"
 import { JobLock } from "@productdir/domain"
-import { burstGuardConfig, layerFromConfig, storeFailure, unwritableFile } from "@productdir/runtime"
+import { burstGuardConfig, layerForCatalog, storeFailure, unwritableFile } from "@productdir/runtime"
 import { DEFAULT_RELEASE, IntegrityPass, type PassReport, reconcile } from "@productdir/usecases"
 import { ROLE } from "./role.ts"
 import { writeFileSync } from "node:fs"
@@ -149,7 +149,7 @@ export const reconcileCommand = Command.make(
         yield* Console.log("another productdir-reconcile is running: waiting for it to finish")
         const waited = yield* lock.withLock(LOCK_NAME, { wait: true }, work)
         return waited._tag === "Ran" ? waited.value : undefined
-      }).pipe(Effect.provide(Layer.fresh(layerFromConfig(ROLE, { parallelQueries: true }))))
+      }).pipe(Effect.provide(Layer.fresh(layerForCatalog(ROLE, { readOnly: options.check }, { parallelQueries: true }))))
 
       if (plan._tag === "Once") {
         const outcome = yield* pass

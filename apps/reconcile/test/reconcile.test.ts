@@ -17,7 +17,7 @@ import { execFileSync, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { spawnApp, type TestTarget, testTargets, waitForOutput } from "@productdir/store-postgres/testing"
 import { freshInput } from "@productdir/testkit"
-import { mkdtempSync, readFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
@@ -280,6 +280,41 @@ for (const variant of testTargets()) {
         expect(refused.stderr).toContain(why)
         expect(refused.stderr).not.toMatch(/\n\s+at /)
         expect(refused.stdout).not.toContain("checked")
+      }
+    })
+
+    it("a catalog that is not there is said, and not created: a typo in DATA_DIR or DATABASE_URL is no empty catalog", async () => {
+      let env: Record<string, string>
+      let created: () => boolean
+      let drop = () => {}
+      if (variant.name === "postgres") {
+        const url = new URL(target.env.DATABASE_URL!)
+        const admin = new URL(url)
+        admin.pathname = "/postgres"
+        const name = `productdir_typo_${randomUUID().slice(0, 8)}`
+        execFileSync("psql", [admin.href, "-qAtc", `CREATE DATABASE ${name}`])
+        drop = () => execFileSync("psql", [admin.href, "-qAtc", `DROP DATABASE ${name}`])
+        url.pathname = `/${name}`
+        env = { ...target.env, DATABASE_URL: url.href }
+        const where = new URL(url)
+        created = () =>
+          execFileSync("psql", [where.href, "-qAtc", "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"]).toString().trim() !==
+          "0"
+      } else {
+        const missing = join(dir, "no-such-data")
+        env = { ...target.env, DATA_DIR: missing }
+        created = () => existsSync(missing)
+      }
+      try {
+        for (const args of [["--check"], []]) {
+          const refused = await spawnApp(BIN, args, env).done
+          expect(refused.code, args.join(" ")).toBe(2)
+          expect(refused.stderr).toContain("holds no productdir catalog (nothing was created)")
+          expect(refused.stderr).not.toMatch(/\n\s+at /)
+          expect(created(), args.join(" ")).toBe(false)
+        }
+      } finally {
+        drop()
       }
     })
 

@@ -6,6 +6,7 @@
  * its role.
  */
 import { existsSync } from "node:fs"
+import { join, resolve } from "node:path"
 import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import { type Stores, StoreError } from "@productdir/domain"
 import * as MemoryStore from "@productdir/store-memory"
@@ -148,6 +149,45 @@ export const layerForDryRun = (
           return yield* new StoreError({
             operation: "dry run",
             detail: `PostgreSQL at ${describeServer(url)} has a schema this version would change (${changes.join(", ")}), and a dry run changes nothing: upgrade it first (start the API, or import without --dry-run), then run the dry run again`
+          })
+        }
+      }
+      return layerFromConfig(role, server)
+    })
+  )
+
+/**
+ * The store of a tool that works on a catalog that is there already (productdir-reconcile, productdir-agents,
+ * productdir-import export): a DATA_DIR that holds no database, or a server database without the productdir
+ * schema, is refused, saying so, rather than created, so a typo in DATA_DIR or DATABASE_URL is not reported as
+ * a healthy empty catalog with a new schema left behind in the wrong database. `readOnly` (a check, a listing)
+ * also refuses a schema this version would change: it changes nothing, migrations included.
+ */
+export const layerForCatalog = (
+  role: PgliteClient.Role,
+  options: { readonly readOnly: boolean },
+  server: PostgresOptions = {}
+): Layer.Layer<Stores, StoreLayerError | Config.ConfigError> =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const config = yield* StoreConfig
+      const kind = storeKind(config)
+      const none = (where: string) =>
+        new StoreError({
+          operation: "find the catalog",
+          detail: `${where} holds no productdir catalog (nothing was created): point ${kind === "pglite" ? "DATA_DIR" : "DATABASE_URL"} at the catalog, or start the API there first`
+        })
+      if (kind === "pglite" && !existsSync(join(config.dataDir, "PG_VERSION"))) return yield* none(`DATA_DIR ${resolve(config.dataDir)}`)
+      if (kind === "postgres" && Option.isSome(config.databaseUrl)) {
+        const url = config.databaseUrl.value
+        yield* awaitServer(url, yield* ConnectConfig)
+        const state = yield* schemaState(url)
+        if (state._tag === "Empty") return yield* none(`PostgreSQL at ${describeServer(url)}`)
+        if (state._tag === "Behind" && options.readOnly) {
+          const changes = [...state.migrations.map((m) => `migration ${m}`), ...state.routines.map((r) => `routine ${r}`)]
+          return yield* new StoreError({
+            operation: "find the catalog",
+            detail: `PostgreSQL at ${describeServer(url)} has a schema this version would change (${changes.join(", ")}), and this command changes nothing: upgrade it first (start the API), then run it again`
           })
         }
       }

@@ -71,7 +71,7 @@ export const storeFailureHandlers = (role: Role, code: number) => {
           return fail(`the store refused the data during ${error.operation}: ${error.detail}.`)
         default:
           // A dry run refused for the schema reached the store fine: where to point instead is not the question.
-          return error.operation === "dry run"
+          return error.operation === "dry run" || error.operation === "find the catalog"
             ? fail(`${error.detail}.`)
             : fail(`cannot use the store: ${error.detail}. Check DATABASE_URL, or unset it to use the embedded store in DATA_DIR.`)
       }
