@@ -146,6 +146,31 @@ if (PrivateServer.available()) {
       await Effect.runPromise(Scope.close(scope, Exit.void))
     })
 
+    it("replicas that are down or wrong from the start are said in the log and in /readyz, with why", async () => {
+      const missing = new URL(primary.url())
+      missing.pathname = "/productdir_no_such_replica_db"
+      const api = startApi({ DATABASE_URL: primary.url(), DATABASE_READ_URL: `postgres://postgres@127.0.0.1:1/postgres, ${missing.href}` })
+      started.push(api)
+      const base = await api.url
+      const detailOf = (ready: { body: Readiness }, server: string) => ready.body.servers?.find((s) => s.server === server)?.detail ?? ""
+      await within(
+        30_000,
+        () => readiness(base),
+        (ready) =>
+          detailOf(ready, "127.0.0.1:1/postgres").includes("ECONNREFUSED") &&
+          detailOf(ready, `127.0.0.1:${primary.port}/productdir_no_such_replica_db`).includes("does not exist")
+      )
+      await within(
+        10_000,
+        async () => api.output(),
+        (output) =>
+          output.includes("replica 127.0.0.1:1/postgres is not reachable (") &&
+          output.includes("productdir_no_such_replica_db is not reachable (")
+      )
+      signalGroup(api.child, "SIGTERM")
+      await api.exited
+    })
+
     it("/readyz lists the primary and the replicas, all reachable", async () => {
       const ready = await readiness(cached)
       expect(ready.status).toBe(200)

@@ -108,10 +108,22 @@ export interface ReplicaOptions {
 const replayQuery = (sql: SqlClient.SqlClient) =>
   sql<{ lsn: string | null }>`SELECT (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::text AS lsn`
 
+/**
+ * A failure with what lies under it: "PgConnection: Failed to connect: connect ECONNREFUSED 127.0.0.1:5433", or
+ * `database "x" does not exist`, so a typo in a replica's URL does not read as an outage forever.
+ */
 const failureOf = (cause: Cause.Cause<unknown>): string => {
-  const error = Cause.squash(cause)
-  return error instanceof Error ? error.message : String(error)
+  const messages: Array<string> = []
+  let error: unknown = Cause.squash(cause)
+  for (let depth = 0; depth < 6 && typeof error === "object" && error !== null; depth++) {
+    const message = (error as { readonly message?: unknown }).message
+    if (typeof message === "string" && message !== "" && !messages.includes(message)) messages.push(message)
+    error = (error as { readonly cause?: unknown }).cause
+  }
+  return messages.length > 0 ? messages.join(": ") : String(error)
 }
+
+const NOT_CHECKED = "not checked yet"
 
 /**
  * Reads on the replicas of `urls` when they have what the feed told (FeedPositions: the primary's
@@ -142,18 +154,19 @@ export const layer = (primary: string, urls: ReadonlyArray<Redacted.Redacted>, o
           reachable: false,
           serving: false,
           replayed: -1n,
-          detail: "not checked yet"
+          detail: NOT_CHECKED
         })
       }
 
       const down = (replica: Replica, detail: string) =>
         Effect.suspend(() => {
-          const was = replica.reachable
+          // Said when it goes down, and at the first check: a replica down from the start is worth a line too.
+          const said = replica.reachable || replica.detail === NOT_CHECKED
           replica.reachable = false
           replica.serving = false
           replica.detail = detail
           Deferred.doneUnsafe(replica.lost, Effect.void)
-          return was ? Effect.logWarning(`replica ${replica.name} is not reachable (${detail}); its reads go to the primary`) : Effect.void
+          return said ? Effect.logWarning(`replica ${replica.name} is not reachable (${detail}); its reads go to the primary`) : Effect.void
         })
 
       /** The replicas' least replay position: what every serving replica has, so no product needs tracking for it. */
