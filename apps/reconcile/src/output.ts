@@ -20,10 +20,14 @@ export const integrityLine = (report: PassReport, ms: number) => {
 }
 
 /** A line per group found, with where to read its evidence. */
+/**
+ * One line per group the pass found. Where to read its evidence is said only for a group that is saved: a check
+ * saves nothing, so a new group it found is shown by `productdir-agents group` only once a pass has run.
+ */
 export const groupLines = (report: PassReport): ReadonlyArray<string> =>
   report.groups.map(
     (g) =>
-      `  ${g.known ? "known" : "new"} group ${g.id} (${g.method}): ${plural(g.members, "member")}, ${plural(g.products, "product")}, ${plural(g.votes, "vote")}${g.review ? " still counting, for your review (productdir-agents confirm discounts them)" : ""}; productdir-agents group ${g.id}`
+      `  ${g.known ? "known" : "new"} group ${g.id} (${g.method}): ${plural(g.members, "member")}, ${plural(g.products, "product")}, ${plural(g.votes, "vote")}${g.review ? ` still counting, for your review${report.applied ? " (productdir-agents confirm discounts them)" : ""}` : ""}; ${g.known || report.applied ? `productdir-agents group ${g.id}` : "not saved by --check: a pass saves it"}`
   )
 
 export const reportJson = (

@@ -170,7 +170,10 @@ for (const variant of testTargets()) {
       expect(check.stdout).toMatch(
         /^integrity pass \(--check: report only\): read 60 votes, 1 voter group \(1 new\), would discount 60 votes and count 0 held votes/m
       )
-      expect(check.stdout).toMatch(/^ {2}new group [0-9a-f-]{36} \(lockstep\): 12 members, 5 products, 60 votes; productdir-agents group /m)
+      // A check saves nothing: it does not point at a group `productdir-agents group` could not show.
+      expect(check.stdout).toMatch(
+        /^ {2}new group [0-9a-f-]{36} \(lockstep\): 12 members, 5 products, 60 votes; not saved by --check: a pass saves it$/m
+      )
       const checked = JSON.parse(readFileSync(report, "utf8")) as {
         integrity: { applied: boolean; discounted: number; groups: Array<{ members: number }> }
       }
@@ -181,6 +184,9 @@ for (const variant of testTargets()) {
 
       const applied = await cli([])
       expect(applied.code, applied.stderr).toBe(0)
+      expect(applied.stdout).toMatch(
+        /^ {2}new group [0-9a-f-]{36} \(lockstep\): 12 members, 5 products, 60 votes; productdir-agents group [0-9a-f-]{36}$/m
+      )
       expect(applied.stdout).toMatch(
         /1 voter group \(1 new\), 60 votes discounted, 0 held votes counted, 0 agents gained standing, 5 products recounted/
       )
