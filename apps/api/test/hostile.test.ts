@@ -186,6 +186,12 @@ for (const variant of storeVariants()) {
           ] as const) {
             expectFieldRefused(yield* request(`${base}${path}`), path, ["query", name])
           }
+          // A broken parameter is named beside every other wrong one, not instead of them.
+          const several = yield* request(`${base}/products?limit=abc&sort=x&q=%ff`)
+          expect(several.status).toBe(400)
+          const named = expectRefused(several, "several") as ProblemBody & { errors?: ReadonlyArray<{ path: ReadonlyArray<string> }> }
+          expect(named.errors?.map((e) => e.path.join("."))).toEqual(expect.arrayContaining(["query.q", "query.sort", "query.limit"]))
+          expect(named.detail).toMatch(/^3 fields are not right: /)
           // Well-formed: accented words and spaces as + or %20 search as always.
           for (const path of ["/products?q=caf%C3%A9", "/products?q=a+b", "/products?q=a%20b"]) {
             expect((yield* request(`${base}${path}`)).status, path).toBe(200)

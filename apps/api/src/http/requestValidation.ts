@@ -6,6 +6,7 @@
 import { Effect, type SchemaAST } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
+import { BrokenQuery } from "./queryEncoding.ts"
 import {
   BadRequest,
   describeFieldErrors,
@@ -46,7 +47,10 @@ const repeatedParameters = (url: string): ReadonlySet<string> => {
 
 export const RequestValidationLive = HttpApiMiddleware.layerSchemaErrorTransform(RequestValidation, (error, { endpoint }) =>
   Effect.gen(function* () {
-    const named = fieldErrors(error.cause.issue, SLOTS[error.kind])
+    // A read's broken query parameters (queryEncoding.ts), named beside the rest.
+    const broken = error.kind === "Query" ? yield* BrokenQuery : undefined
+    const named = [...(broken?.issues ?? []), ...fieldErrors(error.cause.issue, SLOTS[error.kind])]
+    if (broken !== undefined) broken.named = true
     // `limit=2&limit=3` is not "limit must be text": it is one parameter too many.
     const repeated = error.kind === "Query" ? repeatedParameters((yield* HttpServerRequest.HttpServerRequest).url) : new Set<string>()
     const all = named.map((e) => (e.path.length === 2 && repeated.has(String(e.path[1])) ? { ...e, message: GIVEN_TWICE } : e))
