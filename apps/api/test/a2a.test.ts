@@ -283,6 +283,13 @@ for (const variant of variants) {
             })
             expect(codeOf(yield* rpc(base, send(sendText("okonomi"), "SendStreamingMessage")))).toBe(-32004)
             expect(codeOf(yield* rpc(base, send({ id: "t-1" }, "GetTask")))).toBe(-32001)
+            // A wrong request is said as one, though no task is kept: no id, a page size out of range.
+            const noId = bodyOf<{ error: { code: number; message: string } }>(yield* rpc(base, send({}, "GetTask"))).error
+            expect(noId).toMatchObject({ code: -32602, message: expect.stringContaining("id is required") })
+            for (const pageSize of [-5, 0, 101, 2.5, "10"]) {
+              expect(codeOf(yield* rpc(base, send({ pageSize }, "ListTasks"))), String(pageSize)).toBe(-32602)
+            }
+            expect(codeOf(yield* rpc(base, send({ pageSize: 10 }, "ListTasks")))).toBeUndefined()
             expect(codeOf(yield* rpc(base, send({ taskId: "t-1" }, "CreateTaskPushNotificationConfig")))).toBe(-32003)
             expect(codeOf(yield* rpc(base, send({}, "GetExtendedAgentCard")))).toBe(-32004)
             const renamed = yield* rpc(base, send(sendText("okonomi"), "message/send"))
@@ -328,6 +335,13 @@ for (const variant of variants) {
           })
           expect(bad.status).toBe(400)
           expect(bad.text).toContain("message.parts[0].data.skill")
+          // A part is one of text, raw, url and data: one with two is not read as either.
+          const mixed = yield* post("/message:send", {
+            message: { messageId: "x", role: "ROLE_USER", parts: [{ text: "okonomi", data: { skill: "search", q: "crm" } }] }
+          })
+          expect(mixed.status).toBe(400)
+          expect(mixed.text).toContain("message.parts[0]")
+          expect(mixed.text).toContain("more than one of text, raw, url and data")
           const unknown = yield* post("/message:send", sendText("tell me about no-such-product-at-all"))
           expect(unknown.status).toBe(404)
           const stream = yield* post("/message:stream", sendText("okonomi"))

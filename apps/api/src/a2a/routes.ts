@@ -235,9 +235,15 @@ export const A2aLive = HttpRouter.use((router) =>
           return sendMessage(params, base, caster)
         case "GetTask":
         case "CancelTask":
-          return Effect.fail(noTask(id))
-        case "ListTasks":
+          // No task is kept, but a request without a task's id is still a wrong request, and says so.
+          return Effect.fail(id.trim() === "" ? invalidParams([{ path: ["id"], message: "is required: the task's id" }]) : noTask(id))
+        case "ListTasks": {
+          const pageSize = isRecord(params) ? params.pageSize : undefined
+          if (pageSize !== undefined && !(Number.isInteger(pageSize) && (pageSize as number) >= 1 && (pageSize as number) <= 100)) {
+            return Effect.fail(invalidParams([{ path: ["pageSize"], message: "must be a whole number from 1 to 100" }]))
+          }
           return Effect.succeed({ tasks: [], nextPageToken: "", pageSize: 0, totalSize: 0 })
+        }
         case "SendStreamingMessage":
         case "SubscribeToTask":
           return Effect.fail(noStreaming)

@@ -194,6 +194,15 @@ export const PARTS: PartPaths = {
 /** What the message asks: its one data part, else its text parts read as plain words. */
 export const interpret = (message: Message, paths: PartPaths = PARTS) =>
   Effect.gen(function* () {
+    // A part is one of text, raw, url and data (A2A 1.0 §4.1.6): one that carries two would be read as either.
+    const mixed = message.parts.flatMap((part, i) =>
+      [part.text, part.raw, part.url, part.data].filter((content) => content !== undefined).length > 1 ? [i] : []
+    )
+    if (mixed.length > 0) {
+      return yield* invalidParams(
+        mixed.map((i) => ({ path: paths.part(i), message: "carries more than one of text, raw, url and data: a part is one of them" }))
+      )
+    }
     const files = message.parts.flatMap((part, i) => (part.url !== undefined || part.raw !== undefined ? [i] : []))
     if (files.length > 0) {
       return yield* new A2aError({
