@@ -228,6 +228,10 @@ for (const variant of storeVariants()) {
               JSON.stringify(empty)
             ).toEqual(unfiltered.items.map((p) => p.id))
           }
+          // An agent's request in its own words: "tool" is no reason for a developer tool to come before invoicing.
+          const asked = yield* client.products.listProducts({ query: { q: "find an invoicing tool", limit: 3 } })
+          expect(asked.items.length).toBeGreaterThan(0)
+          expect(asked.items.map((p) => p.category)).toEqual(asked.items.map(() => "Accounting"))
           const word = first.content.name.split(" ")[0]!
           const found = yield* client.products.listProducts({ query: { q: word.slice(0, 4) } })
           expect(found.items.map((p) => p.id)).toContain(first.id)

@@ -84,11 +84,24 @@ export const TYPO_MAX_WORDS = 3
 export const mayBeTypo = (word: string): boolean => word.length >= TYPO_MIN_LENGTH && word.length <= TYPO_MAX_LENGTH
 
 /**
- * The words of a query that are searched for: distinct, stop words left out, at
- * most MAX_QUERY_WORDS. A query with none (`the`, `?!`) filters nothing.
+ * Words that frame a request rather than say what is wanted ("find an invoicing tool", "I need software for
+ * payroll"): a product that has one of them (a "Developer Tools" category) matched as well as the one that does
+ * what was asked, and ranked above it when that word sat in a weightier field. Left out when the query has
+ * other words; a query of them alone (`tools`) is searched as written.
  */
-export const queryWords = (q: string): ReadonlyArray<string> =>
-  [...new Set(searchTokens(q))].filter((t) => !ENGLISH_STOP_WORDS.has(t)).slice(0, MAX_QUERY_WORDS)
+export const REQUEST_WORDS: ReadonlySet<string> = new Set(
+  "find finding need needs want wants looking look recommend suggest please tool tools software solution solutions".split(" ")
+)
+
+/**
+ * The words of a query that are searched for: distinct, stop words left out, request words too when others
+ * remain, at most MAX_QUERY_WORDS. A query with none (`the`, `?!`) filters nothing.
+ */
+export const queryWords = (q: string): ReadonlyArray<string> => {
+  const words = [...new Set(searchTokens(q))].filter((t) => !ENGLISH_STOP_WORDS.has(t))
+  const meant = words.filter((t) => !REQUEST_WORDS.has(t))
+  return (meant.length > 0 ? meant : words).slice(0, MAX_QUERY_WORDS)
+}
 
 /**
  * Whether `typed` is one typo away from `known` (a letter wrong, missing, extra,

@@ -10,6 +10,12 @@ describe("search words", () => {
   it("a query's words: lower case, folded, distinct, no stop words, at most eight", () => {
     expect(queryWords("Invoicing for the FREELANCERS, invoicing!")).toEqual(["invoicing", "freelancers"])
     expect(queryWords("the of and")).toEqual([])
+    // Words that frame a request are left out while others say what is wanted, and searched when they are all there is.
+    expect(queryWords("find an invoicing tool")).toEqual(["invoicing"])
+    expect(queryWords("I need software for payroll")).toEqual(["payroll"])
+    expect(queryWords("developer tools")).toEqual(["developer"])
+    expect(queryWords("tools")).toEqual(["tools"])
+    expect(queryWords("find software")).toEqual(["find", "software"])
     expect(queryWords("a b c d e f g h i j k l")).toHaveLength(8)
   })
 
