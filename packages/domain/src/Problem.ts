@@ -6,6 +6,7 @@
 import { Schema } from "effect"
 import { Count } from "./trust.ts"
 import { fnv1a } from "./hash.ts"
+import { withPrototypes } from "./lookAlikes.ts"
 import { ProductId } from "./ids.ts"
 import type { Product } from "./Product.ts"
 import { formatOffsetTimestamp } from "./ProductRecord.ts"
@@ -48,10 +49,11 @@ const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu
  * The key a reason is counted under: two reasons a reader cannot tell apart are one problem, so a count
  * cannot be split (or a look-alike entry made) by how the text was typed. Compatibility forms folded
  * (NFKC: "é" typed as one character or as "e" and an accent, full-width "ＳＳＯ", the "ﬁ" ligature), invisible
- * characters dropped, white space trimmed and collapsed, case folded: "  No SSO " and "no  sso" are one problem.
+ * characters dropped, case folded, letters of other scripts that look like these read as them (the Cyrillic
+ * "О" of "no SSО": lookAlikes.ts), white space trimmed and collapsed: "  No SSO " and "no  sso" are one problem.
  */
 export const normalizeReason = (reason: string): string =>
-  reason.normalize("NFKC").replace(INVISIBLE, "").trim().replace(/\s+/g, " ").toLowerCase()
+  withPrototypes(reason.normalize("NFKC").replace(INVISIBLE, "").toLowerCase()).toLowerCase().trim().replace(/\s+/g, " ")
 
 /** The text shown for a reason: composed (NFC), trimmed and collapsed, case and every character kept. */
 export const tidyReason = (reason: string): string => reason.normalize("NFC").trim().replace(/\s+/g, " ")

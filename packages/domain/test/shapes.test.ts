@@ -74,6 +74,9 @@ describe("problems", () => {
       expect(normalizeReason(lookAlike)).toBe(key)
     }
     expect(normalizeReason("ﬁle sync")).toBe(normalizeReason("file sync"))
+    // Letters of other scripts that look like Latin ones: the Cyrillic О and ѕ, the Greek Ι.
+    expect(normalizeReason("no SS\u041e on the team plan")).toBe(normalizeReason("no SSO on the team plan"))
+    expect(normalizeReason("no \u0455so, no \u0399P allowlist")).toBe(normalizeReason("no sso, no IP allowlist"))
     // Different words stay different problems.
     expect(normalizeReason("Cafe export crashes")).not.toBe(key)
     // Shown as sent, composed: one form of "é" whichever way it was typed.

@@ -39,27 +39,31 @@ export const problemsBehaviours = (it: ContractIt) => {
     })
   )
 
-  it.effect("reasons a reader cannot tell apart are one problem: composed or not, full-width, invisible characters", () =>
-    Effect.gen(function* () {
-      const ledger = yield* VoteLedger
-      const input = freshInput()
-      yield* upsertOne(input)
-      const typings = [
-        "Caf\u00e9 export crashes",
-        "Cafe\u0301 export crashes",
-        "CAF\u00c9 EXPORT CRASHES",
-        "Caf\u200b\u00e9 ex\u00adport crashes",
-        "\uff23af\u00e9 export crashes"
-      ]
-      for (const [i, reason] of typings.entries()) {
-        yield* ledger.cast({ entity: input.id, voter: addressVoter(`look-${i}`), direction: "down", reason })
-      }
-      const reported = yield* ProblemStore.use((p) => p.reported(input.id))
-      assert.deepStrictEqual(
-        reported.map((r) => [r.summary, r.reports]),
-        [["Caf\u00e9 export crashes", typings.length]]
-      )
-    })
+  it.effect(
+    "reasons a reader cannot tell apart are one problem: composed or not, full-width, invisible characters, look-alike letters",
+    () =>
+      Effect.gen(function* () {
+        const ledger = yield* VoteLedger
+        const input = freshInput()
+        yield* upsertOne(input)
+        const typings = [
+          "Caf\u00e9 export crashes",
+          "Cafe\u0301 export crashes",
+          "CAF\u00c9 EXPORT CRASHES",
+          "Caf\u200b\u00e9 ex\u00adport crashes",
+          "\uff23af\u00e9 export crashes",
+          // Cyrillic "е" (U+0435) and "С" (U+0421), Greek "Ο" (U+039F) in place of the Latin letters they look like.
+          "\u0421af\u00e9 \u0435xp\u039frt crashes"
+        ]
+        for (const [i, reason] of typings.entries()) {
+          yield* ledger.cast({ entity: input.id, voter: addressVoter(`look-${i}`), direction: "down", reason })
+        }
+        const reported = yield* ProblemStore.use((p) => p.reported(input.id))
+        assert.deepStrictEqual(
+          reported.map((r) => [r.summary, r.reports]),
+          [["Caf\u00e9 export crashes", typings.length]]
+        )
+      })
   )
 
   it.effect("a vote carries one reason: a voter's new reason replaces its report, so one voter cannot fill the list", () =>

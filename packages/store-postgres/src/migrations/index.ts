@@ -23,6 +23,7 @@ import { migration as m0013 } from "./0013_search_names.ts"
 import { migration as m0014 } from "./0014_search_starts.ts"
 import { migration as m0015 } from "./0015_problem_keys.ts"
 import { migration as m0016 } from "./0016_agents_by_key.ts"
+import { migration as m0017 } from "./0017_problem_look_alikes.ts"
 
 export const MIGRATIONS_TABLE = "productdir_migrations"
 
@@ -43,7 +44,8 @@ const ALL = {
   "0013_search_names": m0013,
   "0014_search_starts": m0014,
   "0015_problem_keys": m0015,
-  "0016_agents_by_key": m0016
+  "0016_agents_by_key": m0016,
+  "0017_problem_look_alikes": m0017
 }
 
 export const migrations = Migrator.fromRecord(ALL)
