@@ -14,7 +14,7 @@
 import { Context, Effect, Layer } from "effect"
 import { McpSchema, McpServer } from "effect/ai"
 import { HttpServerRequest } from "effect/http"
-import { CatalogStore, isProductRef, ProductNotFound } from "@productdir/domain"
+import { CatalogStore, isProductRef } from "@productdir/domain"
 import { ApiConfig } from "../ApiConfig.ts"
 import { makeCachedDocument } from "../cache/cachedReads.ts"
 import { MCP_DOOR, refusals } from "../refusals.ts"
