@@ -520,6 +520,26 @@ for (const variant of storeVariants()) {
             expect([id, error.code]).toEqual([41, -32602])
             for (const words of said) expect(error.message, JSON.stringify(params)).toContain(words)
           }
+          // A batch in a session of a revision without batches: said as that, not as "initialize first".
+          const opened = yield* postJson(
+            `${base}/mcp`,
+            {
+              jsonrpc: "2.0",
+              id: 50,
+              method: "initialize",
+              params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "batcher", version: "1" } }
+            },
+            streams
+          )
+          const session = opened.headers.get("mcp-session-id")!
+          const batch = yield* postJson(`${base}/mcp`, [{ jsonrpc: "2.0", id: 51, method: "ping" }], {
+            ...streams,
+            "mcp-session-id": session,
+            "mcp-protocol-version": "2025-11-25"
+          })
+          expect(batch.status).toBe(400)
+          expect(bodyOf<{ detail: string }>(batch).detail).toContain("one JSON-RPC message per request")
+          expect(bodyOf<{ detail: string }>(batch).detail).not.toContain("initialize")
         })
       )
 

@@ -217,9 +217,14 @@ const ALLOWED_METHODS = "GET, POST, DELETE"
 /** The stateless protocol revision: a request names it in every MCP-Protocol-Version header. */
 const STATELESS_REVISION = "2026-07-28"
 
+const isEmpty = (response: HttpServerResponse.HttpServerResponse): boolean =>
+  response.body._tag === "Empty" || (response.body._tag === "Uint8Array" && response.body.body.byteLength === 0)
+
+const BATCH_REFUSED =
+  "This MCP revision takes one JSON-RPC message per request: batches were removed from the protocol in 2025-06-18. Send each message in a POST of its own."
+
 const tidy = (response: HttpServerResponse.HttpServerResponse, stateless: boolean): HttpServerResponse.HttpServerResponse => {
-  const empty = response.body._tag === "Empty" || (response.body._tag === "Uint8Array" && response.body.body.byteLength === 0)
-  if (empty && response.status >= 400) {
+  if (isEmpty(response) && response.status >= 400) {
     const detail = DETAILS[response.status]
     // GET is served here (subscriptions.ts), before the library that answers it 405.
     const headers = response.status === 405 ? { ...response.headers, allow: ALLOWED_METHODS } : response.headers
@@ -290,6 +295,11 @@ export const makeMcpEdge = Effect.gen(function* () {
       }
       if (request.method === "GET") return tidy(yield* subscriptions.openStream(forwarded), false)
       const response = yield* Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, forwarded)
+      // The library's bare 400 to a batch in a revision without batches: said as that, not as "initialize first".
+      if (request.method === "POST" && response.status === 400 && isEmpty(response)) {
+        const bytes = yield* Effect.option(forwarded.arrayBuffer)
+        if (bytes._tag === "Some" && new TextDecoder().decode(bytes.value).trimStart().startsWith("[")) return problem(400, BATCH_REFUSED)
+      }
       return tidy(yield* subscriptions.complete(forwarded, response), request.headers["mcp-protocol-version"] === STATELESS_REVISION)
     })
 
