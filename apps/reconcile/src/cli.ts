@@ -6,7 +6,7 @@
 import { Cause, Clock, Console, Effect, Layer, Option, Result, Schedule } from "effect"
 import { Command, Flag } from "effect/cli"
 import { JobLock } from "@productdir/domain"
-import { burstGuardConfig, layerForCatalog, storeFailure, unwritableFile } from "@productdir/runtime"
+import { burstGuardConfig, layerForCatalog, stoppedUnfinished, storeFailure, unwritableFile } from "@productdir/runtime"
 import { DEFAULT_RELEASE, IntegrityPass, type PassReport, reconcile } from "@productdir/usecases"
 import { ROLE } from "./role.ts"
 import { writeFileSync } from "node:fs"
@@ -152,7 +152,18 @@ export const reconcileCommand = Command.make(
       }).pipe(Effect.provide(Layer.fresh(layerForCatalog(ROLE, { readOnly: options.check }, { parallelQueries: true }))))
 
       if (plan._tag === "Once") {
-        const outcome = yield* pass
+        // Stopped before it finished, a one-off run says so, and exits STOPPED_EXIT: a cron or a pipeline must not
+        // read a pass cut short as done. What it repaired stays repaired (each batch is one transaction).
+        const outcome = yield* pass.pipe(
+          Effect.onInterrupt(() =>
+            Effect.andThen(
+              Effect.sync(stoppedUnfinished),
+              Console.error(
+                `${ROLE.tool}: stopped before the pass finished; the batches it repaired stay repaired. Run it again to finish.`
+              )
+            )
+          )
+        )
         if (options.check && outcome !== undefined) {
           const drifted = outcome.summary.drifted
           const discounted = outcome.integrity?.discounted ?? 0
@@ -170,6 +181,6 @@ export const reconcileCommand = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "Run the integrity pass (voter groups that vote in lockstep, and addresses that exist for one product, have their votes discounted; held votes that pass are counted; skipped with CROWD_DEFENSE=off), then recount every product's trust counters from its seed counts and the counted votes, report drift, and repair it. Exit 0: done (or nothing to change with --check); 1: --check found something to change; 2: usage or connection error."
+    "Run the integrity pass (voter groups that vote in lockstep, and addresses that exist for one product, have their votes discounted; held votes that pass are counted; skipped with CROWD_DEFENSE=off), then recount every product's trust counters from its seed counts and the counted votes, report drift, and repair it. Exit 0: done (or nothing to change with --check); 1: --check found something to change; 2: usage or connection error; 130: a one-off run stopped by SIGTERM/SIGINT before its pass finished."
   )
 )

@@ -3,7 +3,8 @@
  * productdir-reconcile: the entry point and its wiring.
  *
  *   argv ─► cli (once | --every | --cron) ─► job lock ─► integrity pass, then reconcile, over the store from the environment
- *   outcome ─► exit code: 0 done (SIGTERM/SIGINT included), 1 something to change under --check, 2 usage or connection error
+ *   outcome ─► exit code: 0 done (a schedule stopped by SIGTERM/SIGINT included), 1 something to change under --check,
+ *              2 usage or connection error, 130 a one-off pass stopped by SIGTERM/SIGINT before it finished
  */
 import { Console, Effect } from "effect"
 import { Command } from "effect/cli"

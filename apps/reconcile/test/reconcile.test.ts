@@ -393,6 +393,27 @@ for (const variant of testTargets()) {
         expect(stopped.stderr).not.toMatch(/\n\s+at /)
       })
 
+      it("a one-off run stopped before it finished says so and exits 130; a stopped schedule is a clean stop", async () => {
+        await target.run(seed([freshInput()]))
+        const release = Effect.runSync(Deferred.make<void>())
+        const held = Effect.runSync(Deferred.make<void>())
+        const holder = target.run(
+          JobLock.use((lock) =>
+            lock.withLock("reconcile", { wait: false }, Deferred.succeed(held, undefined).pipe(Effect.andThen(Deferred.await(release))))
+          )
+        )
+        await Effect.runPromise(Deferred.await(held))
+        const waiting = spawnApp(BIN, ["--wait"], target.env)
+        await waitForOutput(waiting.child, "waiting for it to finish")
+        waiting.child.kill("SIGTERM")
+        const stopped = await waiting.done
+        Effect.runSync(Deferred.succeed(release, undefined))
+        await holder
+        expect(stopped.code).toBe(130)
+        expect(stopped.stderr).toContain("stopped before the pass finished")
+        expect(stopped.stderr).not.toMatch(/\n\s+at /)
+      })
+
       it("two runners never work at once: the second skips, or waits with --wait", async () => {
         await target.run(seed([freshInput()]))
         const release = Effect.runSync(Deferred.make<void>())

@@ -28,10 +28,19 @@ const afterOutputFlushed = (done: () => void): void => {
   }
 }
 
+/** The exit code of a one-off job that SIGTERM/SIGINT stopped before it finished (128 + SIGINT's 2, as shells say). */
+export const STOPPED_EXIT = 130
+
+/** Says that the job running now was stopped before it finished: it exits STOPPED_EXIT, not 0, when a signal ends it. */
+export const stoppedUnfinished = (): void => {
+  process.exitCode = STOPPED_EXIT
+}
+
 /**
  * A program that returns its exit code exits with it; one stopped by SIGTERM/SIGINT (interruption
- * only) exits 0, a clean stop; anything else that escaped exits `onDefect`. Either way, after the
- * output written so far has been flushed.
+ * only) exits 0, a clean stop, unless it was stopped in the middle of a one-off job (stoppedUnfinished:
+ * STOPPED_EXIT); anything else that escaped exits `onDefect`. Either way, after the output written so
+ * far has been flushed.
  */
 export const teardown =
   (onDefect: number): Runtime.Teardown =>
@@ -40,7 +49,9 @@ export const teardown =
       Exit.isSuccess(exit) && typeof exit.value === "number"
         ? exit.value
         : Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)
-          ? 0
+          ? process.exitCode === STOPPED_EXIT
+            ? STOPPED_EXIT
+            : 0
           : Exit.isSuccess(exit)
             ? 0
             : onDefect
