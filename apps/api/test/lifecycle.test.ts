@@ -3,6 +3,8 @@
  * real processes, real sockets.
  */
 import { afterEach, describe, expect, it } from "@effect/vitest"
+import { execFileSync } from "node:child_process"
+import { randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { type AddressInfo, connect, createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
@@ -346,6 +348,32 @@ describe("start and stop", { timeout: 180_000 }, () => {
     expect(oneLine(bogus)).toContain('takes no arguments, got "--port" "4000"')
     expect(bogus.stdout).not.toContain("listening")
   })
+
+  if (process.env.DATABASE_URL !== undefined) {
+    it("a database that answers but no longer holds the catalog is not ready", async () => {
+      const admin = new URL(process.env.DATABASE_URL!)
+      admin.pathname = "/postgres"
+      const name = `productdir_readyz_${randomUUID().slice(0, 8)}`
+      const psql = (url: string, statement: string) => execFileSync("psql", [url, "-qAtc", statement])
+      psql(admin.href, `CREATE DATABASE ${name}`)
+      const url = new URL(admin)
+      url.pathname = `/${name}`
+      const api = startApi({ DATABASE_URL: url.href, CACHE_BYTES: "0" })
+      try {
+        const base = await api.url
+        expect((await json(`${base}/readyz`)).status).toBe(200)
+        // Dropped and made again empty, restored to the wrong database: it answers, and serves nothing.
+        psql(url.href, "DROP TABLE products CASCADE")
+        const ready = await json<{ detail: string }>(`${base}/readyz`)
+        expect(ready.status).toBe(503)
+        expect(ready.headers.get("retry-after")).toBeTruthy()
+      } finally {
+        signalGroup(api.child, "SIGKILL")
+        await api.exited
+        psql(admin.href, `DROP DATABASE ${name} WITH (FORCE)`)
+      }
+    })
+  }
 
   it("PostgreSQL unreachable at start: one line per attempt, then exit 1 with one clear line", async () => {
     const result = await run(API_MAIN, [], {

@@ -422,7 +422,9 @@ export const make = Effect.gen(function* () {
     remove,
     absentFrom,
     scan,
-    ping: sql`SELECT 1`.pipe(Effect.asVoid, storeError("ping"))
+    // A table of the catalog, not `SELECT 1`: a database that answers but no longer holds the schema (dropped and
+    // made again empty, restored to the wrong one) serves nothing, and is not ready.
+    ping: sql`SELECT 1 FROM products LIMIT 1`.pipe(Effect.asVoid, storeError("ping"))
   })
 })
 
