@@ -5,11 +5,12 @@
  * a lock left by a SIGKILLed owner is taken over.
  */
 import { afterEach, describe, expect, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { sampleRecords } from "@productdir/fixtures/sample"
-import { IMPORT_BIN, json, RECONCILE_BIN, run, signalGroup, start, startApi, type Started, vote } from "./processes.ts"
+import { childEnv, IMPORT_BIN, json, RECONCILE_BIN, run, signalGroup, startApi, type Started, vote } from "./processes.ts"
 
 const sample = sampleRecords()
 
@@ -114,14 +115,24 @@ describe("one owner per embedded data directory", { timeout: 180_000 }, () => {
     signalGroup(second.child, "SIGTERM")
     expect(await second.exited).toBe(0)
 
-    // A reconcile that owns the directory (no API running) makes a second CLI refuse.
-    const schedule = start(process.execPath, [RECONCILE_BIN, "--every", "1h"], { DATA_DIR: dir })
-    cleanup.unshift(() => signalGroup(schedule.child, "SIGKILL"))
-    while (!schedule.output().includes("checked")) await new Promise((r) => setTimeout(r, 100))
-    const refused = await run(IMPORT_BIN, [join(dir, "none.ndjson")], { DATA_DIR: dir })
+    // An import that owns the directory (no API running) while it reads makes a second CLI refuse: here it reads a
+    // stdin that stays open. (A reconcile schedule holds the directory only during its passes.)
+    const importing = spawn(process.execPath, [IMPORT_BIN, "-"], {
+      env: childEnv({ DATA_DIR: dir }),
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true
+    })
+    cleanup.unshift(() => signalGroup(importing, "SIGKILL"))
+    let refused = await run(RECONCILE_BIN, ["--check"], { DATA_DIR: dir })
+    for (let tries = 0; !refused.stderr.includes("in use by") && tries < 100; tries++) {
+      await new Promise((r) => setTimeout(r, 200))
+      refused = await run(RECONCILE_BIN, ["--check"], { DATA_DIR: dir })
+    }
     expect(refused.code).toBe(2)
-    expect(refused.stderr).toContain(
-      `in use by productdir-reconcile (pid ${schedule.child.pid}). Wait for it to finish, or set DATABASE_URL`
-    )
+    expect(refused.stderr).toContain(`in use by productdir-import (pid ${importing.pid}). Wait for it to finish, or set DATABASE_URL`)
+    // Its input ended, the import finishes and lets the directory go.
+    importing.stdin!.end()
+    expect(await new Promise((done) => importing.once("close", done))).toBe(0)
+    expect((await run(RECONCILE_BIN, ["--check"], { DATA_DIR: dir })).code).toBe(0)
   })
 })

@@ -11,7 +11,7 @@ export const RECONCILE_BIN = resolve(ROOT, "apps/reconcile/bin/productdir-reconc
 export const AGENTS_BIN = resolve(ROOT, "apps/agents/bin/productdir-agents.js")
 
 /** The environment for a child: the test's own, without store settings unless given. */
-const childEnv = (env: Record<string, string>): NodeJS.ProcessEnv => {
+export const childEnv = (env: Record<string, string>): NodeJS.ProcessEnv => {
   const base: NodeJS.ProcessEnv = { ...process.env, ...env }
   for (const name of ["DATABASE_URL", "STORE", "SEED", "DATA_DIR"]) if (!(name in env)) delete base[name]
   return base
