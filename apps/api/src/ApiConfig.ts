@@ -168,7 +168,7 @@ export const ApiConfigFromEnv = Config.all({
   ),
   mcpAllowedOrigins: Config.schema(
     Schema.String.check(
-      Schema.isPattern(/^\s*(?:[a-z][a-z0-9+.-]*:\/\/[^/?#\s,]+\s*(?:,\s*|$))*$/iu, {
+      Schema.isPattern(/^\s*(?:[a-z][a-z0-9+.-]*:\/\/[^/?#\s,]+\/?\s*(?:,\s*|$))*$/iu, {
         message:
           "must be origins separated by commas, each a scheme and a host with no path, such as https://app.example or chrome-extension://<id>"
       })
@@ -176,10 +176,11 @@ export const ApiConfigFromEnv = Config.all({
     "MCP_ALLOWED_ORIGINS"
   ).pipe(
     Config.withDefault(""),
+    // `https://app.example/` as a browser's address bar shows it: the origin is the same without its slash.
     Config.map((list) =>
       list
         .split(",")
-        .map((item) => item.trim())
+        .map((item) => item.trim().replace(/\/$/u, ""))
         .filter((item) => item.length > 0)
     )
   ),

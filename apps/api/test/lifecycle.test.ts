@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
+import { get as httpGet } from "node:http"
 import { type AddressInfo, connect, createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -374,6 +375,27 @@ describe("start and stop", { timeout: 180_000 }, () => {
       }
     })
   }
+
+  it("a server reached from elsewhere (HOST=0.0.0.0) signs no card for a loopback Host, which names the client's own machine", async () => {
+    const api = startApi({ STORE: "memory", HOST: "0.0.0.0" })
+    try {
+      const port = new URL(await api.url).port
+      const cardFor = (host: string) =>
+        new Promise<{ signatures?: unknown; supportedInterfaces?: Array<{ url: string }> }>((resolve, reject) =>
+          httpGet(`http://127.0.0.1:${port}/.well-known/agent-card.json`, { headers: { host, "a2a-version": "1.0" } }, (response) => {
+            let text = ""
+            response.on("data", (chunk: Buffer) => (text += chunk.toString()))
+            response.on("end", () => resolve(JSON.parse(text)))
+          }).on("error", reject)
+        )
+      const spoofed = await cardFor("localhost:8080")
+      expect(spoofed.signatures).toBeUndefined()
+      expect(JSON.stringify(spoofed)).toContain("http://localhost:8080/a2a/jsonrpc")
+    } finally {
+      signalGroup(api.child, "SIGKILL")
+      await api.exited
+    }
+  })
 
   it("PostgreSQL unreachable at start: one line per attempt, then exit 1 with one clear line", async () => {
     const result = await run(API_MAIN, [], {

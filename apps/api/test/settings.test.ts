@@ -16,7 +16,7 @@ describe("settings from the environment", () => {
   it.effect("MCP_ALLOWED_ORIGINS takes origins of any scheme, each a scheme and a host", () =>
     Effect.gen(function* () {
       const settings = yield* settingsOf({
-        MCP_ALLOWED_ORIGINS: " https://app.example , chrome-extension://abcdefghijklmnop,http://127.0.0.1:5173,"
+        MCP_ALLOWED_ORIGINS: " https://app.example , chrome-extension://abcdefghijklmnop,http://127.0.0.1:5173/,"
       })
       expect(settings.mcpAllowedOrigins).toEqual(["https://app.example", "chrome-extension://abcdefghijklmnop", "http://127.0.0.1:5173"])
       expect((yield* settingsOf({})).mcpAllowedOrigins).toEqual([])
@@ -25,7 +25,7 @@ describe("settings from the environment", () => {
 
   it.effect("an MCP_ALLOWED_ORIGINS entry that names no origin is refused, not kept to match nothing (or every opaque origin)", () =>
     Effect.gen(function* () {
-      for (const wrong of ["app.example", "https://app.example/", "https://app.example/page", "file://", "null", "https://a.example, *"]) {
+      for (const wrong of ["app.example", "https://app.example/page", "https://app.example//", "file://", "null", "https://a.example, *"]) {
         const exit = yield* Effect.exit(settingsOf({ MCP_ALLOWED_ORIGINS: wrong }))
         expect(Exit.isFailure(exit), wrong).toBe(true)
         expect(String(exit), wrong).toContain("MCP_ALLOWED_ORIGINS")

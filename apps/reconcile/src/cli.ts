@@ -3,7 +3,7 @@
  * SIGTERM/SIGINT. Each pass opens the store itself, so `--help` and usage
  * errors never touch a database, and a schedule holds none between passes.
  */
-import { Cause, Clock, Console, Effect, Layer, Option, Result, Schedule } from "effect"
+import { Cause, Clock, Console, Effect, Layer, Option, Predicate, Result, Schedule } from "effect"
 import { Command, Flag } from "effect/cli"
 import { JobLock } from "@productdir/domain"
 import { burstGuardConfig, layerForCatalog, stoppedUnfinished, storeFailure, unwritableFile } from "@productdir/runtime"
@@ -37,13 +37,17 @@ const planOf = (every: Option.Option<string>, cron: Option.Option<string>, now: 
 }
 
 /** A file the run writes, checked before anything runs (exit 2, nothing done). */
-const writableOrUsage = (flag: string, path: Option.Option<string>) =>
+const writableOrUsage = (flag: string, path: Option.Option<string>, options: { readonly replaced?: boolean } = {}) =>
   Effect.suspend(() => {
-    const why = Option.isSome(path) ? unwritableFile(path.value) : undefined
+    const why = Option.isSome(path) ? unwritableFile(path.value, options) : undefined
     return why === undefined
       ? Effect.void
       : Effect.fail(new UsageError({ message: `${flag} ${Option.getOrElse(path, () => "")} cannot be written: ${why}; nothing was run` }))
   })
+
+const isMisconfigured = (error: unknown): boolean =>
+  Predicate.isTagged(error, "ConfigError") ||
+  (Predicate.isTagged(error, "StoreError") && (error as { readonly operation?: unknown }).operation === "find the catalog")
 
 /**
  * A scheduled pass that fails (the database restarting, the API that owns DATA_DIR restarting, a file that
@@ -55,6 +59,8 @@ const survivingFailure = <A, E, R>(pass: Effect.Effect<A, E, R>) =>
     Effect.catchCause((cause) => {
       if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
       const error = Cause.squash(cause)
+      // What no retry can mend ends the schedule (exit 2): a setting that cannot be used, a catalog that is not there.
+      if (isMisconfigured(error)) return Effect.failCause(cause)
       const said = storeFailure(ROLE, 2)(error) ?? Console.error(`${ROLE.tool}: ${error instanceof Error ? error.message : String(error)}`)
       return Effect.andThen(said, Console.error(`${ROLE.tool}: this pass failed; the next one runs on schedule`))
     })
@@ -101,7 +107,8 @@ export const reconcileCommand = Command.make(
     Effect.gen(function* () {
       const plan = yield* planOf(options.every, options.cron, new Date(yield* Clock.currentTimeMillis))
       yield* writableOrUsage("--report", options.report)
-      yield* writableOrUsage("--metrics-file", options.metricsFile)
+      // Written beside itself and renamed over: its folder must be writable (metrics.ts).
+      yield* writableOrUsage("--metrics-file", options.metricsFile, { replaced: true })
 
       // The integrity pass judges held votes by the same guard the API holds them with; off, there is nothing to judge.
       const guard = yield* burstGuardConfig
@@ -125,7 +132,15 @@ export const reconcileCommand = Command.make(
         const ms = Date.now() - startedAt.getTime()
         yield* Console.log(summaryLine(summary, options.check, ms))
         if (Option.isSome(options.report)) {
-          writeFileSync(options.report.value, `${JSON.stringify(reportJson(summary, integrity, options.check, startedAt, ms), null, 2)}\n`)
+          const report = options.report.value
+          const text = `${JSON.stringify(reportJson(summary, integrity, options.check, startedAt, ms), null, 2)}\n`
+          yield* Effect.try({
+            try: () => writeFileSync(report, text),
+            catch: (error) =>
+              new UsageError({
+                message: `--report ${report} could not be written: ${error instanceof Error ? error.message : String(error)}`
+              })
+          })
         }
         yield* recordRun({ summary, ms, integrity })
         if (Option.isSome(options.metricsFile)) yield* writeMetricsFile(options.metricsFile.value)

@@ -11,6 +11,7 @@ import { Clock, Effect, Metric } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 import type { PassReport, ReconcileSummary } from "@productdir/usecases"
 import { renameSync, writeFileSync } from "node:fs"
+import { UsageError } from "./errors.ts"
 
 const gauge = (name: string, description: string) => Metric.gauge(name, { description })
 const counter = (name: string, description: string) => Metric.counter(name, { description, incremental: true })
@@ -60,9 +61,16 @@ export const recordRun = (run: RunFigures) =>
 /** The metrics, whole, into `path` (written beside it, then renamed over it). */
 export const writeMetricsFile = (path: string) =>
   Effect.flatMap(PrometheusMetrics.format(), (text) =>
-    Effect.sync(() => {
-      const partial = `${path}.${process.pid}.tmp`
-      writeFileSync(partial, text)
-      renameSync(partial, path)
+    Effect.try({
+      try: () => {
+        const partial = `${path}.${process.pid}.tmp`
+        writeFileSync(partial, text)
+        renameSync(partial, path)
+      },
+      // A folder that stopped being writable since the start: said in one line (a schedule goes on), not a stack trace.
+      catch: (error) =>
+        new UsageError({
+          message: `--metrics-file ${path} could not be written: ${error instanceof Error ? error.message : String(error)}`
+        })
     })
   )

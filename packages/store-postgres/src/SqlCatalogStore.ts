@@ -27,7 +27,7 @@ import {
   slugify,
   suffixStems,
   sortKeyOf,
-  type StoreError,
+  StoreError,
   type UpsertOutcome,
   type UpsertStatus
 } from "@productdir/domain"
@@ -422,9 +422,17 @@ export const make = Effect.gen(function* () {
     remove,
     absentFrom,
     scan,
-    // A table of the catalog, not `SELECT 1`: a database that answers but no longer holds the schema (dropped and
-    // made again empty, restored to the wrong one) serves nothing, and is not ready.
-    ping: sql`SELECT 1 FROM products LIMIT 1`.pipe(Effect.asVoid, storeError("ping"))
+    // Whether the catalog's table is there, not `SELECT 1`: a database that answers but no longer holds the schema
+    // (dropped and made again empty, restored to the wrong one) serves nothing, and is not ready. `to_regclass`
+    // takes no lock: a readiness probe never waits behind a migration or a VACUUM FULL of the table.
+    ping: sql<{ present: boolean }>`SELECT to_regclass('products') IS NOT NULL AS present`.pipe(
+      storeError("ping"),
+      Effect.flatMap((rows) =>
+        rows[0]?.present === true
+          ? Effect.void
+          : Effect.fail(new StoreError({ operation: "ping", detail: "the database holds no products table: no productdir catalog" }))
+      )
+    )
   })
 })
 

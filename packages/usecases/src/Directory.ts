@@ -146,12 +146,11 @@ export const layer = (config: DirectorySettings) =>
           }
         }),
         search: Effect.fn("Directory.search")(function* (query) {
-          // A category is a label: "accounting " and "Accounting" are one (the stores compare without case), and an
-          // empty one filters nothing, as an empty `q` searches nothing.
-          const category = query.category?.trim().replace(/\s+/g, " ")
+          // An empty category filters nothing, as an empty `q` searches nothing. (A label is compared as stored, in any
+          // case: labels are not trimmed on import, so a query's spaces are not trimmed either.)
           const page = yield* catalog.list({
             ...query,
-            category: category === "" ? undefined : category,
+            category: query.category?.trim() === "" ? undefined : query.category,
             sort: query.sort ?? defaultSort(query.q),
             limit: query.limit ?? DEFAULT_LIMIT
           })

@@ -196,7 +196,7 @@ export const interpret = (message: Message, paths: PartPaths = PARTS) =>
   Effect.gen(function* () {
     // A part is one of text, raw, url and data (A2A 1.0 §4.1.6): one that carries two would be read as either.
     const mixed = message.parts.flatMap((part, i) =>
-      [part.text, part.raw, part.url, part.data].filter((content) => content !== undefined).length > 1 ? [i] : []
+      [part.text, part.raw, part.url, part.data].filter((content) => content !== undefined && content !== null).length > 1 ? [i] : []
     )
     if (mixed.length > 0) {
       return yield* invalidParams(

@@ -10,7 +10,7 @@ import { llmsTxt, serviceIndex } from "../catalogGuide.ts"
 import { ApiConfig } from "../ApiConfig.ts"
 import { baseUrlOf } from "../mcp/links.ts"
 import { cachedJson } from "../http/cachedJson.ts"
-import { hostnameOf, isLoopbackName } from "../http/hosts.ts"
+import { hostnameOf, isLoopbackHost, isLoopbackName } from "../http/hosts.ts"
 import { storeUnavailable } from "../http/domainProblems.ts"
 import { makeReadiness } from "../http/readiness.ts"
 import { makeMetricsResponse } from "../observability/scrape.ts"
@@ -40,7 +40,10 @@ export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =
         .handle("agentCard", () =>
           Effect.gen(function* () {
             const request = yield* HttpServerRequest.HttpServerRequest
-            const own = Option.isSome(config.publicUrl) || isLoopbackName(hostnameOf(request.headers.host ?? ""))
+            // A loopback Host is the directory's own only on a server that listens on loopback alone: one on 0.0.0.0
+            // is reached from elsewhere, where "localhost:8080" names the client's machine, not this one.
+            const own =
+              Option.isSome(config.publicUrl) || (isLoopbackHost(config.host) && isLoopbackName(hostnameOf(request.headers.host ?? "")))
             return yield* serveCard(own ? signer : undefined, baseUrlOf(config.publicUrl, Option.some(request)) ?? "")
           })
         )

@@ -27,8 +27,13 @@ export const migration = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const keys = yield* sql<{ problem_key: string }>`
     SELECT DISTINCT problem_key FROM problem_reports WHERE problem_key ~ '[^\\x01-\\x7f]'`
-  for (const { problem_key } of keys) {
-    const key = keyOf(problem_key)
-    if (key !== problem_key) yield* sql`UPDATE problem_reports SET problem_key = ${key} WHERE problem_key = ${problem_key}`
-  }
+  const changed = keys.map(({ problem_key }) => [problem_key, keyOf(problem_key)] as const).filter(([old, key]) => key !== old)
+  if (changed.length === 0) return
+  const olds = changed.map(([old]) => old)
+  const news = changed.map(([, key]) => key)
+  // One statement over a table of old and new keys: one pass over the reports, however many keys change.
+  yield* sql`
+    UPDATE problem_reports r SET problem_key = m.new_key
+    FROM unnest(${olds}::text[], ${news}::text[]) AS m(old_key, new_key)
+    WHERE r.problem_key = m.old_key`
 })
