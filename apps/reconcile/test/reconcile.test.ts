@@ -400,8 +400,8 @@ for (const variant of testTargets()) {
         expect(stopped.stderr).not.toMatch(/\n\s+at /)
       })
 
-      it("a one-off run stopped before it finished says so and exits 130; a stopped schedule is a clean stop", async () => {
-        await target.run(seed([freshInput()]))
+      /** Another runner: holds the job lock until `release()`, which resolves once it let go. */
+      const anotherRunner = async () => {
         const release = Effect.runSync(Deferred.make<void>())
         const held = Effect.runSync(Deferred.make<void>())
         const holder = target.run(
@@ -410,12 +410,20 @@ for (const variant of testTargets()) {
           )
         )
         await Effect.runPromise(Deferred.await(held))
+        return async () => {
+          Effect.runSync(Deferred.succeed(release, undefined))
+          await holder
+        }
+      }
+
+      it("a one-off run stopped before it finished says so and exits 130; a stopped schedule is a clean stop", async () => {
+        await target.run(seed([freshInput()]))
+        const release = await anotherRunner()
         const waiting = spawnApp(BIN, ["--wait"], target.env)
         await waitForOutput(waiting.child, "waiting for it to finish")
         waiting.child.kill("SIGTERM")
         const stopped = await waiting.done
-        Effect.runSync(Deferred.succeed(release, undefined))
-        await holder
+        await release()
         expect(stopped.code).toBe(130)
         expect(stopped.stderr).toContain("stopped before the pass finished")
         expect(stopped.stderr).not.toMatch(/\n\s+at /)
@@ -423,15 +431,7 @@ for (const variant of testTargets()) {
 
       it("two runners never work at once: the second skips, or waits with --wait", async () => {
         await target.run(seed([freshInput()]))
-        const release = Effect.runSync(Deferred.make<void>())
-        const held = Effect.runSync(Deferred.make<void>())
-        // Another runner: holds the job lock until released.
-        const holder = target.run(
-          JobLock.use((lock) =>
-            lock.withLock("reconcile", { wait: false }, Deferred.succeed(held, undefined).pipe(Effect.andThen(Deferred.await(release))))
-          )
-        )
-        await Effect.runPromise(Deferred.await(held))
+        const release = await anotherRunner()
         const skipped = await cli([])
         expect(skipped.code).toBe(0)
         expect(skipped.stdout).toContain("skipped this pass")
@@ -444,8 +444,7 @@ for (const variant of testTargets()) {
         await waitForOutput(waiting.child, "waiting for it to finish")
         await new Promise((r) => setTimeout(r, 500))
         expect(waiting.child.exitCode).toBe(null)
-        Effect.runSync(Deferred.succeed(release, undefined))
-        await holder
+        await release()
         const waited = await waiting.done
         expect(waited.code).toBe(0)
         expect(waited.stdout).toMatch(/checked 1 products/)

@@ -119,6 +119,21 @@ export const layerFromConfig = (
     })
   )
 
+/** A schema this version would change, refused by a command that changes nothing (`why`: what to do instead). */
+const wouldChange = (
+  operation: string,
+  url: Redacted.Redacted,
+  state: { readonly migrations: ReadonlyArray<string>; readonly routines: ReadonlyArray<string> },
+  why: string
+) =>
+  new StoreError({
+    operation,
+    detail: `PostgreSQL at ${describeServer(url)} has a schema this version would change (${[
+      ...state.migrations.map((m) => `migration ${m}`),
+      ...state.routines.map((r) => `routine ${r}`)
+    ].join(", ")}), and ${why}`
+  })
+
 /**
  * The store for a run that must write nothing (`productdir-import --dry-run`): building the SQL store migrates
  * its schema and installs its routines, so it is built only over a schema this version finds current. A server
@@ -145,11 +160,12 @@ export const layerForDryRun = (
         const state = yield* schemaState(url)
         if (state._tag === "Empty") return yield* empty(`PostgreSQL at ${describeServer(url)}`)
         if (state._tag === "Behind") {
-          const changes = [...state.migrations.map((m) => `migration ${m}`), ...state.routines.map((r) => `routine ${r}`)]
-          return yield* new StoreError({
-            operation: "dry run",
-            detail: `PostgreSQL at ${describeServer(url)} has a schema this version would change (${changes.join(", ")}), and a dry run changes nothing: upgrade it first (start the API, or import without --dry-run), then run the dry run again`
-          })
+          return yield* wouldChange(
+            "dry run",
+            url,
+            state,
+            "a dry run changes nothing: upgrade it first (start the API, or import without --dry-run), then run the dry run again"
+          )
         }
       }
       return layerFromConfig(role, server)
@@ -184,11 +200,12 @@ export const layerForCatalog = (
         const state = yield* schemaState(url)
         if (state._tag === "Empty") return yield* none(`PostgreSQL at ${describeServer(url)}`)
         if (state._tag === "Behind" && options.readOnly) {
-          const changes = [...state.migrations.map((m) => `migration ${m}`), ...state.routines.map((r) => `routine ${r}`)]
-          return yield* new StoreError({
-            operation: "find the catalog",
-            detail: `PostgreSQL at ${describeServer(url)} has a schema this version would change (${changes.join(", ")}), and this command changes nothing: upgrade it first (start the API), then run it again`
-          })
+          return yield* wouldChange(
+            "find the catalog",
+            url,
+            state,
+            "this command changes nothing: upgrade it first (start the API), then run it again"
+          )
         }
       }
       return layerFromConfig(role, server)
