@@ -362,6 +362,12 @@ for (const variant of variants) {
             expect(wrong.headers.get("content-type")).toMatch(/^application\/problem\+json/)
           }
           expect((yield* request(`${base}/a2a/rest/tasks/t-1`, { method: "HEAD", headers: withVersion })).status).toBe(404)
+          // ListTasks' page size, in the query over HTTP+JSON, is checked as over JSON-RPC.
+          for (const pageSize of ["0", "101", "abc", "-5"]) {
+            expect((yield* request(`${base}/a2a/rest/tasks?pageSize=${pageSize}`, { headers: withVersion })).status, pageSize).toBe(400)
+          }
+          expect((yield* request(`${base}/a2a/rest/tasks?pageSize=10`, { headers: withVersion })).status).toBe(200)
+          expect((yield* request(`${base}/a2a/rest/tasks`, { headers: withVersion })).status).toBe(200)
           expect((yield* request(`${base}/a2a/rest/v1/card`, { method: "HEAD" })).status).toBe(400)
           const ok = yield* post("/message:send", sendText("okonomi"))
           expect(ok.status).toBe(200)

@@ -423,6 +423,12 @@ export const A2aLive = HttpRouter.use((router) =>
       return { operation: "CreateTaskPushNotificationConfig", id }
     }
 
+    /** ListTasks over HTTP+JSON takes its parameters in the query: `pageSize` is checked as over JSON-RPC. */
+    const listParams = (url: string): Record<string, unknown> => {
+      const pageSize = new URLSearchParams(url.includes("?") ? url.slice(url.indexOf("?") + 1) : "").get("pageSize")
+      return pageSize === null ? {} : { pageSize: /^\d+$/u.test(pageSize) ? Number(pageSize) : pageSize }
+    }
+
     /** A2A 0.3's HTTP+JSON: the paths under /v1 (legacy.ts), for a 0.3 request. */
     const legacyRest = (request: HttpServerRequest.HttpServerRequest, method: string, path: string) =>
       Effect.gen(function* () {
@@ -481,7 +487,12 @@ export const A2aLive = HttpRouter.use((router) =>
               })
             }
             const { caster, base } = yield* admit(request)
-            const params = found.operation === "SendMessage" ? yield* readJson(request) : { id: found.id }
+            const params =
+              found.operation === "SendMessage"
+                ? yield* readJson(request)
+                : found.operation === "ListTasks"
+                  ? listParams(request.url)
+                  : { id: found.id }
             return yield* operate(found.operation, params, base, caster)
           })
         )
