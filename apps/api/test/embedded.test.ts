@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { sampleRecords } from "@productdir/fixtures/sample"
@@ -123,11 +123,17 @@ describe("one owner per embedded data directory", { timeout: 180_000 }, () => {
       detached: true
     })
     cleanup.unshift(() => signalGroup(importing, "SIGKILL"))
-    let refused = await run(RECONCILE_BIN, ["--check"], { DATA_DIR: dir })
-    for (let tries = 0; !refused.stderr.includes("in use by") && tries < 100; tries++) {
-      await new Promise((r) => setTimeout(r, 200))
-      refused = await run(RECONCILE_BIN, ["--check"], { DATA_DIR: dir })
+    // Once it owns the directory (its owner file names it), not before: a check started first would own it instead.
+    const owner = () => {
+      try {
+        return (JSON.parse(readFileSync(join(dir, "productdir-owner.json"), "utf8")) as { pid?: number }).pid
+      } catch {
+        return undefined
+      }
     }
+    for (let waited = 0; owner() !== importing.pid && waited < 60_000; waited += 100) await new Promise((r) => setTimeout(r, 100))
+    expect(owner()).toBe(importing.pid)
+    const refused = await run(RECONCILE_BIN, ["--check"], { DATA_DIR: dir })
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain(`in use by productdir-import (pid ${importing.pid}). Wait for it to finish, or set DATABASE_URL`)
     // Its input ended, the import finishes and lets the directory go.
