@@ -8,9 +8,11 @@
  * - or, when no product word has it or starts with it, it is one typo away from
  *   one that exists (`tallyhuose` finds `Tallyhouse`).
  * Accents are folded on both sides (`zurich` finds `Zürich`), case never matters.
- * A product matches when any word of the query does; the more words it matches,
- * and the weightier the field (name, then category, then the rest), the higher it
- * ranks. PostgreSQL does the stemming and folding with its own dictionaries
+ * A product matches when any word of the query does. It ranks first by how many
+ * of the query's words it has ("password manager for teams": a password manager
+ * for teams above a product named "Teams" that has none of the others), then by
+ * how weighty the fields that have them are (name, then category, then the rest)
+ * and how often. PostgreSQL does the stemming and folding with its own dictionaries
  * (`english`, `unaccent`); the memory store with the same algorithms.
  */
 import type { ProductContent } from "./ProductContent.ts"

@@ -58,10 +58,12 @@ const startsAny = (words: ReadonlySet<string>, prefix: string): boolean => {
   return false
 }
 
-/** What a query looks for: exact lexemes and prefixes. */
+/** What a query looks for: exact lexemes and prefixes; and, word by word, what each of its words matches. */
 export interface Operands {
   readonly exact: ReadonlyArray<string>
   readonly prefixes: ReadonlyArray<string>
+  /** Each query word's own operands: a product has the word when it has any of them (coverageOf). */
+  readonly words: ReadonlyArray<{ readonly exact: ReadonlyArray<string>; readonly prefixes: ReadonlyArray<string> }>
 }
 
 /**
@@ -76,18 +78,45 @@ export const operandsOf = (q: string, products: Iterable<Product>): Operands | u
   for (const p of products) for (const w of indexOf(p).words) vocabulary.add(w)
   const exact = new Set<string>()
   const prefixes = new Set<string>()
+  const perWord: Array<{ exact: Array<string>; prefixes: Array<string> }> = []
   let typos = 0
   for (const word of words) {
-    if (!ENGLISH_STOP_WORDS.has(word)) exact.add(stem(word))
+    const own: { exact: Array<string>; prefixes: Array<string> } = {
+      exact: ENGLISH_STOP_WORDS.has(word) ? [] : [stem(word)],
+      prefixes: []
+    }
+    perWord.push(own)
+    for (const lexeme of own.exact) exact.add(lexeme)
     // A word the catalog has is searched by its stem alone; any other also as the start of the word being typed.
-    if (word.length >= PREFIX_MIN_LENGTH && !vocabulary.has(word)) prefixes.add(word)
+    if (word.length >= PREFIX_MIN_LENGTH && !vocabulary.has(word)) {
+      prefixes.add(word)
+      own.prefixes.push(word)
+    }
     if (!mayBeTypo(word) || startsAny(vocabulary, word) || typos++ >= TYPO_MAX_WORDS) continue
     for (const known of vocabulary) {
-      if (isTypoOf(word, known)) exact.add(ENGLISH_STOP_WORDS.has(known) ? known : stem(known))
+      if (!isTypoOf(word, known)) continue
+      const fix = ENGLISH_STOP_WORDS.has(known) ? known : stem(known)
+      exact.add(fix)
+      own.exact.push(fix)
     }
   }
   // A prefix already matches the word it is: as in a tsquery, the same word counts once.
-  return { exact: [...exact].filter((e) => !prefixes.has(e)), prefixes: [...prefixes] }
+  return { exact: [...exact].filter((e) => !prefixes.has(e)), prefixes: [...prefixes], words: perWord }
+}
+
+/** How many of the query's words a product has (by any of a word's operands: its stem, its start, its typos' fixes). */
+const coverageOf = (lexemes: Document, operands: Operands): number => {
+  let covered = 0
+  for (const word of operands.words) {
+    const has =
+      word.exact.some((lexeme) => lexemes.has(lexeme)) ||
+      word.prefixes.some((prefix) => {
+        for (const lexeme of lexemes.keys()) if (lexeme.startsWith(prefix)) return true
+        return false
+      })
+    if (has) covered++
+  }
+  return covered
 }
 
 /** One operand's share of ts_rank (calc_rank_or): its best weight, plus the rest fading as 1/j². */
@@ -105,7 +134,10 @@ const entryRank = (positions: ReadonlyArray<number>): number => {
   return (best + sum - best / ((bestAt + 1) * (bestAt + 1))) / 1.64493406685
 }
 
-/** How well a product matches (PostgreSQL's ts_rank of an OR query), or undefined when it does not. */
+/**
+ * How well a product matches, or undefined when it does not: how many of the query's words it has, then
+ * PostgreSQL's ts_rank of the OR query (below 1) among products that have as many.
+ */
 export const rankOf = (product: Product, operands: Operands): number | undefined => {
   const { lexemes } = indexOf(product)
   let rank = 0
@@ -124,5 +156,5 @@ export const rankOf = (product: Product, operands: Operands): number | undefined
     }
   }
   const size = operands.exact.length + operands.prefixes.length
-  return matched ? rank / size : undefined
+  return matched ? coverageOf(lexemes, operands) + rank / size : undefined
 }

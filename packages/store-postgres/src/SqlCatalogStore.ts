@@ -34,7 +34,7 @@ import {
 import { Announcer } from "./ChangeFeed.ts"
 import { storeError } from "./errors.ts"
 import { ReadRouter } from "./ReadReplicas.ts"
-import { RANK_WEIGHTS, searchQuery, tsquery } from "./search.ts"
+import { relevance, searchQuery, tsquery } from "./search.ts"
 import { searchCandidates } from "./searchLists.ts"
 import { stamp } from "./stamp.ts"
 import { PRODUCT_COLUMNS, type ProductRow, toProduct } from "./rows.ts"
@@ -305,9 +305,7 @@ export const make = Effect.gen(function* () {
         if (candidates !== undefined) filters.push(sql`product_search.product_id = ANY(${candidates}::uuid[])`)
         // Relevance as the cursor carries it: rounded, so the next page compares equal values.
         const rank =
-          search !== undefined && query.sort === "relevance"
-            ? sql`round(ts_rank(${RANK_WEIGHTS}::float4[], product_search.search, ${tsquery(sql, search)})::numeric, 6)::float8`
-            : sql`0::float8`
+          search !== undefined && query.sort === "relevance" ? sql`round(${relevance(sql, search)}::numeric, 6)::float8` : sql`0::float8`
         // The search vectors live apart (migration 7): joined by primary key when words are searched.
         const from = search === undefined ? sql`products` : sql`products JOIN product_search ON product_search.product_id = products.id`
         const outer: Array<Statement.Fragment> = []

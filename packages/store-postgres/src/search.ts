@@ -27,6 +27,8 @@ export interface SearchQuery {
   readonly prefixes: string | undefined
   /** The same words, for the candidates of a large catalog (searchLists.ts). */
   readonly sought: Sought
+  /** Each query word's own halves: a product has the word when it matches either (coverage). */
+  readonly words: ReadonlyArray<{ readonly english: string; readonly prefix: string | undefined }>
 }
 
 /** How many vocabulary words a typo may stand for are searched, the most alike first. */
@@ -124,7 +126,11 @@ export const searchQuery = (sql: SqlClient.SqlClient, q: string) =>
     return {
       english: english.map((w) => operand(w, false)).join(" | "),
       prefixes: typed.length > 0 ? typed.map((w) => operand(w, true)).join(" | ") : undefined,
-      sought: { words: english, typed }
+      sought: { words: english, typed },
+      words: words.map((w) => ({
+        english: [w, ...(known.get(w)?.fixes ?? []).filter((f) => !ENGLISH_STOP_WORDS.has(f))].map((x) => operand(x, false)).join(" | "),
+        prefix: typed.includes(w) ? operand(w, true) : undefined
+      }))
     } satisfies SearchQuery
   })
 
@@ -132,7 +138,21 @@ export const searchQuery = (sql: SqlClient.SqlClient, q: string) =>
  * The tsquery of a search, as SQL: a scalar subquery, so that it is parsed once per statement (an
  * InitPlan) rather than once per row where ts_rank and the row-wise match use it.
  */
-export const tsquery = (sql: SqlClient.SqlClient, query: SearchQuery) =>
+export const tsquery = (sql: SqlClient.SqlClient, query: Pick<SearchQuery, "english" | "prefixes">) =>
   query.prefixes === undefined
     ? sql`(SELECT to_tsquery('english', productdir_unaccent(${query.english})))`
     : sql`(SELECT to_tsquery('english', productdir_unaccent(${query.english})) || to_tsquery('simple', productdir_unaccent(${query.prefixes})))`
+
+/**
+ * A matching product's relevance (the domain's rule, packages/domain/src/search.ts): how many of the query's
+ * words it has, then `ts_rank` of the whole query (below 1) among products with as many. A query of one word
+ * ranks by `ts_rank` alone: every match has its word. Each word's tsquery is parsed once a statement too.
+ */
+export const relevance = (sql: SqlClient.SqlClient, query: SearchQuery) => {
+  const rank = sql`ts_rank(${RANK_WEIGHTS}::float4[], product_search.search, ${tsquery(sql, query)})::float8`
+  if (query.words.length < 2) return sql`(1 + ${rank})`
+  const has = query.words.map(
+    (w) => sql`ts_match_vq(product_search.search, ${tsquery(sql, { english: w.english, prefixes: w.prefix })})::int`
+  )
+  return sql`(${sql.join(" + ", false)(has)} + ${rank})`
+}

@@ -1,6 +1,7 @@
 /**
  * The relevance set run on a store of its own (packages/fixtures/src/relevance.ts):
- * every query's products must be in its first five results. The score is printed
+ * every query's products must be in its first five results, and first where the query names
+ * the one that answers all of its words. The score is printed
  * (docs/database.md records it); the test passes only when every query does.
  */
 import { assert, describe, layer } from "@effect/vitest"
@@ -23,6 +24,8 @@ export const relevanceSuite = (name: string, stores: Layer.Layer<Stores, unknown
             const names = page.items.map((p) => p.content.name)
             const missing = query.top5.filter((n) => !names.includes(n))
             if (missing.length > 0) misses.push(`${query.kind} "${query.q}": missing ${missing.join(", ")}; got ${names.join(", ")}`)
+            else if (query.first !== undefined && names[0] !== query.first)
+              misses.push(`${query.kind} "${query.q}": ${query.first} is not first; got ${names.join(", ")}`)
           }
           console.log(
             `relevance set on ${name}: ${queries.length - misses.length}/${queries.length} queries pass over ${catalog.length} records`

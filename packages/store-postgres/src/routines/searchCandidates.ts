@@ -8,6 +8,12 @@
  */
 import { fn } from "./Routine.ts"
 
+/**
+ * What a lexeme a product has is worth in its candidates' sums beside its score: more than every score of a query
+ * together (each below 1), so that a sum orders products first by how many of the query's lexemes they have.
+ */
+const WORD = 1000
+
 export const searchCandidates = fn({
   name: "productdir_search_candidates",
   args: "p_format integer, p_category text, p_typed text[], p_words text, p_limit integer, p_kept integer, p_list_depth integer, p_completions_max integer, p_rare_max integer, p_lists_from integer",
@@ -75,18 +81,26 @@ BEGIN
          p.listed
       FROM plan p
     ),
+    slice AS (
+      SELECT greatest(p_limit + 1, least(p_list_depth, 2 * p_list_depth / greatest(usable.listed, 1))) AS size FROM usable
+    ),
+    -- A product's rank counts the query's words it has before their scores (the domain's rule, ../search.ts): here
+    -- a lexeme it has is worth a word (WORD) plus its score, so that sums of them order products as the rank does.
     best AS (
-      SELECT lx.lexeme, x.id, x.score FROM lx, usable, LATERAL (
+      SELECT lx.lexeme, x.id, ${WORD} + x.score::float8 AS score FROM lx, usable, slice, LATERAL (
         SELECT e.id, e.score FROM search_lists sl, unnest(sl.product_ids, sl.scores, sl.trusts) AS e(id, score, trust)
         -- Without a category, the best of every category's (key ''): one row a lexeme, not one a category.
         WHERE sl.lexeme = lx.lexeme AND sl.category_key = coalesce(lower(p_category::text), '')
         ORDER BY e.score DESC, e.trust DESC, e.id
-        LIMIT greatest(p_limit + 1, least(p_list_depth, 2 * p_list_depth / greatest(usable.listed, 1)))
+        LIMIT slice.size
       ) AS x
       WHERE usable.ok AND lx.listed
     ),
-    -- A product missing from a lexeme's slice scores at most the slice's last score for it.
-    bounds AS MATERIALIZED (SELECT lexeme, min(score) AS bound FROM best GROUP BY lexeme),
+    -- A product missing from a lexeme's slice has it with at most the slice's last score; from a slice shorter than
+    -- asked for (the whole list, which holds every product with the lexeme), it does not have it.
+    bounds AS MATERIALIZED (
+      SELECT lexeme, CASE WHEN count(*) < (SELECT size FROM slice) THEN 0 ELSE min(score) END AS bound FROM best GROUP BY lexeme
+    ),
     -- Its upper bound: what it is known to score, plus the bounds of the lists it is missing from.
     scored AS (
       SELECT b.id, sum(b.score) AS known,
