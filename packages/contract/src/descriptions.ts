@@ -4,7 +4,7 @@
  */
 
 export const SEARCH_WORDS =
-  "Search words, as an agent would put them: other forms of a word (`invoicing` finds invoices), accents (`zurich` finds Zürich Ledger), the start of a word and one typo are all found; a product matching more of the words ranks higher"
+  "Search words, as an agent would put them: other forms of a word (`invoicing` finds invoices), accents (`zurich` finds Zürich Ledger), the start of a word and one typo are all found; a product with more of the words ranks first, then one with them in its name"
 
 export const CATEGORY_LABEL = "A category label from /categories (MCP: list_categories), in any case; empty filters nothing"
 
