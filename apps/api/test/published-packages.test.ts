@@ -1,7 +1,7 @@
 /**
  * The published packages as other projects get them: each packed with `npm pack`,
  * installed into a fresh project outside the workspace with only effect beside
- * it, and its README's example run there with plain Node. The client's example
+ * it (and what the registry installs with them), and its README's example run there with plain Node. The client's example
  * runs against this API, served on a real socket.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
@@ -12,6 +12,7 @@ import { join } from "node:path"
 import {
   installInFreshProject,
   pack,
+  packDependenciesOf,
   packInstalled,
   packNodeTypes,
   packTypeScript,
@@ -28,7 +29,7 @@ const effect = () => packInstalled("effect")
 describe("published packages", { timeout: 180_000 }, () => {
   it("@productdir/domain installs with only effect, and its README's example runs", async () => {
     const tarballs = mkdtempSync(join(tmpdir(), "productdir-pack-"))
-    const dir = installInFreshProject([pack("domain", tarballs), effect()])
+    const dir = installInFreshProject([pack("domain", tarballs), effect(), ...packDependenciesOf("domain")])
     const output = await runExample(dir, readmeExample("domain"))
     expect(output).toContain("trust of 90 up, 10 down: 83")
     expect(output).toContain("recorded unchanged recorded changed")
@@ -38,7 +39,12 @@ describe("published packages", { timeout: 180_000 }, () => {
 
   it("@productdir/contract installs with its domain and effect, and its README's example runs", async () => {
     const tarballs = mkdtempSync(join(tmpdir(), "productdir-pack-"))
-    const dir = installInFreshProject([pack("domain", tarballs), pack("contract", tarballs), effect()])
+    const dir = installInFreshProject([
+      pack("domain", tarballs),
+      pack("contract", tarballs),
+      effect(),
+      ...packDependenciesOf("domain", "contract")
+    ])
     const output = await runExample(dir, readmeExample("contract"))
     expect(output).toContain("POST /vote")
     expect(output).toContain("GET /entities/{slug}/problems")
@@ -57,6 +63,7 @@ describe("published packages", { timeout: 180_000 }, () => {
             pack("contract", tarballs),
             pack("client", tarballs),
             effect(),
+            ...packDependenciesOf("domain", "contract", "client"),
             ...packTypeScript(),
             ...packNodeTypes()
           ])

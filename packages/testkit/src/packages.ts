@@ -51,6 +51,25 @@ export const packInstalled = (name: string): string => {
 }
 
 /**
+ * What the registry would install beside workspace packages: their dependencies that are not workspace packages
+ * (`@productdir/…`), and those packages' own dependencies in turn, each packed from its installed copy. Offline, npm
+ * cannot look up a dependency a tarball names unless it is given as a tarball too (the npm cache holds the tarballs
+ * `npm ci` fetched, not the registry's documents that resolving a version range reads).
+ */
+export const packDependenciesOf = (...names: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const dependenciesOf = (manifest: string): ReadonlyArray<string> =>
+    Object.keys((JSON.parse(readFileSync(manifest, "utf8")) as { dependencies?: Record<string, string> }).dependencies ?? {})
+  const found = new Set<string>()
+  const visit = (dependency: string) => {
+    if (dependency.startsWith("@productdir/") || found.has(dependency)) return
+    found.add(dependency)
+    for (const next of dependenciesOf(join(ROOT, "node_modules", dependency, "package.json"))) visit(next)
+  }
+  for (const name of names) for (const dependency of dependenciesOf(join(ROOT, "packages", name, "package.json"))) visit(dependency)
+  return [...found].sort().map(packInstalled)
+}
+
+/**
  * TypeScript as the registry serves it, packed from the installed copy: the compiler's package and
  * the native binary of this platform (an optional dependency npm picks by platform; offline it must be
  * given, or `tsc` finds no compiler).
