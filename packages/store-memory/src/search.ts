@@ -94,10 +94,10 @@ export const operandsOf = (q: string, products: Iterable<Product>): Operands | u
     }
     if (!mayBeTypo(word) || startsAny(vocabulary, word) || typos++ >= TYPO_MAX_WORDS) continue
     for (const known of vocabulary) {
-      if (!isTypoOf(word, known)) continue
-      const fix = ENGLISH_STOP_WORDS.has(known) ? known : stem(known)
-      exact.add(fix)
-      own.exact.push(fix)
+      // A stop word is no fix (as in PostgreSQL, where it is dropped from the query): `thier` is not a search for `their`.
+      if (ENGLISH_STOP_WORDS.has(known) || !isTypoOf(word, known)) continue
+      exact.add(stem(known))
+      own.exact.push(stem(known))
     }
   }
   // A prefix already matches the word it is: as in a tsquery, the same word counts once.

@@ -51,9 +51,9 @@ const CLAIM_EXPIRES = "1 hour"
 
 /** What a search looks for, as the candidates' statement needs it. */
 export interface Sought {
-  /** The words searched by their English stems (the query's words and the typos' fixes). */
+  /** Each query word as searched by English stems: the word and the typos' fixes it stands for, space-separated. */
   readonly words: ReadonlyArray<string>
-  /** The words searched as the start of a word too. */
+  /** Beside each of `words`: the word, where it is searched as the start of a word too; else "". */
   readonly typed: ReadonlyArray<string>
 }
 
@@ -80,8 +80,8 @@ export const searchCandidates = (
       changed: boolean
       products: number
     }>`
-      SELECT * FROM productdir_search_candidates(${FORMAT}, ${category ?? null}, ${sought.typed}::text[], ${sought.words.join(" ")},
-        ${limit}, ${sought.typed.length > 0 ? LIST_DEPTH : 2 * LIST_DEPTH}, ${LIST_DEPTH}, ${COMPLETIONS_MAX}, ${RARE_MAX}, ${LISTS_FROM})`
+      SELECT * FROM productdir_search_candidates(${FORMAT}, ${category ?? null}, ${sought.typed}::text[], ${sought.words}::text[],
+        ${limit}, ${sought.typed.some((word) => word !== "") ? LIST_DEPTH : 2 * LIST_DEPTH}, ${LIST_DEPTH}, ${COMPLETIONS_MAX}, ${RARE_MAX}, ${LISTS_FROM})`
     const stale =
       row !== undefined &&
       row.products >= LISTS_FROM &&

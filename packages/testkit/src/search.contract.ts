@@ -86,6 +86,34 @@ export const searchBehaviours = (it: ContractIt) => {
     })
   )
 
+  it.effect("more of the words before a weightier field: all of them in a summary above one of them in a name", () =>
+    Effect.gen(function* () {
+      const store = yield* CatalogStore
+      const first = madeUpWord()
+      const second = madeUpWord()
+      const third = madeUpWord()
+      const named = freshInput({ name: `${third} Pro`, seed: { up: 90, down: 0 } })
+      const all = freshInput({ summary: `A ${first} with ${second} for ${third}.`, seed: { up: 0, down: 9 } })
+      const two = freshInput({ name: `${first} Works`, summary: `Also ${second}.` })
+      yield* store.upsert([named, all, two])
+      assert.deepStrictEqual(yield* ids({ q: `${first} ${second} for ${third}` }), [all.id, two.id, named.id])
+    })
+  )
+
+  it.effect("a typo is not read as a stop word: it adds no word to a product that has one", () =>
+    Effect.gen(function* () {
+      const store = yield* CatalogStore
+      const word = madeUpWord()
+      const named = freshInput({ name: `${word} Desk` })
+      const theirs = freshInput({ summary: `${word} for their teams, their way.` })
+      yield* store.upsert([named, theirs])
+      // "thier" is one typo from "their", a stop word: searched, it would count a second word for `theirs`.
+      const found = yield* ids({ q: `${word} thier` })
+      assert.strictEqual(found[0], named.id)
+      assert.include(found, theirs.id)
+    })
+  )
+
   it.effect("a category's words find its products", () =>
     Effect.gen(function* () {
       const store = yield* CatalogStore

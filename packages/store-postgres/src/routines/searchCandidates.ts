@@ -9,17 +9,19 @@
 import { fn } from "./Routine.ts"
 
 /**
- * What a lexeme a product has is worth in its candidates' sums beside its score: more than every score of a query
- * together (each below 1), so that a sum orders products first by how many of the query's lexemes they have.
+ * What a query word a product has is worth in its candidates' sums beside its lexemes' scores: more than every score
+ * of a query together (each below 1), so that a sum orders products first by how many of the query's words they have.
  */
 const WORD = 1000
 
 export const searchCandidates = fn({
   name: "productdir_search_candidates",
-  args: "p_format integer, p_category text, p_typed text[], p_words text, p_limit integer, p_kept integer, p_list_depth integer, p_completions_max integer, p_rare_max integer, p_lists_from integer",
+  args: "p_format integer, p_category text, p_typed text[], p_words text[], p_limit integer, p_kept integer, p_list_depth integer, p_completions_max integer, p_rare_max integer, p_lists_from integer",
   returns:
     "TABLE (usable boolean, candidates text[], built_at timestamptz, built_format smallint, with_starts boolean, changed boolean, products float8)",
   attributes: "LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan",
+  // p_words was one text of every word before the candidates counted words (a text[] now, one a word).
+  drops: ["productdir_search_candidates(integer, text, text[], text, integer, integer, integer, integer, integer, integer)"],
   body: `
 #variable_conflict use_column
 BEGIN
@@ -29,7 +31,7 @@ BEGIN
       FROM search_lists_state WHERE built_xid IS NOT NULL AND built_format = p_format
     ),
     starts AS (
-      SELECT u.p, coalesce(k.listed, c.completions) AS completions, coalesce(k.listed_dfs, c.dfs) AS dfs,
+      SELECT t.i, u.p, coalesce(k.listed, c.completions) AS completions, coalesce(k.listed_dfs, c.dfs) AS dfs,
         coalesce(k.completions, cardinality(c.completions)) AS completion_count,
       -- The start's best name matches among its rare completions (one range of search_names' index), by the
       -- sum of their scores: a product's rank adds up the scores of every completion it has (ts_rank, calc_rank_or).
@@ -41,7 +43,9 @@ BEGIN
         ORDER BY sum(n.score::float8) DESC, max(n.trust) DESC, n.product_id
         LIMIT p_list_depth
       ) END AS named
-      FROM unnest(p_typed) AS t(w), LATERAL (SELECT productdir_unaccent(t.w) AS p) AS u
+      -- The words searched as starts ('' beside the others), with their places among the query's words.
+      FROM (SELECT * FROM unnest(p_typed) WITH ORDINALITY AS t(w, i) WHERE t.w <> '') AS t,
+        LATERAL (SELECT productdir_unaccent(t.w) AS p) AS u
       -- A start with many name matches was searched when the lists were built (search_starts): its best name matches,
       -- its completions' count and its common completions, one row read. The page needs fewer than it keeps.
       LEFT JOIN LATERAL (
@@ -60,14 +64,14 @@ BEGIN
     ),
     -- A start whose name matches fill more than the page is searched by them: its rare completions are not
     -- matched by the GIN index (tens of thousands of products' vectors for a start of many brand words).
-    items AS (
-      SELECT lexeme, max(df) AS df, bool_and(named) AS named FROM (
-        SELECT e AS lexeme, coalesce((SELECT l.df FROM search_lexemes l WHERE l.lexeme = e), 0) AS df, false AS named
-        FROM unnest(tsvector_to_array(to_tsvector('english', productdir_unaccent(p_words)))) AS e
-        UNION ALL SELECT x.lexeme, x.df, cardinality(named) > p_limit FROM starts, unnest(completions, dfs) AS x(lexeme, df)
-      ) AS x
-      GROUP BY lexeme
+    -- Each lexeme with the query word it stands for (its stem, a typo's fix, a start's completion; i: the word's place).
+    word_items AS (
+      SELECT w.i, e AS lexeme, coalesce((SELECT l.df FROM search_lexemes l WHERE l.lexeme = e), 0) AS df, false AS named
+      FROM unnest(p_words) WITH ORDINALITY AS w(txt, i), unnest(tsvector_to_array(to_tsvector('english', productdir_unaccent(w.txt)))) AS e
+      UNION ALL SELECT starts.i, x.lexeme, x.df, cardinality(named) > p_limit FROM starts, unnest(completions, dfs) AS x(lexeme, df)
     ),
+    wl AS (SELECT DISTINCT i, lexeme FROM word_items),
+    items AS (SELECT lexeme, max(df) AS df, bool_and(named) AS named FROM word_items GROUP BY lexeme),
     lx AS (SELECT i.lexeme, i.df, i.df > st.min_df AS listed, i.named FROM items i CROSS JOIN st),
     plan AS (
       SELECT count(*) FILTER (WHERE listed) AS listed,
@@ -84,10 +88,8 @@ BEGIN
     slice AS (
       SELECT greatest(p_limit + 1, least(p_list_depth, 2 * p_list_depth / greatest(usable.listed, 1))) AS size FROM usable
     ),
-    -- A product's rank counts the query's words it has before their scores (the domain's rule, ../search.ts): here
-    -- a lexeme it has is worth a word (WORD) plus its score, so that sums of them order products as the rank does.
     best AS (
-      SELECT lx.lexeme, x.id, ${WORD} + x.score::float8 AS score FROM lx, usable, slice, LATERAL (
+      SELECT lx.lexeme, x.id, x.score::float8 AS score FROM lx, usable, slice, LATERAL (
         SELECT e.id, e.score FROM search_lists sl, unnest(sl.product_ids, sl.scores, sl.trusts) AS e(id, score, trust)
         -- Without a category, the best of every category's (key ''): one row a lexeme, not one a category.
         WHERE sl.lexeme = lx.lexeme AND sl.category_key = coalesce(lower(p_category::text), '')
@@ -99,14 +101,28 @@ BEGIN
     -- A product missing from a lexeme's slice has it with at most the slice's last score; from a slice shorter than
     -- asked for (the whole list, which holds every product with the lexeme), it does not have it.
     bounds AS MATERIALIZED (
-      SELECT lexeme, CASE WHEN count(*) < (SELECT size FROM slice) THEN 0 ELSE min(score) END AS bound FROM best GROUP BY lexeme
+      SELECT lexeme, count(*) >= (SELECT size FROM slice) AS open,
+             CASE WHEN count(*) < (SELECT size FROM slice) THEN 0 ELSE min(score) END AS bound
+      FROM best GROUP BY lexeme
     ),
-    -- Its upper bound: what it is known to score, plus the bounds of the lists it is missing from.
+    -- The words a product missing from every slice of theirs may still have: those with a slice that is not a whole list.
+    open_words AS MATERIALIZED (SELECT DISTINCT wl.i FROM wl JOIN bounds d ON d.lexeme = wl.lexeme WHERE d.open),
+    -- A product's rank counts the query's words it has before their scores (the domain's rule, ../search.ts), so its
+    -- sums here do too: a word it has is worth WORD, more than every score together. What it is known to score: the
+    -- words of the slices it is in, and their scores; its upper bound adds each word it may still have, and the
+    -- bounds of the lists it is missing from.
+    in_slices AS (
+      SELECT b.id, sum(b.score) AS score, sum(d.bound) AS present FROM best b JOIN bounds d ON d.lexeme = b.lexeme GROUP BY b.id
+    ),
+    words_known AS (
+      SELECT b.id, count(DISTINCT wl.i) AS known, count(DISTINCT wl.i) FILTER (WHERE wl.i IN (SELECT i FROM open_words)) AS open
+      FROM best b JOIN wl ON wl.lexeme = b.lexeme GROUP BY b.id
+    ),
     scored AS (
-      SELECT b.id, sum(b.score) AS known,
-             sum(b.score) + (SELECT coalesce(sum(bound), 0) FROM bounds) - sum(d.bound) AS upper
-      FROM best b JOIN bounds d ON d.lexeme = b.lexeme
-      GROUP BY b.id
+      SELECT s.id, ${WORD} * w.known + s.score AS known,
+             ${WORD} * (w.known + (SELECT count(*) FROM open_words) - w.open)
+               + s.score + (SELECT coalesce(sum(bound), 0) FROM bounds) - s.present AS upper
+      FROM in_slices s JOIN words_known w ON w.id = s.id
     ),
     -- The page's last place scores at least this much: a product that cannot reach it is not ranked. Of the
     -- rest, the best 400 by what they are known to score (a start with a hundred common completions has
