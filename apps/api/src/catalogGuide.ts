@@ -141,7 +141,7 @@ Four calls from the base URL: \`GET /\` gives \`search\` (a template: put your w
 - Resources: \`productdir://products/{slug}\` reads a product's decision view; \`completion/complete\` completes \`slug\` by prefix.
 
 ## Find
-- [Search products](/products?q=invoicing&limit=5): \`q\` as you would say it: other forms of a word (\`invoicing\` finds invoices), no accents needed (\`zurich\` finds Zürich Ledger), the start of a word, one typo; results by relevance (\`sort=relevance\`, the default with \`q\`), or \`sort=trust|name|updated\`. Also \`category\` (any case), \`updated_since\`, \`limit\`, \`cursor\` (from \`next_cursor\`).
+- [Search products](/products?q=invoicing&limit=5): \`q\` as you would say it: other forms of a word (\`invoicing\` finds invoices), no accents needed (\`zurich\` finds Zürich Ledger), the start of a word, one typo; results by relevance (\`sort=relevance\`, the default with \`q\`: the products with most of your words first, then those with them in the name), or \`sort=trust|name|updated\`. Also \`category\` (any case), \`updated_since\`, \`limit\`, \`cursor\` (from \`next_cursor\`).
 - [Categories](/categories): every category with its product count
 
 ## Judge
