@@ -70,9 +70,11 @@ BEGIN
       FROM unnest(p_words) WITH ORDINALITY AS w(txt, i), unnest(tsvector_to_array(to_tsvector('english', productdir_unaccent(w.txt)))) AS e
       UNION ALL SELECT starts.i, x.lexeme, x.df, cardinality(named) > p_limit FROM starts, unnest(completions, dfs) AS x(lexeme, df)
     ),
-    wl AS (SELECT DISTINCT i, lexeme FROM word_items),
-    items AS (SELECT lexeme, max(df) AS df, bool_and(named) AS named FROM word_items GROUP BY lexeme),
-    lx AS (SELECT i.lexeme, i.df, i.df > st.min_df AS listed, i.named FROM items i CROSS JOIN st),
+    -- words: the query words a lexeme stands for, a bit each (at most eight words: MAX_QUERY_WORDS).
+    items AS (
+      SELECT lexeme, max(df) AS df, bool_and(named) AS named, bit_or(1 << (i::int - 1)) AS words FROM word_items GROUP BY lexeme
+    ),
+    lx AS (SELECT i.lexeme, i.df, i.df > st.min_df AS listed, i.named, i.words FROM items i CROSS JOIN st),
     plan AS (
       SELECT count(*) FILTER (WHERE listed) AS listed,
              coalesce(sum(df) FILTER (WHERE NOT listed AND NOT named), 0) AS rare_df,
@@ -89,7 +91,7 @@ BEGIN
       SELECT greatest(p_limit + 1, least(p_list_depth, 2 * p_list_depth / greatest(usable.listed, 1))) AS size FROM usable
     ),
     best AS (
-      SELECT lx.lexeme, x.id, x.score::float8 AS score FROM lx, usable, slice, LATERAL (
+      SELECT lx.lexeme, lx.words, x.id, x.score::float8 AS score FROM lx, usable, slice, LATERAL (
         SELECT e.id, e.score FROM search_lists sl, unnest(sl.product_ids, sl.scores, sl.trusts) AS e(id, score, trust)
         -- Without a category, the best of every category's (key ''): one row a lexeme, not one a category.
         WHERE sl.lexeme = lx.lexeme AND sl.category_key = coalesce(lower(p_category::text), '')
@@ -109,18 +111,16 @@ BEGIN
     -- but no word: a word whose best products it is not among is taken to be one it lacks. Counting each such word as
     -- one it may have kept every product with one word of two (at a million products, ranking 400 candidates for
     -- random pairs of words: 47 searches/s, not 150; docs/search.md says what this misses).
+    -- The words it is known to have: the bits of its lexemes' words together, counted (one aggregate: a join of each
+    -- lexeme to its words and a count of distinct ones cost pairs of words 2 ms a search at a million products).
     in_slices AS (
-      SELECT b.id, sum(b.score) AS score, sum(d.bound) AS present FROM best b JOIN bounds d ON d.lexeme = b.lexeme GROUP BY b.id
-    ),
-    -- A query of one word: every candidate has it (a start's hundreds of completions are not grouped by word for that).
-    words_known AS (
-      SELECT b.id, count(DISTINCT wl.i) AS known FROM best b JOIN wl ON wl.lexeme = b.lexeme
-      WHERE cardinality(p_words) > 1 GROUP BY b.id
+      SELECT b.id, sum(b.score) AS score, sum(d.bound) AS present, bit_count(bit_or(b.words)::bit(32)) AS words
+      FROM best b JOIN bounds d ON d.lexeme = b.lexeme GROUP BY b.id
     ),
     scored AS (
-      SELECT s.id, ${WORD} * coalesce(w.known, 1) + s.score AS known,
-             ${WORD} * coalesce(w.known, 1) + s.score + (SELECT coalesce(sum(bound), 0) FROM bounds) - s.present AS upper
-      FROM in_slices s LEFT JOIN words_known w ON w.id = s.id
+      SELECT s.id, ${WORD} * s.words + s.score AS known,
+             ${WORD} * s.words + s.score + (SELECT coalesce(sum(bound), 0) FROM bounds) - s.present AS upper
+      FROM in_slices s
     ),
     -- The page's last place scores at least this much: a product that cannot reach it is not ranked. Of the
     -- rest, the best 400 by what they are known to score (a start with a hundred common completions has
