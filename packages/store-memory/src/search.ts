@@ -76,45 +76,35 @@ export const operandsOf = (q: string, products: Iterable<Product>): Operands | u
   if (words.length === 0) return undefined
   const vocabulary = new Set<string>()
   for (const p of products) for (const w of indexOf(p).words) vocabulary.add(w)
-  const exact = new Set<string>()
-  const prefixes = new Set<string>()
   const perWord: Array<{ exact: Array<string>; prefixes: Array<string> }> = []
   let typos = 0
   for (const word of words) {
     const own: { exact: Array<string>; prefixes: Array<string> } = {
       exact: ENGLISH_STOP_WORDS.has(word) ? [] : [stem(word)],
-      prefixes: []
+      // A word the catalog has is searched by its stem alone; any other also as the start of the word being typed.
+      prefixes: word.length >= PREFIX_MIN_LENGTH && !vocabulary.has(word) ? [word] : []
     }
     perWord.push(own)
-    for (const lexeme of own.exact) exact.add(lexeme)
-    // A word the catalog has is searched by its stem alone; any other also as the start of the word being typed.
-    if (word.length >= PREFIX_MIN_LENGTH && !vocabulary.has(word)) {
-      prefixes.add(word)
-      own.prefixes.push(word)
-    }
     if (!mayBeTypo(word) || startsAny(vocabulary, word) || typos++ >= TYPO_MAX_WORDS) continue
     for (const known of vocabulary) {
       // A stop word is no fix (as in PostgreSQL, where it is dropped from the query): `thier` is not a search for `their`.
-      if (ENGLISH_STOP_WORDS.has(known) || !isTypoOf(word, known)) continue
-      exact.add(stem(known))
-      own.exact.push(stem(known))
+      if (!ENGLISH_STOP_WORDS.has(known) && isTypoOf(word, known)) own.exact.push(stem(known))
     }
   }
+  const prefixes = new Set(perWord.flatMap((w) => w.prefixes))
   // A prefix already matches the word it is: as in a tsquery, the same word counts once.
-  return { exact: [...exact].filter((e) => !prefixes.has(e)), prefixes: [...prefixes], words: perWord }
+  const exact = new Set(perWord.flatMap((w) => w.exact).filter((e) => !prefixes.has(e)))
+  return { exact: [...exact], prefixes: [...prefixes], words: perWord }
 }
 
-/** How many of the query's words a product has (by any of a word's operands: its stem, its start, its typos' fixes). */
-const coverageOf = (lexemes: Document, operands: Operands): number => {
+/**
+ * How many of the query's words a product has (by any of a word's operands: its stem, its start, its typos' fixes),
+ * given the prefixes it was found to start (rankOf has looked through its lexemes for them).
+ */
+const coverageOf = (lexemes: Document, operands: Operands, started: ReadonlySet<string>): number => {
   let covered = 0
   for (const word of operands.words) {
-    const has =
-      word.exact.some((lexeme) => lexemes.has(lexeme)) ||
-      word.prefixes.some((prefix) => {
-        for (const lexeme of lexemes.keys()) if (lexeme.startsWith(prefix)) return true
-        return false
-      })
-    if (has) covered++
+    if (word.exact.some((lexeme) => lexemes.has(lexeme)) || word.prefixes.some((prefix) => started.has(prefix))) covered++
   }
   return covered
 }
@@ -148,13 +138,15 @@ export const rankOf = (product: Product, operands: Operands): number | undefined
     matched = true
     rank += entryRank(positions)
   }
+  const started = new Set<string>()
   for (const prefix of operands.prefixes) {
     for (const [lexeme, positions] of lexemes) {
       if (!lexeme.startsWith(prefix)) continue
       matched = true
+      started.add(prefix)
       rank += entryRank(positions)
     }
   }
   const size = operands.exact.length + operands.prefixes.length
-  return matched ? coverageOf(lexemes, operands) + rank / size : undefined
+  return matched ? coverageOf(lexemes, operands, started) + rank / size : undefined
 }

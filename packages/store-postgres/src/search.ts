@@ -119,22 +119,21 @@ export const searchQuery = (sql: SqlClient.SqlClient, q: string) =>
     const words = queryWords(q).filter((w) => PLAIN.test(w))
     if (words.length === 0) return undefined
     const known = yield* lookUp(sql, words)
-    const fixes = words.flatMap((w) => known.get(w)?.fixes ?? []).filter((w) => !ENGLISH_STOP_WORDS.has(w))
-    // A word the catalog has is searched by its stem alone; any other also as the start of the word being typed.
-    const typed = words.filter((w) => w.length >= PREFIX_MIN_LENGTH && known.get(w)?.whole !== true)
-    const english = [...new Set([...words, ...fixes])]
     // Word by word: what each stands for (a product has the word when it has any of it), for the rank's count of words.
     const each = words.map((word) => ({
       word,
-      english: [word, ...(known.get(word)?.fixes ?? []).filter((f) => !ENGLISH_STOP_WORDS.has(f))],
-      typed: typed.includes(word)
+      fixes: (known.get(word)?.fixes ?? []).filter((f) => !ENGLISH_STOP_WORDS.has(f)),
+      // A word the catalog has is searched by its stem alone; any other also as the start of the word being typed.
+      typed: word.length >= PREFIX_MIN_LENGTH && known.get(word)?.whole !== true
     }))
+    const typed = each.filter((w) => w.typed).map((w) => w.word)
+    const english = [...new Set([...words, ...each.flatMap((w) => w.fixes)])]
     return {
       english: english.map((w) => operand(w, false)).join(" | "),
       prefixes: typed.length > 0 ? typed.map((w) => operand(w, true)).join(" | ") : undefined,
-      sought: { words: each.map((w) => w.english.join(" ")), typed: each.map((w) => (w.typed ? w.word : "")) },
+      sought: { words: each.map((w) => [w.word, ...w.fixes].join(" ")), typed: each.map((w) => (w.typed ? w.word : "")) },
       words: each.map((w) => ({
-        english: w.english.map((x) => operand(x, false)).join(" | "),
+        english: [w.word, ...w.fixes].map((x) => operand(x, false)).join(" | "),
         prefix: w.typed ? operand(w.word, true) : undefined
       }))
     } satisfies SearchQuery

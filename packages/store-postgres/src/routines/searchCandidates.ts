@@ -62,9 +62,9 @@ BEGIN
         ) AS l
       ) AS c
     ),
-    -- A start whose name matches fill more than the page is searched by them: its rare completions are not
-    -- matched by the GIN index (tens of thousands of products' vectors for a start of many brand words).
     -- Each lexeme with the query word it stands for (its stem, a typo's fix, a start's completion; i: the word's place).
+    -- A start whose name matches fill more than the page is searched by them (named): its rare completions are not
+    -- matched by the GIN index (tens of thousands of products' vectors for a start of many brand words).
     word_items AS (
       SELECT w.i, e AS lexeme, coalesce((SELECT l.df FROM search_lexemes l WHERE l.lexeme = e), 0) AS df, false AS named
       FROM unnest(p_words) WITH ORDINALITY AS w(txt, i), unnest(tsvector_to_array(to_tsvector('english', productdir_unaccent(w.txt)))) AS e
