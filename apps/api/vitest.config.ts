@@ -5,7 +5,11 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    fileParallelism: false,
+    // Two files at a time: each test's API runs in processes of its own on a fresh database, so files do not
+    // share state, and most of a file's time is spent waiting on those processes. Not more: each holds a few
+    // processes of its own, and the suite must pass on a busy two-core machine.
+    fileParallelism: true,
+    maxWorkers: 2,
     // A migrated data directory the tests' API processes start from (test/globalSetup.ts).
     globalSetup: ["test/globalSetup.ts"]
   }
