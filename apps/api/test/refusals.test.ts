@@ -219,5 +219,93 @@ describe("refusals in plain words", () => {
         expect(tunnel).toContain("not a proxy")
       })
     )
+
+    it.effect("A2A refuses a body it will not read in its own envelopes: too large (declared or sent in chunks), encoded, not UTF-8", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        // Each door of A2A: JSON-RPC and HTTP+JSON, A2A 1.0 (A2A-Version: 1.0) and 0.3 (no version), and how each says an error.
+        const doors = [
+          { path: "/a2a/jsonrpc", version: "1.0", rpc: true },
+          { path: "/a2a/jsonrpc", version: undefined, rpc: true },
+          { path: "/a2a/rest/message:send", version: "1.0", rpc: false },
+          { path: "/a2a/rest/v1/message:send", version: undefined, rpc: false }
+        ] as const
+        // A2A 1.0's message and method; 0.3's, as JSON-RPC and as HTTP+JSON (its proto's JSON) carry them.
+        const bodyFor = (door: (typeof doors)[number], text: string) => {
+          if (door.version === "1.0") {
+            const params = { message: { role: "ROLE_USER", messageId: "m1", parts: [{ text }] } }
+            return JSON.stringify(door.rpc ? { jsonrpc: "2.0", id: 7, method: "SendMessage", params } : params)
+          }
+          return JSON.stringify(
+            door.rpc
+              ? {
+                  jsonrpc: "2.0",
+                  id: 7,
+                  method: "message/send",
+                  params: { message: { kind: "message", role: "user", messageId: "m1", parts: [{ kind: "text", text }] } }
+                }
+              : { message: { role: "ROLE_USER", messageId: "m1", content: [{ text }] } }
+          )
+        }
+        /** The error's words, checked to be the envelope the door speaks, with `status`. */
+        const refusal = (reply: { status: number; text: string }, door: (typeof doors)[number], status: number) => {
+          const where = `${door.path} ${door.version ?? "0.3"}`
+          expect(reply.status, where).toBe(status)
+          const body = JSON.parse(reply.text) as Record<string, unknown>
+          if (door.rpc) {
+            // The body was not read, so its id is not known: null, as JSON-RPC answers an unreadable request.
+            expect(body, where).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } })
+            return (body.error as { message: string }).message
+          }
+          if (door.version === "1.0") {
+            expect(body, where).toMatchObject({ error: { code: status, status: "INVALID_ARGUMENT" } })
+            return (body.error as { message: string }).message
+          }
+          expect(body, where).toMatchObject({ code: -32600 })
+          return body.message as string
+        }
+        for (const door of doors) {
+          const headers = { "content-type": "application/json", ...(door.version === undefined ? {} : { "a2a-version": door.version }) }
+          const big = bodyFor(door, "x".repeat(20_000))
+          const declared = yield* request(`${base}${door.path}`, { method: "POST", headers, body: big })
+          expect(refusal(declared, door, 413)).toContain("16 KiB")
+          // No Content-Length: the limit is found while reading.
+          const { host } = new URL(base)
+          const head = Object.entries(headers)
+            .map(([name, value]) => `${name}: ${value}\r\n`)
+            .join("")
+          const chunked = yield* raw(
+            base,
+            `POST ${door.path} HTTP/1.1\r\nHost: ${host}\r\n${head}Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n` +
+              `${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`
+          )
+          const [statusLine = "", ...rest] = chunked.split("\r\n\r\n")[0]!.split("\r\n")
+          expect(
+            rest.some((line) => /^content-type: application\/(a2a\+)?json/i.test(line)),
+            `${door.path} chunked`
+          ).toBe(true)
+          expect(
+            refusal({ status: Number(statusLine.split(" ")[1]), text: chunked.slice(chunked.indexOf("\r\n\r\n") + 4) }, door, 413)
+          ).toContain("16 KiB")
+          const gzipped = yield* request(`${base}${door.path}`, {
+            method: "POST",
+            headers: { ...headers, "content-encoding": "gzip" },
+            body: bodyFor(door, "hello")
+          })
+          expect(refusal(gzipped, door, 415)).toContain("content-encoded")
+          expect(gzipped.headers.get("accept-encoding")).toBe("identity")
+          const utf16 = yield* request(`${base}${door.path}`, {
+            method: "POST",
+            headers: { ...headers, "content-type": "application/json; charset=utf-16" },
+            body: bodyFor(door, "hello")
+          })
+          expect(refusal(utf16, door, 415)).toContain("UTF-8")
+          // The same door takes the same message when it is small, plain and UTF-8.
+          const taken = yield* request(`${base}${door.path}`, { method: "POST", headers, body: bodyFor(door, "search note taking") })
+          expect(taken.status, `${door.path} ${door.version ?? "0.3"}`).toBe(200)
+          expect(taken.text, `${door.path} ${door.version ?? "0.3"}`).not.toMatch(/"error"/)
+        }
+      })
+    )
   })
 })

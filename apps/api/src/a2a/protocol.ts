@@ -24,7 +24,9 @@ export const A2aErrorKind = Schema.Literals([
   "ProductNotFound",
   "Unauthenticated",
   "RateLimited",
-  "Unavailable"
+  "Unavailable",
+  "BodyTooLarge",
+  "BodyNotPlain"
 ])
 export type A2aErrorKind = typeof A2aErrorKind.Type
 
@@ -108,7 +110,11 @@ const MAPPINGS: Record<A2aErrorKind, Mapping> = {
     reason: { reason: "RATE_LIMITED", domain: OUR_DOMAIN },
     httpLevel: true
   },
-  Unavailable: { code: -32603, http: 503, status: "UNAVAILABLE", httpLevel: true }
+  Unavailable: { code: -32603, http: 503, status: "UNAVAILABLE", httpLevel: true },
+  // A body refused before it is read: over the size every door takes (413), or encoded, or in a charset other than
+  // UTF-8 (415). An invalid request to JSON-RPC, with the HTTP status the rest of the API answers it with.
+  BodyTooLarge: { code: -32600, http: 413, status: "INVALID_ARGUMENT", httpLevel: true },
+  BodyNotPlain: { code: -32600, http: 415, status: "INVALID_ARGUMENT", httpLevel: true }
 }
 
 /** The google.rpc details of an error: what was wrong (BadRequest) and which error it is (ErrorInfo). */

@@ -24,9 +24,9 @@ import { type Caster, deeperThan, duplicateKeys, fieldName } from "@productdir/d
 import { Directory } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
 import { Callers, type IdentifyError, refusalResponse } from "../auth/callers.ts"
-import { MAX_NESTING, TOO_DEEP, utf8Text } from "../http/bodyPolicy.ts"
+import { MAX_NESTING, TOO_DEEP, unreadableBody, utf8Text } from "../http/bodyPolicy.ts"
 import { cachedJson } from "../http/cachedJson.ts"
-import { problem } from "../http/problemResponses.ts"
+import { isBodyTooLarge, problem, TOO_LARGE } from "../http/problemResponses.ts"
 import { baseUrlOf } from "../mcp/links.ts"
 import { refusals } from "../refusals.ts"
 import { JSONRPC_PATH, JWKS_PATH, REST_PATH } from "./card.ts"
@@ -305,9 +305,20 @@ export const A2aLive = HttpRouter.use((router) =>
         return { caster, base: baseUrlOf(config.publicUrl, Option.some(request)) }
       })
 
-    /** The body as JSON; an unreadable body fails as the HTTP layer answers it (413 when too large). */
+    /**
+     * The body as JSON, by the rules of every door (http/bodyPolicy.ts), each refusal in A2A's envelopes: over the
+     * size limit (413, whether declared or found while reading), content-encoded or not UTF-8 (415), not JSON.
+     */
     const readJson = (request: HttpServerRequest.HttpServerRequest) =>
       Effect.gen(function* () {
+        const unreadable = unreadableBody(request.headers)
+        if (unreadable !== undefined) {
+          return yield* new A2aError({
+            kind: unreadable.status === 413 ? "BodyTooLarge" : "BodyNotPlain",
+            message: unreadable.detail,
+            ...(unreadable.headers === undefined ? {} : { headers: unreadable.headers })
+          })
+        }
         if (!isJson(request.headers["content-type"])) {
           return yield* new A2aError({
             kind: "InvalidRequest",
@@ -315,7 +326,12 @@ export const A2aLive = HttpRouter.use((router) =>
           })
         }
         // Decoded strictly: a lenient decoder puts U+FFFD in place of bad bytes, and that would be stored.
-        const text = utf8Text(yield* request.arrayBuffer.pipe(Effect.orDie))
+        const bytes = yield* request.arrayBuffer.pipe(
+          Effect.catchTag("HttpServerError", (error) =>
+            isBodyTooLarge(error) ? Effect.fail(new A2aError({ kind: "BodyTooLarge", message: TOO_LARGE })) : Effect.die(error)
+          )
+        )
+        const text = utf8Text(bytes)
         if (text === undefined) {
           return yield* new A2aError({ kind: "ParseError", message: "The body is not valid UTF-8: JSON is read as UTF-8 only." })
         }

@@ -13,7 +13,8 @@
  *   (parsers differ on which of two counts), nested at most MAX_NESTING levels (every body
  *   of ours is a few levels deep; a deep one made every later step's work and answer grow
  *   with its depth): else a 400, a JSON-RPC error on /mcp.
- *   A2A's routes say both in their own envelopes (a2a/routes.ts).
+ *   A2A's routes apply the same rules (unreadableBody, MAX_NESTING) and answer each in their own envelopes
+ *   (a2a/routes.ts).
  * The endpoints that read JSON come from the API definition.
  */
 import { ByteSize, Context, Effect, Exit, Predicate, Schema } from "effect"
@@ -22,7 +23,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { Api, type FieldIssue, fieldErrors, fieldName, GIVEN_TWICE } from "@productdir/contract"
 import { deeperThan, duplicateKeys } from "@productdir/domain"
 import { MCP_PATH } from "../mcp/edge.ts"
-import { badFields, payloadTooLarge, problem } from "./problemResponses.ts"
+import { badFields, problem, TOO_LARGE } from "./problemResponses.ts"
 
 export const MAX_BODY = ByteSize.kibibytes(16)
 
@@ -75,6 +76,30 @@ const isJson = (contentType: string | undefined): boolean => {
 const charsetOf = (contentType: string | undefined): string | undefined =>
   /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? "")?.[1]?.toLowerCase()
 
+/**
+ * What every door refuses of a body before reading a byte of it, as a status, a sentence and the headers that go
+ * with it: over MAX_BODY (413), content-encoded (415) or declared in a charset other than UTF-8 (415). The API's
+ * paths answer it as a problem, A2A's in their own envelopes (a2a/routes.ts).
+ */
+export const unreadableBody = (
+  headers: Readonly<Record<string, string | undefined>>
+): { readonly status: 413 | 415; readonly detail: string; readonly headers?: Record<string, string> } | undefined => {
+  if (Number(headers["content-length"] ?? 0) > Number(MAX_BODY)) return { status: 413, detail: TOO_LARGE }
+  const encoding = headers["content-encoding"]?.trim().toLowerCase()
+  if (encoding !== undefined && encoding !== "" && encoding !== "identity") {
+    return {
+      status: 415,
+      detail: `Request bodies must not be content-encoded (got Content-Encoding: ${encoding}); send the JSON uncompressed.`,
+      headers: { "accept-encoding": "identity" }
+    }
+  }
+  const charset = charsetOf(headers["content-type"])
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+    return { status: 415, detail: `JSON is read as UTF-8 only; send the body in UTF-8 (got charset=${charset}).` }
+  }
+  return undefined
+}
+
 export const bodyPolicy = <E, R>(
   httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
@@ -82,15 +107,11 @@ export const bodyPolicy = <E, R>(
     const request = yield* HttpServerRequest.HttpServerRequest
     const declared = Number(request.headers["content-length"] ?? 0)
     const hasBody = declared > 0 || request.headers["transfer-encoding"] !== undefined
-    if (hasBody) {
-      if (declared > Number(MAX_BODY)) return payloadTooLarge()
-      const encoding = request.headers["content-encoding"]?.trim().toLowerCase()
-      if (encoding !== undefined && encoding !== "" && encoding !== "identity") {
-        return problem(415, `Request bodies must not be content-encoded (got Content-Encoding: ${encoding}); send the JSON uncompressed.`, {
-          "accept-encoding": "identity"
-        })
-      }
-      const path = request.url.split("?")[0] ?? "/"
+    const path = request.url.split("?")[0] ?? "/"
+    // A2A's routes refuse a body in their own envelopes (a JSON-RPC error, google.rpc.Status), by the same rules.
+    if (hasBody && !path.startsWith(A2A_PREFIX)) {
+      const unreadable = unreadableBody(request.headers)
+      if (unreadable !== undefined) return problem(unreadable.status, unreadable.detail, unreadable.headers)
       const contentType = request.headers["content-type"]
       if (jsonBodies.has(`${request.method} ${path}`) && !isJson(contentType)) {
         return problem(
@@ -98,11 +119,7 @@ export const bodyPolicy = <E, R>(
           `The request body must be JSON: send Content-Type: application/json (got ${contentType === undefined ? "no Content-Type" : `Content-Type: ${contentType}`}).`
         )
       }
-      const charset = charsetOf(contentType)
-      if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
-        return problem(415, `JSON is read as UTF-8 only; send the body in UTF-8 (got charset=${charset}).`)
-      }
-      if (isJson(contentType) && !path.startsWith(A2A_PREFIX)) {
+      if (isJson(contentType)) {
         // Read once here (the request keeps it for the handler); a body that cannot be read is the handler's to answer.
         const bytes = yield* Effect.option(Effect.provideService(request.arrayBuffer, HttpServerRequest.MaxBodySize, MAX_BODY))
         if (bytes._tag === "Some") {

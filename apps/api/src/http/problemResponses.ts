@@ -37,8 +37,11 @@ export const badFields = (errors: ReadonlyArray<FieldIssue>) => {
   )
 }
 
-export const payloadTooLarge = () =>
-  problem(413, "The request body is over 16 KiB; what this API takes (a vote, a registration, an MCP message) is a small JSON object.")
+/** The sentence a body over the size every door takes is refused with. */
+export const TOO_LARGE =
+  "The request body is over 16 KiB; what this API takes (a vote, a registration, an MCP or A2A message) is a small JSON object."
+
+export const payloadTooLarge = () => problem(413, TOO_LARGE)
 
 /** Seconds a client should wait after a 503: the store is usually back within seconds. */
 export const RETRY_AFTER_UNAVAILABLE = 5
@@ -67,6 +70,13 @@ export const ensureProblem = (response: HttpServerResponse.HttpServerResponse) =
   return problem(response.status, detail, response.headers)
 }
 
+/** Whether a failure is the body reader's refusal of a body over its size limit. */
+export const isBodyTooLarge = (error: unknown): boolean => {
+  const reason = HttpServerError.isHttpServerError(error) ? error.reason : undefined
+  // The Node body reader reports its size limit only in the message of its cause.
+  return reason?._tag === "RequestParseError" && (reason.reason === "BodyTooLarge" || String(reason.cause).includes("maxBytes"))
+}
+
 /** Failures that escaped the API (the router, the body reader, defects) as problem responses. */
 export const failureToProblem = (cause: Cause.Cause<unknown>, unrouted: () => HttpServerResponse.HttpServerResponse) => {
   // Body-reader failures surface as defects from inside the API's payload decoding: look at either.
@@ -74,12 +84,7 @@ export const failureToProblem = (cause: Cause.Cause<unknown>, unrouted: () => Ht
   const reason = HttpServerError.isHttpServerError(error) ? error.reason : undefined
   if (reason?._tag === "RouteNotFound") return Effect.succeed(unrouted())
   if (reason?._tag === "RequestParseError") {
-    // The Node body reader reports its size limit only in the message of its cause.
-    return Effect.succeed(
-      reason.reason === "BodyTooLarge" || String(reason.cause).includes("maxBytes")
-        ? payloadTooLarge()
-        : problem(400, "The request body could not be read.")
-    )
+    return Effect.succeed(isBodyTooLarge(error) ? payloadTooLarge() : problem(400, "The request body could not be read."))
   }
   return Effect.logError("unhandled failure", cause).pipe(Effect.as(problem(500, "Something failed on our side; it has been logged.")))
 }
