@@ -24,7 +24,7 @@ import { type Caster, deeperThan, duplicateKeys, fieldName } from "@productdir/d
 import { Directory } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
 import { Callers, type IdentifyError, refusalResponse } from "../auth/callers.ts"
-import { MAX_NESTING, TOO_DEEP, unreadableBody, utf8Text } from "../http/bodyPolicy.ts"
+import { isJson, MAX_NESTING, TOO_DEEP, unreadableBody, utf8Text } from "../http/bodyPolicy.ts"
 import { cachedJson } from "../http/cachedJson.ts"
 import { isBodyTooLarge, problem, TOO_LARGE } from "../http/problemResponses.ts"
 import { baseUrlOf } from "../mcp/links.ts"
@@ -149,11 +149,6 @@ const refusedIdentity = (error: IdentifyError): A2aError => {
 }
 
 const decodeSend = Schema.decodeUnknownEffect(SendMessageRequest)
-
-const isJson = (contentType: string | undefined): boolean => {
-  const type = contentType?.split(";")[0]?.trim().toLowerCase()
-  return type === "application/json" || (type !== undefined && /^application\/[a-z0-9.+-]+\+json$/u.test(type))
-}
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 

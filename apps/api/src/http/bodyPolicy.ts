@@ -67,7 +67,8 @@ const payloadChecks = (() => {
   return checks
 })()
 
-const isJson = (contentType: string | undefined): boolean => {
+/** Whether a Content-Type says JSON: application/json, or a +json type (application/a2a+json). */
+export const isJson = (contentType: string | undefined): boolean => {
   const type = contentType?.split(";")[0]?.trim().toLowerCase()
   return type === "application/json" || (type !== undefined && /^application\/[a-z0-9.+-]+\+json$/.test(type))
 }

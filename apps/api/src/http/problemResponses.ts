@@ -41,8 +41,6 @@ export const badFields = (errors: ReadonlyArray<FieldIssue>) => {
 export const TOO_LARGE =
   "The request body is over 16 KiB; what this API takes (a vote, a registration, an MCP or A2A message) is a small JSON object."
 
-export const payloadTooLarge = () => problem(413, TOO_LARGE)
-
 /** Seconds a client should wait after a 503: the store is usually back within seconds. */
 export const RETRY_AFTER_UNAVAILABLE = 5
 
@@ -84,7 +82,7 @@ export const failureToProblem = (cause: Cause.Cause<unknown>, unrouted: () => Ht
   const reason = HttpServerError.isHttpServerError(error) ? error.reason : undefined
   if (reason?._tag === "RouteNotFound") return Effect.succeed(unrouted())
   if (reason?._tag === "RequestParseError") {
-    return Effect.succeed(isBodyTooLarge(error) ? payloadTooLarge() : problem(400, "The request body could not be read."))
+    return Effect.succeed(isBodyTooLarge(error) ? problem(413, TOO_LARGE) : problem(400, "The request body could not be read."))
   }
   return Effect.logError("unhandled failure", cause).pipe(Effect.as(problem(500, "Something failed on our side; it has been logged.")))
 }
