@@ -307,5 +307,53 @@ describe("refusals in plain words", () => {
         }
       })
     )
+
+    it.effect("a JSON-RPC id past 2^53 comes back as sent (A2A) or is refused in words (MCP), never as another number", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const big = "12345678901234567890"
+        const a2a = (body: string, version?: string) =>
+          request(`${base}/a2a/jsonrpc`, {
+            method: "POST",
+            headers: { "content-type": "application/json", ...(version === undefined ? {} : { "a2a-version": version }) },
+            body
+          })
+        const send10 = (id: string) =>
+          `{"jsonrpc":"2.0","id":${id},"method":"SendMessage","params":{"message":{"role":"ROLE_USER","messageId":"m1","parts":[{"text":"search pdf"}]}}}`
+        // Answered, failed and in A2A 0.3: the id is the request's digits, not JSON.parse's 12345678901234567000.
+        const answered = yield* a2a(send10(big), "1.0")
+        expect(answered.status).toBe(200)
+        expect(answered.text).toContain(`"id":${big},"result":`)
+        const failed = yield* a2a(`{"jsonrpc":"2.0","id":-${big},"method":"NoSuchMethod"}`, "1.0")
+        expect(failed.text).toContain(`"id":-${big},"error":{"code":-32601`)
+        const legacy = yield* a2a(
+          `{"jsonrpc":"2.0","id":${big},"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"m1","parts":[{"kind":"text","text":"search pdf"}]}}}`
+        )
+        expect(legacy.text).toContain(`"id":${big},"result":`)
+        // Ids a double holds, and strings, as before; a big number elsewhere in the body is no id.
+        expect((yield* a2a(send10("9007199254740991"), "1.0")).text).toContain('"id":9007199254740991,')
+        expect((yield* a2a(send10(`"${big}"`), "1.0")).text).toContain(`"id":"${big}",`)
+        const nested = yield* a2a(`{"jsonrpc":"2.0","id":3,"method":"NoSuchMethod","params":{"id":${big}}}`, "1.0")
+        expect(nested.text).toContain('"id":3,')
+
+        // MCP: the library reads the body itself, so such an id is refused before it, as input that is no request.
+        const initialize = (id: string) =>
+          request(`${base}/mcp`, {
+            method: "POST",
+            headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+            body: `{"jsonrpc":"2.0","id":${id},"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`
+          })
+        const refused = yield* initialize(big)
+        expect(refused.status).toBe(400)
+        expect(refused.headers.get("mcp-session-id")).toBeNull()
+        expect(refused.json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } })
+        const message = (refused.json as { error: { message: string } }).error.message
+        expect(message).toContain(big)
+        expect(message).toContain("as a string")
+        const taken = yield* initialize("9007199254740991")
+        expect(taken.status).toBe(200)
+        expect(taken.text).toContain('"id":9007199254740991,')
+      })
+    )
   })
 })

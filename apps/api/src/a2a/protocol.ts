@@ -8,6 +8,7 @@
  */
 import { Schema, type SchemaIssue } from "effect"
 import { describeFieldErrors, fieldErrors, fieldName } from "@productdir/contract"
+import type { ExactId } from "../http/jsonRpcIds.ts"
 
 /** What went wrong, as A2A (and JSON-RPC) name it; the product's own refusals are ours. */
 export const A2aErrorKind = Schema.Literals([
@@ -128,7 +129,8 @@ const detailsOf = (error: A2aError): ReadonlyArray<Record<string, unknown>> => {
   ]
 }
 
-export type JsonRpcId = string | number | null
+/** A request's id, answered as it came: an integer past 2^53 as its own digits (http/jsonRpcIds.ts). */
+export type JsonRpcId = string | number | ExactId | null
 
 /** A JSON-RPC error answer (§9.5): its HTTP status, and its body. */
 export const jsonRpcError = (error: A2aError, id: JsonRpcId) => {

@@ -26,6 +26,7 @@ import { ApiConfig } from "../ApiConfig.ts"
 import { Callers, type IdentifyError, refusalResponse } from "../auth/callers.ts"
 import { isJson, MAX_NESTING, TOO_DEEP, unreadableBody, utf8Text } from "../http/bodyPolicy.ts"
 import { cachedJson } from "../http/cachedJson.ts"
+import { exactId, parseKeepingId } from "../http/jsonRpcIds.ts"
 import { isBodyTooLarge, problem, TOO_LARGE } from "../http/problemResponses.ts"
 import { baseUrlOf } from "../mcp/links.ts"
 import { refusals } from "../refusals.ts"
@@ -302,9 +303,10 @@ export const A2aLive = HttpRouter.use((router) =>
 
     /**
      * The body as JSON, by the rules of every door (http/bodyPolicy.ts), each refusal in A2A's envelopes: over the
-     * size limit (413, whether declared or found while reading), content-encoded or not UTF-8 (415), not JSON.
+     * size limit (413, whether declared or found while reading), content-encoded or not UTF-8 (415), not JSON. With
+     * the top-level id as spelled when no double holds it (http/jsonRpcIds.ts), for the answer to carry back.
      */
-    const readJson = (request: HttpServerRequest.HttpServerRequest) =>
+    const readJsonRpc = (request: HttpServerRequest.HttpServerRequest) =>
       Effect.gen(function* () {
         const unreadable = unreadableBody(request.headers)
         if (unreadable !== undefined) {
@@ -339,10 +341,13 @@ export const A2aLive = HttpRouter.use((router) =>
           })
         }
         return yield* Effect.try({
-          try: () => JSON.parse(text) as unknown,
+          try: () => parseKeepingId(text),
           catch: () => new A2aError({ kind: "ParseError", message: "The body is not valid JSON." })
         })
       })
+
+    /** The body as JSON (readJsonRpc's, without the id a JSON-RPC answer carries back). */
+    const readJson = (request: HttpServerRequest.HttpServerRequest) => Effect.map(readJsonRpc(request), (read) => read.value)
 
     // ---- JSON-RPC (§9) --------------------------------------------------------------
     const jsonRpc = (request: HttpServerRequest.HttpServerRequest) =>
@@ -351,7 +356,7 @@ export const A2aLive = HttpRouter.use((router) =>
         const dialect = dialectOf(requestedVersion(request.headers, request.url))
         const outcome = yield* Effect.result(
           Effect.gen(function* () {
-            const body = yield* readJson(request)
+            const { value: body, exactId: spelled } = yield* readJsonRpc(request)
             if (!isRecord(body)) {
               return yield* new A2aError({
                 kind: "InvalidRequest",
@@ -360,7 +365,7 @@ export const A2aLive = HttpRouter.use((router) =>
                   : "The body must be a JSON-RPC 2.0 request object."
               })
             }
-            if (typeof body.id === "string" || typeof body.id === "number") id = body.id
+            if (typeof body.id === "string" || typeof body.id === "number") id = spelled === undefined ? body.id : exactId(spelled)
             const wrong = [
               ...(body.jsonrpc === "2.0" ? [] : [{ path: ["jsonrpc"], message: 'must be "2.0"' }]),
               ...(typeof body.method === "string"

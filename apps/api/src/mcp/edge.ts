@@ -26,6 +26,7 @@ import { Headers, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ApiConfig } from "../ApiConfig.ts"
 import { clientAddress } from "../http/clientAddress.ts"
 import { hostnameOf, isLoopbackHost, isLoopbackName } from "../http/hosts.ts"
+import { unsafeIdIn, unsafeIdMessage } from "../http/jsonRpcIds.ts"
 import { Callers, refusalResponse } from "../auth/callers.ts"
 import { problem } from "../http/problemResponses.ts"
 import { allowingOrigin, isPreflight, preflight } from "./cors.ts"
@@ -277,6 +278,18 @@ export const makeMcpEdge = Effect.gen(function* () {
       const forwarded = request.modify({
         headers: answeredAsSession(request.headers) ? Headers.remove(withoutOrigin, "mcp-protocol-version") : withoutOrigin
       })
+      if (request.method === "POST") {
+        // An id the library would read as another number, and answer so (http/jsonRpcIds.ts): refused as the
+        // transport refuses input that is no request, before it can start or end anything.
+        const text = yield* Effect.option(forwarded.text)
+        const unsafe = text._tag === "Some" ? unsafeIdIn(text.value) : undefined
+        if (unsafe !== undefined) {
+          return HttpServerResponse.jsonUnsafe(
+            { jsonrpc: "2.0", id: null, error: { code: -32600, message: unsafeIdMessage(unsafe) } },
+            { status: 400 }
+          )
+        }
+      }
       const sessionId = request.headers["mcp-session-id"]
       const now = yield* Clock.currentTimeMillis
       if (sessionId !== undefined) sessions.touched(sessionId, now)

@@ -1,0 +1,65 @@
+/**
+ * JSON-RPC ids past 2^53 − 1. `JSON.parse` reads an integer such as 12345678901234567890 as the nearest double
+ * (12345678901234567000), and an answer written from it carries an id the request did not: a client that matches
+ * answers to requests by id waits for one that never comes. JSON-RPC allows any number as an id, and clients with
+ * 64-bit counters or random ids send such ones. So the id is read as it was spelled (`JSON.parse`'s source text,
+ * Node 21 and later): A2A's door answers with it written back the same (`JSON.rawJSON`); the MCP library parses
+ * the body itself and would answer another id, so the MCP edge refuses such an id, plainly, before it does.
+ */
+
+/** An id written into an answer as the request spelled it: `JSON.stringify` writes its text as it is. */
+export interface ExactId {
+  readonly rawJSON: string
+}
+
+/** What `JSON.parse` hands a reviver for a primitive, past its key and value (Node 21+; TypeScript's lib has no name for it). */
+interface ReviverContext {
+  readonly source?: string
+}
+
+// Both are Node's (V8's JSON.parse source text access), on every Node the apps run on (22.19 or later).
+const { rawJSON } = JSON as unknown as { readonly rawJSON: (text: string) => ExactId }
+
+/** An integer literal: an id written with a fraction or an exponent is no counter, and none is past 2^53 by a digit. */
+const INTEGER = /^-?\d+$/u
+
+/** The body as JSON, and its top-level `id` as spelled when it is an integer no double holds exactly. */
+export const parseKeepingId = (text: string): { readonly value: unknown; readonly exactId: string | undefined } => {
+  // Revivers run from the leaves up, so each holder of an `id` is noted, and the root's looked up at the end.
+  const spelled = new WeakMap<object, string>()
+  const value: unknown = JSON.parse(text, function (this: unknown, key: string, parsed: unknown, context?: ReviverContext) {
+    if (
+      key === "id" &&
+      typeof parsed === "number" &&
+      !Number.isSafeInteger(parsed) &&
+      context?.source !== undefined &&
+      INTEGER.test(context.source) &&
+      typeof this === "object" &&
+      this !== null
+    )
+      spelled.set(this, context.source)
+    return parsed
+  })
+  return { value, exactId: typeof value === "object" && value !== null ? spelled.get(value) : undefined }
+}
+
+/** The id to answer with: the request's own digits. */
+export const exactId = (digits: string): ExactId => rawJSON(digits)
+
+/**
+ * The top-level id of a JSON-RPC body, as spelled, when it is an integer no double holds exactly; undefined
+ * otherwise, and for a body that is no JSON (its parser says so). Sixteen digits in a row come first: no
+ * body without them is parsed twice.
+ */
+export const unsafeIdIn = (text: string): string | undefined => {
+  if (!/\d{16}/u.test(text)) return undefined
+  try {
+    return parseKeepingId(text).exactId
+  } catch {
+    return undefined
+  }
+}
+
+/** Why such an id is refused where it cannot be answered as sent. */
+export const unsafeIdMessage = (digits: string): string =>
+  `Invalid request: the id ${digits} is an integer past 2^53 - 1, which this server's JSON reader holds only as ${Number(digits)}, so an answer could not carry it back. Send the id as a string, or as an integer of at most 9007199254740991.`
