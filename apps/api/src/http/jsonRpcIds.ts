@@ -20,7 +20,7 @@ interface ReviverContext {
 // Both are Node's (V8's JSON.parse source text access), on every Node the apps run on (22.19 or later).
 const { rawJSON } = JSON as unknown as { readonly rawJSON: (text: string) => ExactId }
 
-/** An integer literal: an id written with a fraction or an exponent is no counter, and none is past 2^53 by a digit. */
+/** An integer literal: the ids that lose digits are counters and random integers; one with a fraction or an exponent is left as JSON.parse reads it. */
 const INTEGER = /^-?\d+$/u
 
 /** The body as JSON, and its top-level `id` as spelled when it is an integer no double holds exactly. */
