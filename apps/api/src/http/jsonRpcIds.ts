@@ -23,8 +23,15 @@ const { rawJSON } = JSON as unknown as { readonly rawJSON: (text: string) => Exa
 /** An integer literal: the ids that lose digits are counters and random integers; one with a fraction or an exponent is left as JSON.parse reads it. */
 const INTEGER = /^-?\d+$/u
 
-/** The body as JSON, and its top-level `id` as spelled when it is an integer no double holds exactly. */
+/** Sixteen digits in a row: no integer past 2^53 - 1 is written with fewer, so a body without them needs no reviver. */
+const LONG_DIGITS = /\d{16}/u
+
+/**
+ * The body as JSON, and its top-level `id` as spelled when it is an integer no double holds exactly. A body without
+ * a run of sixteen digits (nearly every one) is parsed plainly: the reviver runs only where such an id can be.
+ */
 export const parseKeepingId = (text: string): { readonly value: unknown; readonly exactId: string | undefined } => {
+  if (!LONG_DIGITS.test(text)) return { value: JSON.parse(text) as unknown, exactId: undefined }
   // Revivers run from the leaves up, so each holder of an `id` is noted, and the root's looked up at the end.
   const spelled = new WeakMap<object, string>()
   const value: unknown = JSON.parse(text, function (this: unknown, key: string, parsed: unknown, context?: ReviverContext) {
@@ -48,11 +55,11 @@ export const exactId = (digits: string): ExactId => rawJSON(digits)
 
 /**
  * The top-level id of a JSON-RPC body, as spelled, when it is an integer no double holds exactly; undefined
- * otherwise, and for a body that is no JSON (its parser says so). Sixteen digits in a row come first: no
- * body without them is parsed twice.
+ * otherwise, and for a body that is no JSON (its parser says so). A body without sixteen digits in a row is not
+ * parsed here at all: the MCP library parses it anyway.
  */
 export const unsafeIdIn = (text: string): string | undefined => {
-  if (!/\d{16}/u.test(text)) return undefined
+  if (!LONG_DIGITS.test(text)) return undefined
   try {
     return parseKeepingId(text).exactId
   } catch {
