@@ -308,7 +308,7 @@ describe("refusals in plain words", () => {
       })
     )
 
-    it.effect("a JSON-RPC id past 2^53 comes back as sent (A2A) or is refused in words (MCP), never as another number", () =>
+    it.effect("a JSON-RPC id a double cannot hold comes back as sent (A2A) or is refused in words (MCP), never as another id", () =>
       Effect.gen(function* () {
         const base = yield* baseUrl
         const big = "12345678901234567890"
@@ -335,6 +335,12 @@ describe("refusals in plain words", () => {
         expect((yield* a2a(send10(`"${big}"`), "1.0")).text).toContain(`"id":"${big}",`)
         const nested = yield* a2a(`{"jsonrpc":"2.0","id":3,"method":"NoSuchMethod","params":{"id":${big}}}`, "1.0")
         expect(nested.text).toContain('"id":3,')
+        // Past a double's range (JSON.parse's Infinity, which JSON writes as null): the id as spelled too.
+        for (const huge of ["1e400", "-1.5E+309"]) {
+          expect((yield* a2a(send10(huge), "1.0")).text).toContain(`"id":${huge},"result":`)
+        }
+        // Within it, an exponent is a number like any other (answered as the same number).
+        expect((yield* a2a(`{"jsonrpc":"2.0","id":1e300,"method":"NoSuchMethod"}`, "1.0")).json).toMatchObject({ id: 1e300 })
 
         // MCP: the library reads the body itself, so such an id is refused before it, as input that is no request.
         const initialize = (id: string) =>
@@ -353,6 +359,13 @@ describe("refusals in plain words", () => {
         const taken = yield* initialize("9007199254740991")
         expect(taken.status).toBe(200)
         expect(taken.text).toContain('"id":9007199254740991,')
+        // An id past a double's range was answered with id null before: refused in words as well.
+        const huge = yield* initialize("1e400")
+        expect(huge.status).toBe(400)
+        expect(huge.headers.get("mcp-session-id")).toBeNull()
+        expect(huge.json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } })
+        expect((huge.json as { error: { message: string } }).error.message).toContain("the id 1e400 is a number past")
+        expect((yield* initialize("1e300")).status).toBe(200)
       })
     )
   })
