@@ -379,6 +379,11 @@ for (const variant of storeVariants()) {
           expect(said.missing).toContain("Invalid arguments for get_product: entity_id is required")
           expect(said.direction).toContain('direction must be "up" or "down"')
           expect(said.misspelt).toContain("query is not an argument of this tool")
+          // Beside an unknown argument, the tool's own: the agent can send the call again right.
+          expect(said.misspelt).toMatch(/This tool's arguments are q, .*limit/)
+          expect(said.extra).toContain("This tool's arguments are entity_id, direction, voter_id, reason.")
+          expect(said.none).toContain("This tool takes no arguments.")
+          expect(said.missing).not.toContain("This tool's arguments")
           expect(said.extra).toContain("score is not an argument of this tool")
           expect(said.limit).toContain("limit must be")
           expect(said.ref).toContain("entity_id must be")

@@ -8,20 +8,37 @@
  * Done by handing the toolkit a registry whose `addTool` wraps each tool's handler: the library's registration
  * (its schemas, hints and result encoding) is kept as it is.
  */
-import { Effect, Layer, Result, Schema, type SchemaIssue } from "effect"
+import { Effect, Layer, Result, Schema, type SchemaAST, type SchemaIssue } from "effect"
 import { McpSchema, McpServer } from "effect/ai"
 import { DirectoryTools, describeFieldErrors, fieldErrors, UNKNOWN_FIELD } from "@productdir/contract"
 
-/** What is wrong with a tool's arguments, as one sentence an agent can act on. */
-export const argumentsProblem = (tool: string, issue: SchemaIssue.Issue, sent: unknown): McpSchema.InvalidParams =>
-  new McpSchema.InvalidParams({
-    message: `Invalid arguments for ${tool}: ${describeFieldErrors(
-      fieldErrors(issue, undefined, sent).map((e) =>
-        e.message === UNKNOWN_FIELD ? { ...e, message: "is not an argument of this tool" } : e
-      ),
-      false
-    )}.`
+/** The arguments each tool takes, by its name: named beside an unknown one, as the HTTP API names a body's fields. */
+const argumentNames = new Map<string, ReadonlyArray<string>>(
+  Object.values(DirectoryTools.tools).map((tool) => {
+    const ast: SchemaAST.AST = (tool.parametersSchema as Schema.Top).ast
+    return [tool.name, ast._tag === "Objects" ? ast.propertySignatures.map((p) => String(p.name)) : []] as const
   })
+)
+
+/**
+ * What is wrong with a tool's arguments, as one sentence an agent can act on. A misspelt argument (`querry`,
+ * `entityId`) comes with the tool's own, so that the agent can send the call again right without reading its schema.
+ */
+export const argumentsProblem = (tool: string, issue: SchemaIssue.Issue, sent: unknown): McpSchema.InvalidParams => {
+  const errors = fieldErrors(issue, undefined, sent)
+  const names = argumentNames.get(tool) ?? []
+  const hint = !errors.some((e) => e.message === UNKNOWN_FIELD)
+    ? ""
+    : names.length > 0
+      ? ` This tool's arguments are ${names.join(", ")}.`
+      : " This tool takes no arguments."
+  return new McpSchema.InvalidParams({
+    message: `Invalid arguments for ${tool}: ${describeFieldErrors(
+      errors.map((e) => (e.message === UNKNOWN_FIELD ? { ...e, message: "is not an argument of this tool" } : e)),
+      false
+    )}.${hint}`
+  })
+}
 
 /** Each tool's arguments decoded as strictly as the library does: every wrong one at once, no unknown ones. */
 const checks = new Map<string, (payload: unknown) => Result.Result<unknown, Schema.SchemaError>>(
