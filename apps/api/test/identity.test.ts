@@ -320,6 +320,27 @@ for (const variant of variants) {
               body: down,
               headers: { ...sign(down), "signature-input": "sig1=((((" },
               says: /structured dictionary/
+            },
+            // Each of these was counted before as the address's vote, or (beside a key) as the key's, unchecked.
+            "a signature without a nonce (anyone who saw it could send it again within the hour)": {
+              body: down,
+              headers: sign(down, { nonce: null }),
+              says: /carries no nonce/
+            },
+            "a Signature without its Signature-Input": {
+              body: down,
+              headers: { "content-type": "application/json", signature: "sig1=:AAAA:" },
+              says: /Signature header comes without Signature-Input/
+            },
+            "a Signature-Agent alone": {
+              body: down,
+              headers: { "content-type": "application/json", "signature-agent": `sig1="${directory.origin}"` },
+              says: /Signature-Agent header comes without Signature-Input/
+            },
+            "an API key beside a signature": {
+              body: down,
+              headers: { ...sign(down), authorization: `Bearer pdk_${"D".repeat(43)}` },
+              says: /both an API key/
             }
           }
           for (const [name, attempt] of Object.entries(refusals)) {

@@ -83,7 +83,8 @@ export interface SignOptions {
   readonly body: string
   readonly createdAt?: number
   readonly lifetime?: number
-  readonly nonce?: string
+  /** The nonce (a new one by default); null: none (a signature that could be sent again). */
+  readonly nonce?: string | null
   /** Sign for this authority instead of the URL's (a request signed for another host). */
   readonly authority?: string
   readonly tag?: string
@@ -115,7 +116,7 @@ export const signedHeaders = (options: SignOptions): Record<string, string> => {
         created,
         expires: created + (options.lifetime ?? 60),
         keyid: options.key.kid,
-        nonce: options.nonce ?? crypto.randomUUID(),
+        ...(options.nonce === null ? {} : { nonce: options.nonce ?? crypto.randomUUID() }),
         tag: options.tag ?? "web-bot-auth"
       },
       signer: { algorithm: "ed25519", sign: (data) => new Uint8Array(sign(null, data, options.key.privateKey)) }

@@ -91,6 +91,14 @@ export const layer = Layer.effect(
         Effect.gen(function* () {
           const address = clientAddress(request, config.trustProxy)
           const authorization = request.headers.authorization
+          // Two proofs are one too many: which agent the vote is for would be ours to guess, and a signature sent
+          // beside a key would go unchecked (a broken one too).
+          if (authorization !== undefined && signed.isSigned(request.headers)) {
+            return yield* refused(
+              "signature",
+              "The request carries both an API key (Authorization) and a Web Bot Auth signature: send one of them, so that it is plain whose vote it is."
+            )
+          }
           if (authorization !== undefined) {
             const token = BEARER.exec(authorization)?.[1]
             if (token === undefined) {

@@ -9,8 +9,14 @@
  * - `@authority` (this service's: PUBLIC_URL's, else the Host the request came to), the
  *   `Signature-Agent` member, and `Content-Digest`, which must be the SHA-256 of the body as received;
  * - `created`, `expires` (at most an hour apart, checked with 5 s of skew), `keyid` (a key of the directory);
- * - an Ed25519 signature that verifies; a `nonce`, when sent, used once (kept in the store, so
- *   every process of the directory refuses a replay, until the signature expires).
+ * - an Ed25519 signature that verifies, and a `nonce`, used once (kept in the store, so every process
+ *   of the directory refuses a replay, until the signature expires). Required: a signed vote without one
+ *   could be sent again by anyone who saw it, for as long as it is valid, and undo the agent's later change
+ *   of that vote.
+ *
+ * A request that carries any of Web Bot Auth's headers (`Signature`, `Signature-Agent`) without a signature
+ * we can judge meant to prove an agent: it is refused, never counted as its address's vote. Signatures
+ * tagged otherwise (a CDN's, with their own Signature-Input) are not ours to judge.
  *
  * Everything a client sends here is bounded before it is parsed or kept: the
  * signature headers, the key id, the nonce and the directory URL (MAX_* below).
@@ -67,7 +73,10 @@ export interface SignedRequest {
 export class SignedAgents extends Context.Service<
   SignedAgents,
   {
-    /** True when the request carries a Web Bot Auth signature (or an unreadable Signature-Input): it must then verify. */
+    /**
+     * True when the request carries a Web Bot Auth signature, an unreadable Signature-Input, or a `Signature`
+     * or `Signature-Agent` without any Signature-Input: it meant to prove an agent, and must then verify.
+     */
     readonly isSigned: (headers: Readonly<Record<string, string | undefined>>) => boolean
     /**
      * The identity a signature proves; its nonce, when it has one, is used up. `payForFetch` runs before a key
@@ -140,7 +149,13 @@ export const layer = (options: {
           }
           const input = signatureInputOf(headers["signature-input"])
           if (input._tag === "Malformed") return yield* refuse("Signature-Input is not a structured dictionary (RFC 8941)")
-          if (input._tag === "None") return yield* refuse("no Signature-Input member is tagged web-bot-auth")
+          if (input._tag === "None") {
+            return yield* refuse(
+              headers["signature-input"] === undefined
+                ? `a ${headers.signature === undefined ? "Signature-Agent" : "Signature"} header comes without Signature-Input`
+                : "no Signature-Input member is tagged web-bot-auth"
+            )
+          }
           const label = input.label
           const params = paramsOf(headers["signature-input"]!, label)
           const keyId = params.get("keyid")
@@ -149,7 +164,12 @@ export const layer = (options: {
           const nonce = params.get("nonce")
           if (typeof keyId !== "string") return yield* refuse("the signature names no keyid")
           if (keyId.length > MAX_KEY_ID_LENGTH) return yield* refuse(`the keyid is longer than ${MAX_KEY_ID_LENGTH} characters`)
-          if (nonce !== undefined && (typeof nonce !== "string" || nonce.length > MAX_NONCE_LENGTH)) {
+          if (nonce === undefined) {
+            return yield* refuse(
+              "the signature carries no nonce: sign each request with a nonce of your own, used once, so that nobody who sees it can send it again"
+            )
+          }
+          if (typeof nonce !== "string" || nonce.length > MAX_NONCE_LENGTH) {
             return yield* refuse(`the nonce must be a string of at most ${MAX_NONCE_LENGTH} characters`)
           }
           if (typeof created !== "number" || typeof expires !== "number") return yield* refuse("the signature needs created and expires")
@@ -213,15 +233,16 @@ export const layer = (options: {
               })
           })
           // Only a signature that verified uses its nonce up: nobody can spend another agent's nonces.
-          if (typeof nonce === "string") {
-            const claimed = yield* nonces.claim(`${directory} ${keyId} ${nonce}`, nonceKeptUntil(expires))
-            if (!claimed) return yield* refuse("this nonce was used before: the request is a replay")
-          }
+          const claimed = yield* nonces.claim(`${directory} ${keyId} ${nonce}`, nonceKeptUntil(expires))
+          if (!claimed) return yield* refuse("this nonce was used before: the request is a replay")
           return { keyDirectory: directory, keyId } satisfies SignedIdentity
         })
 
       return SignedAgents.of({
-        isSigned: (headers) => signatureInputOf(headers["signature-input"])._tag !== "None",
+        isSigned: (headers) =>
+          headers["signature-input"] === undefined
+            ? headers.signature !== undefined || headers["signature-agent"] !== undefined
+            : signatureInputOf(headers["signature-input"])._tag !== "None",
         verify
       })
     })
