@@ -106,6 +106,40 @@ describe("refusals in plain words", () => {
       })
     )
 
+    it.effect("a body refused on its headers is refused before it is sent (Expect: 100-continue); a foreign transfer coding is a 501", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const head = (headers: string) =>
+          raw(base, `POST /vote HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${headers}Expect: 100-continue\r\n\r\n`)
+        // Over 16 KiB, content-encoded: the final answer first, no 100 Continue asking for a body that is refused.
+        const large = yield* head("Content-Length: 100000\r\n")
+        expect(large).toMatch(/^HTTP\/1\.1 413 /)
+        expect(large).not.toContain("100 Continue")
+        expect(large.toLowerCase()).toContain("connection: close")
+        expect(yield* head("Content-Length: 20\r\nContent-Encoding: gzip\r\n")).toMatch(/^HTTP\/1\.1 415 /)
+        // A body that will be read is asked for, and answered once sent.
+        const body = JSON.stringify({ entity_id: product.id, direction: "up" })
+        const asked = yield* raw(
+          base,
+          `POST /vote HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n${body}`
+        )
+        expect(asked).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 20[01] /)
+        // gzip bytes under chunked were read as the JSON body ("not valid UTF-8"): the coding is not decoded here.
+        const coded = yield* raw(
+          base,
+          `POST /vote HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\n\x1f\x8b\x08\r\n0\r\n\r\n`
+        )
+        expect(coded).toMatch(/^HTTP\/1\.1 501 /)
+        expect(coded).toContain("Transfer-Encoding: gzip, chunked")
+        // Chunked alone is read as always.
+        const chunked = yield* raw(
+          base,
+          `POST /vote HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`
+        )
+        expect(chunked).toMatch(/^HTTP\/1\.1 20[01] /)
+      })
+    )
+
     it.effect("a body declared in a charset other than UTF-8 is refused; UTF-8 said or unsaid is read", () =>
       Effect.gen(function* () {
         const base = yield* baseUrl

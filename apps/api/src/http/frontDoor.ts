@@ -26,6 +26,7 @@ import { randomUUID } from "node:crypto"
 import { type IncomingMessage, type Server, STATUS_CODES, type ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
 import { AccessLog } from "./accessLog.ts"
+import { unreadableBody } from "./bodyPolicy.ts"
 import { Lifecycle } from "./lifecycle.ts"
 import { PROBLEM_JSON } from "./problemResponses.ts"
 
@@ -37,6 +38,20 @@ import { PROBLEM_JSON } from "./problemResponses.ts"
 export type Handler = (request: IncomingMessage, response: ServerResponse, requestId: string, closing: boolean) => boolean
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/**
+ * A transfer coding other than chunked (`Transfer-Encoding: gzip, chunked`), which this server does not decode:
+ * Node would hand the application the coded bytes as the body, read as JSON and refused as if the client had sent
+ * bad text. RFC 9112 (section 6.1) says 501 Not Implemented.
+ */
+const foreignCoding = (request: IncomingMessage): string | undefined => {
+  const codings = request.headers["transfer-encoding"]
+  return codings?.split(",").some((coding) => coding.trim().toLowerCase() !== "chunked") ? codings : undefined
+}
+
+/** The request's headers as the body's rules read them (Node gives a list only for Set-Cookie, which no request sends). */
+const headersOf = (request: IncomingMessage): Readonly<Record<string, string | undefined>> =>
+  request.headers as Readonly<Record<string, string | undefined>>
 /** Connections the kernel may queue for the server to accept: Linux's default cap (net.core.somaxconn). */
 const LISTEN_BACKLOG = 4096
 
@@ -174,6 +189,17 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
           log(request, 400, started, requestId)
           return
         }
+        const coding = foreignCoding(request)
+        if (coding !== undefined) {
+          writeProblem(
+            response,
+            501,
+            `This server reads request bodies sent with Content-Length or Transfer-Encoding: chunked alone, not Transfer-Encoding: ${coding} (RFC 9112, section 6.1). Send the body uncoded.`,
+            { "x-request-id": requestId, connection: "close" }
+          )
+          log(request, 501, started, requestId)
+          return
+        }
         // A read the cache holds is written whole at once: logged at once, nothing to watch.
         if (first?.(request, response, requestId, closing) === true) {
           log(request, response.statusCode, started, requestId)
@@ -193,6 +219,15 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
       }
 
       server.on("request", handle)
+      // Expect: 100-continue. The body is asked for only when it will be read: one refused on its headers alone (over
+      // 16 KiB, content-encoded, in another charset, in a foreign transfer coding) is refused at once, so that the
+      // client never sends it; Node's own handling said 100 Continue first, and the client sent the body for nothing.
+      // The connection then closes: the client may send the body anyway, and no next request can be told from it.
+      server.on("checkContinue", (request: IncomingMessage, response: ServerResponse) => {
+        if (unreadableBody(headersOf(request)) === undefined && foreignCoding(request) === undefined) response.writeContinue()
+        else response.setHeader("connection", "close")
+        handle(request, response)
+      })
       // An expectation other than 100-continue: served as if it were not there (RFC 9110 allows it),
       // rather than Node's bare 417.
       server.on("checkExpectation", handle)
