@@ -69,18 +69,23 @@ export const makeRouteMatcher = (paths: ReadonlyArray<string>): ((path: string) 
     }
     if (!path.endsWith("*")) at.route = template
   }
-  return (path) => {
-    if (path === "/") return root.route ?? UNMATCHED
+  // Paths as the router reads them (effect's FindMyWay, as configured by HttpRouter): a `;` ends the path
+  // (`/products;jsessionid=1`), repeated and trailing slashes are ignored, and static segments are matched without
+  // regard to case (`POST /VOTE`). A request the router serves is labelled with its route, not `unmatched`.
+  return (whole) => {
+    const semicolon = whole.indexOf(";")
+    const path = semicolon === -1 ? whole : whole.slice(0, semicolon)
     let at: Node | undefined = root
     let rest: string | undefined
     let start = 1
-    while (at !== undefined && start <= path.length) {
+    while (at !== undefined && start < path.length) {
       if (at.rest !== undefined) rest = at.rest
       let end = path.indexOf("/", start)
       if (end === -1) end = path.length
-      const segment = path.slice(start, end)
-      // An empty segment (`//`, a trailing `/`) is not a parameter's value.
-      at = at.children.get(segment) ?? (segment.length > 0 ? at.param : undefined)
+      if (end > start) {
+        const segment = path.slice(start, end)
+        at = at.children.get(segment) ?? at.children.get(segment.toLowerCase()) ?? at.param
+      }
       start = end + 1
     }
     return at?.route ?? rest ?? UNMATCHED
