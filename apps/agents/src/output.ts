@@ -9,6 +9,17 @@ import {
   type VoteGroup
 } from "@productdir/domain"
 
+/**
+ * Text an agent chose (its name, its contact), shown on one line as it is: a line break, a tab or a character with
+ * no visible form (a zero-width space, a joiner, a direction mark) is written as its escape, and so is a backslash.
+ * The API stores such names (they are storable text), and printed raw one could forge a line of the table
+ * ("quiet-bot\n<another agent's id>  registered …") or pass for another agent's name ("research\u200b-bot").
+ */
+const shown = (text: string): string =>
+  text.replace(/[\\\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/gu, (c) =>
+    c === "\\" ? "\\\\" : `\\u{${c.codePointAt(0)!.toString(16)}}`
+  )
+
 /** Rows as columns, each as wide as its widest cell. */
 const aligned = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
@@ -59,7 +70,7 @@ export const tableOf = (agents: ReadonlyArray<AgentRecord>): string => {
     ...agents.map((a) => [
       a.id,
       a.kind,
-      a.name,
+      shown(a.name),
       String(a.votes),
       a.revokedAt === null ? "active" : "revoked",
       a.standingSince === null ? "none" : "yes",
@@ -73,8 +84,8 @@ export const details = (agent: AgentRecord): string =>
   [
     `agent     ${agent.id}`,
     `kind      ${agent.kind}`,
-    `name      ${agent.name}`,
-    `contact   ${agent.contact ?? "-"}`,
+    `name      ${shown(agent.name)}`,
+    `contact   ${agent.contact === null ? "-" : shown(agent.contact)}`,
     `proof     ${credential(agent)}`,
     `from      ${agent.registeredFrom === null ? "-" : `network ${agent.registeredFrom} (a keyed hash; agents from one network share it)`}`,
     `created   ${agent.createdAt.toISOString()}`,
@@ -86,7 +97,7 @@ export const details = (agent: AgentRecord): string =>
 const products = (n: number) => `${n} product${n === 1 ? "" : "s"}`
 
 export const changeLine = (operation: "revoke" | "restore", change: StandingChange): string => {
-  const who = `agent ${change.agent.id} (${change.agent.name})`
+  const who = `agent ${change.agent.id} (${shown(change.agent.name)})`
   if (!change.changed) return `${who} is already ${operation === "revoke" ? "revoked" : "active"}: nothing changed`
   const votes = `${change.votes} vote${change.votes === 1 ? "" : "s"}`
   return operation === "revoke"

@@ -87,6 +87,37 @@ for (const variant of testTargets()) {
       )
     })
 
+    it("a name is printed on one line as it is: line breaks and invisible characters as escapes, never as a forged row", async () => {
+      const FORGER = "7a1c0f3e-2b4d-4c6e-8f9a-1b2c3d4e5f61" as AgentId
+      // What POST /agents stores: a line break is storable text, and so is a zero-width space.
+      const name = `research\u200b-bot\n${OTHER}  registered  trusted-bot  999  active  yes`
+      await target.run(
+        AgentRegistry.use((registry) =>
+          registry.register({
+            id: FORGER,
+            name,
+            contact: "ops\t@example.com",
+            keyHash: "h3",
+            keyHint: "pdk_qrst",
+            registeredFrom: "4567cdef"
+          })
+        )
+      )
+      const text = await cli(["list"])
+      expect(text.code, text.stderr).toBe(0)
+      const lines = text.stdout.trim().split("\n")
+      // One row for each agent: the name's line break is no row of its own.
+      expect(lines).toHaveLength(4)
+      expect(lines.filter((l) => l.startsWith(OTHER))).toHaveLength(1)
+      expect(lines.find((l) => l.startsWith(FORGER))).toContain(`research\\u{200b}-bot\\u{a}${OTHER}`)
+      const shown = await cli(["show", FORGER])
+      expect(shown.stdout).toContain("name      research\\u{200b}-bot\\u{a}")
+      expect(shown.stdout).toContain("contact   ops\\u{9}@example.com")
+      // Programs read the name as it was sent.
+      const json = JSON.parse((await cli(["list", "--json"])).stdout) as Array<{ agent_id: string; name: string }>
+      expect(json.find((a) => a.agent_id === FORGER)?.name).toBe(name)
+    })
+
     it("revoke stops counting the agent's votes at once, keeps them, and restore counts them again", async () => {
       const before = await target.run(counters)
       const revoke = await cli(["revoke", AGENT])
