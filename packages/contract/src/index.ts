@@ -6,6 +6,7 @@ export {
   type FieldIssue,
   fieldErrors,
   fieldName,
+  fieldNamesOf,
   GIVEN_TWICE,
   distinctIssues,
   MAX_LISTED_ISSUES,

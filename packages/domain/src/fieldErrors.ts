@@ -10,6 +10,13 @@ import { fieldRulesOf } from "./fieldRules.ts"
 /** What a field that the request does not have is told: the refusals that add a hint (or reword it) match on it. */
 export const UNKNOWN_FIELD = "is not a field of this request"
 
+/**
+ * The fields an object schema takes (none for another schema): named beside an unknown one, so that a client can
+ * send the request again right without reading the schema (a body's fields over HTTP, a tool's arguments over MCP).
+ */
+export const fieldNamesOf = (ast: SchemaAST.AST | undefined): ReadonlyArray<string> =>
+  ast?._tag === "Objects" ? ast.propertySignatures.map((p) => String(p.name)) : []
+
 /** What a field or parameter given more than once is told (a repeated query parameter, a name twice in a body). */
 export const GIVEN_TWICE = "is given more than once: send it once"
 

@@ -11,6 +11,7 @@ import {
   BadRequest,
   describeFieldErrors,
   fieldErrors,
+  fieldNamesOf,
   GIVEN_TWICE,
   distinctIssues,
   MAX_LISTED_ISSUES,
@@ -30,10 +31,7 @@ const SLOTS = {
 /** The fields an endpoint's JSON body takes, for the message about unknown ones. */
 const bodyFields = (endpoint: {
   readonly payload: ReadonlyMap<string, { readonly schemas: ReadonlyArray<{ readonly ast: SchemaAST.AST }> }>
-}) => {
-  const ast = endpoint.payload.get("application/json")?.schemas[0]?.ast
-  return ast?._tag === "Objects" ? ast.propertySignatures.map((p) => String(p.name)) : []
-}
+}) => fieldNamesOf(endpoint.payload.get("application/json")?.schemas[0]?.ast)
 
 /** The query parameters `url` gives more than once: the router hands their schema a list, which no parameter takes. */
 const repeatedParameters = (url: string): ReadonlySet<string> => {

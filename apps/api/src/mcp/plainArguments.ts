@@ -8,16 +8,13 @@
  * Done by handing the toolkit a registry whose `addTool` wraps each tool's handler: the library's registration
  * (its schemas, hints and result encoding) is kept as it is.
  */
-import { Effect, Layer, Result, Schema, type SchemaAST, type SchemaIssue } from "effect"
+import { Effect, Layer, Result, Schema, type SchemaIssue } from "effect"
 import { McpSchema, McpServer } from "effect/ai"
-import { DirectoryTools, describeFieldErrors, fieldErrors, UNKNOWN_FIELD } from "@productdir/contract"
+import { DirectoryTools, describeFieldErrors, fieldErrors, fieldNamesOf, UNKNOWN_FIELD } from "@productdir/contract"
 
 /** The arguments each tool takes, by its name: named beside an unknown one, as the HTTP API names a body's fields. */
 const argumentNames = new Map<string, ReadonlyArray<string>>(
-  Object.values(DirectoryTools.tools).map((tool) => {
-    const ast: SchemaAST.AST = (tool.parametersSchema as Schema.Top).ast
-    return [tool.name, ast._tag === "Objects" ? ast.propertySignatures.map((p) => String(p.name)) : []] as const
-  })
+  Object.values(DirectoryTools.tools).map((tool) => [tool.name, fieldNamesOf((tool.parametersSchema as Schema.Top).ast)] as const)
 )
 
 /**

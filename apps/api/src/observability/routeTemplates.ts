@@ -13,6 +13,8 @@ import { MCP_PATH } from "../mcp/edge.ts"
 
 export const UNMATCHED = "unmatched"
 
+const UPPER = /[A-Z]/u
+
 /** Every path the server answers, in the router's form (`:name` a segment, a trailing `*` the rest). */
 export const SERVED_PATHS: ReadonlyArray<string> = [
   ...Object.values(ROUTES),
@@ -84,7 +86,10 @@ export const makeRouteMatcher = (paths: ReadonlyArray<string>): ((path: string) 
       if (end === -1) end = path.length
       if (end > start) {
         const segment = path.slice(start, end)
-        at = at.children.get(segment) ?? at.children.get(segment.toLowerCase()) ?? at.param
+        // Lower-cased only where a static segment could match and the segment has a capital: a product's id, the
+        // usual segment here, is looked up once, with no string made for it.
+        const folded: Node | undefined = at.children.size > 0 && UPPER.test(segment) ? at.children.get(segment.toLowerCase()) : undefined
+        at = at.children.get(segment) ?? folded ?? at.param
       }
       start = end + 1
     }
