@@ -1,7 +1,9 @@
-#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node --max-old-space-size=256 --max-semi-space-size=8
-// Committed launcher: npm links bins at install time, before the build creates dist/.
+#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node --max-old-space-size=256 --max-semi-space-size=2
+// Committed launcher: npm links bins at install time, before the build creates dist/. It runs the
+// build's one bundle (rolldown.config.ts): the modules loaded one by one held ~40 MB more.
 // The heap caps keep RSS flat on large inputs: the live heap stays small, but V8 would otherwise
-// let garbage reach several hundred MB between collections. The fixed mmap threshold (glibc's; others
+// let garbage reach several hundred MB between collections. A young generation of 2 MB semi-spaces, not
+// 8, held the integrity pass at ten million votes 25-30 MB lower, in the same time (docs/benchmarks.md). The fixed mmap threshold (glibc's; others
 // ignore it) gives every buffer of 128 KiB or more back to the system when it is freed: glibc's own
 // threshold rises to the size of the first large buffer freed, after which the integrity pass's
 // megabyte messages were carved from the heap and left it fragmented (peak RSS at 10,000,000 votes
@@ -22,4 +24,4 @@ if (major < 22 || (major === 22 && minor < 19)) {
 }
 
 nodeModule.enableCompileCache()
-await import("../dist/main.js")
+await import("../dist/bundle/main.js")

@@ -15,9 +15,11 @@ import {
   IntegrityLedger,
   type LedgerWindow,
   type ProductId,
+  productOf,
   type Stores,
   type Tally,
-  trustScore
+  trustScore,
+  votesIn
 } from "@productdir/domain"
 import { generateRecord } from "@productdir/fixtures"
 import {
@@ -266,11 +268,12 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
       // How every vote counts at the end, by group.
       const window = yield* ledger.window(new Date(world.start - HOUR))
       const heldAtEnd: Array<{ group: string; day: number; rank: number; discounted: boolean; at: number }> = []
-      for (let i = 0; i < window.product.length; i++) {
-        const group = groupOf(window.products[window.product[i]!]!, window.voters[window.voter[i]!]!)
+      for (let i = 0; i < votesIn(window); i++) {
+        const product = window.products[productOf(window, i)]!
+        const group = groupOf(product, window.voters[window.voter[i]!]!)
         const attack = attackNamed.get(group)
         const counting = window.counting[i]!
-        const onTarget = attack?.attack.targets.some((t) => productId(t) === window.products[window.product[i]!]) === true
+        const onTarget = attack?.attack.targets.some((t) => productId(t) === product) === true
         const fates = attack === undefined ? [fateOf(group)] : onTarget ? [attack.votes, attack.onTargets] : [attack.votes]
         if (onTarget) attack!.onTargets.cast++
         for (const fate of fates) {
@@ -283,7 +286,7 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
           heldAtEnd.push({
             group,
             day: Math.floor((at - world.start) / (24 * HOUR)),
-            rank: Number.parseInt(window.products[window.product[i]!]!.slice(-12), 16),
+            rank: Number.parseInt(product.slice(-12), 16),
             discounted: counting !== HELD,
             at
           })
@@ -326,9 +329,9 @@ const tallyCounted = (
   belongs: (product: string, voter: string) => boolean,
   tallies: Map<string, { up: number; down: number }>
 ) => {
-  for (let i = 0; i < window.product.length; i++) {
+  for (let i = 0; i < votesIn(window); i++) {
     if (window.counting[i] !== COUNTED) continue
-    const product = window.products[window.product[i]!]!
+    const product = window.products[productOf(window, i)]!
     const tally = tallies.get(product)
     if (tally === undefined || !belongs(product, window.voters[window.voter[i]!]!)) continue
     if (window.direction[i] === 0) tally.up++

@@ -17,6 +17,7 @@ import {
   type ProductId,
   type Recount,
   ratesAfterRelease,
+  runsOf,
   type Settled,
   type StandingRule,
   type Tally,
@@ -84,12 +85,15 @@ const make = (state: State) =>
         const networks = [...new Set(rows.flatMap((r) => (r.network === null ? [] : [r.network])))].sort()
         const index = (list: ReadonlyArray<string>) => new Map(list.map((value, i) => [value, i]))
         const [productIndex, voterIndex, networkIndex] = [index(products), index(voters), index(networks)]
+        // In order by product, then voter (LedgerWindow): numbered in the texts' sorted order, so by their numbers.
+        const productNumber = (r: (typeof rows)[number]) => productIndex.get(r.product)!
+        rows.sort((a, b) => productNumber(a) - productNumber(b) || voterIndex.get(a.voter)! - voterIndex.get(b.voter)!)
         return {
           since: new Date(from),
           products: products as Array<ProductId>,
           voters,
           networks,
-          product: Int32Array.from(rows, (r) => productIndex.get(r.product)!),
+          starts: runsOf(rows.map(productNumber), products.length),
           voter: Int32Array.from(rows, (r) => voterIndex.get(r.voter)!),
           networkOf: (() => {
             const network = Int32Array.from(rows, (r) => (r.network === null ? -1 : networkIndex.get(r.network)!))

@@ -14,7 +14,8 @@
  *   voter's and network's text, each ended by a NUL (a text never holds one). No row objects; a text
  *   becomes a string once, after the last vote (from the table's bytes). PostgreSQL's cost is about the bytes it joins, so
  *   nothing is sent twice: the keys' 128-bit hashes that were sent beside their texts cost a quarter of
- *   its time and a third of the bytes (docs/benchmarks.md, "the window read: texts only").
+ *   its time and a third of the bytes (docs/benchmarks.md, "the window read: texts only"). The bytes come
+ *   as hex text (what a `bytea` is in text anyway), decoded into one buffer reused for every row.
  * - A range's votes come in rows of a few pages each (~40 KB), so that no message outgrows the driver's
  *   reading buffer: a 2 MB row was read into a buffer grown and copied several times over.
  * - The next range is asked for before the last one is taken apart: PostgreSQL scans while node numbers.
@@ -32,8 +33,8 @@
  */
 import { Effect, Fiber } from "effect"
 import type { SqlClient } from "effect/sql"
-import type { LedgerWindow, ProductId } from "@productdir/domain"
-import { grown, hash16, hashText, Keys16, KeysText } from "./integrityKeys.ts"
+import { free, grown, type LedgerWindow, type ProductId, productOf } from "@productdir/domain"
+import { hash16, hashText, Keys16, KeysText } from "./integrityKeys.ts"
 
 /**
  * Pages of `votes` read per message: about 50 votes a page, ~100 bytes each, so ~2 MB a message. Not more:
@@ -269,6 +270,7 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     /** Where each vote's voter and network texts end, found once by the hashing pass. */
     const ends = new Int32Array(2 * WARM_BATCH)
     const pages = head?.pages ?? 0
+    let scratch = Buffer.alloc(0)
     /**
      * The votes of `pagesPerChunk` pages from `page`, as bytes: a row for each `PAGES_PER_ROW` of them, so that
      * no message outgrows the driver's reading buffer (a larger one is read into a buffer grown and copied in
@@ -278,8 +280,8 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
       const end = page + pagesPerChunk
       // The last range is open: a page added since the size was read holds no vote this snapshot sees, but costs nothing to look at.
       const last = end >= pages
-      return sql<{ rows: Uint8Array | null; count: number }>`
-        SELECT s.count, s.rows
+      return sql<{ rows: string | null; count: number }>`
+        SELECT s.count, encode(s.rows, 'hex') AS rows
         FROM generate_series(${page}::int, ${end - 1}::int, ${PAGES_PER_ROW}::int) AS g(first),
         LATERAL (
           SELECT count(*)::int AS count, string_agg(
@@ -304,8 +306,14 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
       const chunk = yield* Fiber.join(pending!)
       if (page + pagesPerChunk < pages) pending = yield* Effect.forkChild(chunkAt(page + pagesPerChunk), { startImmediately: true })
       for (const part of chunk) {
-        const bytes = part.rows
-        if (bytes === null) continue
+        const hex = part.rows
+        if (hex === null) continue
+        // Decoded into the one buffer every row is read from: a buffer of its own a row (the driver's bytea) was
+        // garbage in the process's memory until V8 next collected, 50-60 MB of it at ten million votes.
+        const size = hex.length >> 1
+        if (scratch.length < size) scratch = Buffer.allocUnsafeSlow(Math.max(size, 2 * scratch.length))
+        scratch.write(hex, 0, size, "hex")
+        const bytes = scratch.subarray(0, size)
         const rows = part.count
         if (n + rows > capacity) {
           capacity = Math.max(n + rows, Math.ceil(capacity * 1.5))
@@ -372,19 +380,11 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     const productBytes = new Uint8Array(productCount * 16)
     const productView = new DataView(productBytes.buffer)
     for (let k = 0; k < productCount; k++) products.write(productOrder[k]!, productView, k * 16)
-    // The tables go before the columns are ordered, when the most memory is in use; the texts become strings now, once each.
+    // The tables go before the columns are ordered, when the most memory is in use.
     products.release()
-    const voters = numbered(voterKeys.texts())
-    voterKeys.release()
-    const networks = numbered(networkKeys.texts())
-    networkKeys.release()
-    const standing = Uint8Array.from(voters.sorted, (text) => (standingAgents.has(text) ? 1 : 0))
-    for (let i = 0; i < n; i++) {
-      product[i] = productNumber[product[i]!]!
-      voter[i] = voters.number[voter[i]!]!
-    }
+    for (let i = 0; i < n; i++) product[i] = productNumber[product[i]!]!
 
-    // By product (a counting sort in place: no column copied, no array of places), then each product's votes by voter.
+    // By product (a counting sort in place: no column copied, no array of places).
     const starts = new Int32Array(productCount + 1)
     for (let i = 0; i < n; i++) starts[product[i]! + 1]!++
     for (let p = 0; p < productCount; p++) starts[p + 1]! += starts[p]!
@@ -396,6 +396,19 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     }
     const networkProduct = networkVote
     orderByProduct(starts, { product, voter, seconds, flags })
+    // The product column goes now, before the texts become strings: the runs say the same (LedgerWindow), in 4 MB
+    // where it took 40, and the read's peak is here.
+    free(product)
+    product = new Int32Array(0)
+
+    // The texts become strings now, once each; the voters are renumbered in their order, then each product's votes sorted by it.
+    const voters = numbered(voterKeys.texts())
+    voterKeys.release()
+    const networks = numbered(networkKeys.texts())
+    networkKeys.release()
+    const standing = Uint8Array.from(voters.sorted, (text) => (standingAgents.has(text) ? 1 : 0))
+    for (let i = 0; i < n; i++) voter[i] = voters.number[voter[i]!]!
+    for (let j = 0; j < kept; j++) networkVoter[j] = voters.number[networkVoter[j]!]!
     sortRunsByVoter(starts, { voter, seconds, flags })
 
     // The flags' column becomes the counting's, in place.
@@ -423,20 +436,20 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
       const place = placeOf(voter, starts[p]!, starts[p + 1]!, networkVoter[j]!)
       network[networkAt[p]! + place - starts[p]!] = networkKey[j]! < 0 ? -1 : networks.number[networkKey[j]!]!
     }
-    networkVote = new Int32Array(0)
-    networkKey = new Int32Array(0)
-    const column = product
+    for (const array of [networkVote, networkKey, networkVoter, productNumber, productOrder]) free(array)
+    const runs = { starts }
     return {
       since: from,
       products: productIds(productBytes, productCount),
       voters: voters.sorted,
       networks: networks.sorted,
-      product: column,
+      starts,
       voter,
       networkOf: (i: number) => {
-        const p = column[i]
-        const at = p === undefined ? -1 : networkAt[p]!
-        return at < 0 ? -1 : network[at + i - starts[p!]!]!
+        if (i < 0 || i >= n) return -1
+        const p = productOf(runs, i)
+        const at = networkAt[p]!
+        return at < 0 ? -1 : network[at + i - starts[p]!]!
       },
       seconds,
       counting,

@@ -12,7 +12,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import type { LedgerWindow } from "@productdir/domain"
+import { type LedgerWindow, productOf } from "@productdir/domain"
 import { layerPglite, layerPostgres } from "../src/index.ts"
 import { readWindow } from "../src/integrityWindow.ts"
 import { freshDatabaseUrl, testStores } from "../src/testing.ts"
@@ -62,8 +62,8 @@ const ledger = (sql: SqlClient.SqlClient) =>
 
 /** The window's votes as rows, in its order. */
 const rowsOf = (window: LedgerWindow) =>
-  Array.from(window.product, (p, i) => ({
-    product: window.products[p]!,
+  Array.from(window.voter, (_, i) => ({
+    product: window.products[productOf(window, i)]!,
     voter: window.voters[window.voter[i]!]!,
     network: window.networkOf(i) < 0 ? null : window.networks[window.networkOf(i)]!,
     seconds: window.seconds[i]!,
@@ -174,8 +174,8 @@ const behaviours = (name: string, store: Layer.Layer<SqlClient.SqlClient, unknow
           const window = yield* readWindow(sql, SINCE).pipe(sql.withTransaction)
           expect(window.products.length).toBeGreaterThan(5_000)
           expect(
-            Array.from(window.product, (p, i) => ({
-              product: window.products[p]!,
+            Array.from(window.voter, (_, i) => ({
+              product: window.products[productOf(window, i)]!,
               voter: window.voters[window.voter[i]!]!,
               seconds: window.seconds[i]!
             }))

@@ -22,9 +22,11 @@ import {
   type LedgerWindow,
   ProblemStore,
   type ProductId,
+  productOf,
   type Voter,
   type VoteKey,
-  VoteLedger
+  VoteLedger,
+  votesIn
 } from "@productdir/domain"
 import { freshInput, rng, upsertOne } from "./inputs.ts"
 import type { ContractIt } from "./suite.ts"
@@ -65,8 +67,8 @@ const countersOf = (id: string) =>
 /** The window's votes on `products`, as plain rows sorted by product and voter. */
 const rowsOn = (window: LedgerWindow, products: ReadonlyArray<ProductId>) => {
   const rows = []
-  for (let i = 0; i < window.product.length; i++) {
-    const product = window.products[window.product[i]!]!
+  for (let i = 0; i < votesIn(window); i++) {
+    const product = window.products[productOf(window, i)]!
     if (!products.includes(product)) continue
     rows.push({
       product,
@@ -150,6 +152,14 @@ export const integrityBehaviours = (it: ContractIt) => {
       )
       // Products, voters and networks are numbered in sorted order.
       assert.deepStrictEqual([...window.products], [...window.products].sort())
+      // The votes are in order by product (a run each, covering every vote once), then by voter.
+      assert.strictEqual(window.starts.length, window.products.length + 1)
+      assert.strictEqual(window.starts[0], 0)
+      assert.strictEqual(votesIn(window), window.voter.length)
+      for (let p = 0; p < window.products.length; p++) {
+        assert.ok(window.starts[p]! <= window.starts[p + 1]!)
+        for (let i = window.starts[p]! + 1; i < window.starts[p + 1]!; i++) assert.ok(window.voter[i - 1]! < window.voter[i]!)
+      }
       assert.deepStrictEqual([...window.voters], [...window.voters].sort())
       assert.deepStrictEqual([...window.networks], [...window.networks].sort())
       // Any vote's network can be asked for, in the order asked (a group's, for its evidence): null for none, or no such vote.

@@ -5,7 +5,7 @@
  * cleared vote): the same group either way.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { LedgerWindow, ProductId } from "@productdir/domain"
+import { type LedgerWindow, type ProductId, productOf, runsOf } from "@productdir/domain"
 import { seeded } from "@productdir/fixtures"
 import { findOverlap } from "../src/integrity/lockstep.ts"
 
@@ -39,13 +39,16 @@ const rows = (): Array<Row> => {
   return out
 }
 
-/** The window of `rows` in their order. */
+/** The window of `rows` in their order (by product: a window's runs). */
 const windowOf = (rows: ReadonlyArray<Row>): LedgerWindow => ({
   since: new Date(0),
   products: Array.from({ length: PRODUCTS }, (_, p) => `00000000-0000-4000-8000-${String(p).padStart(12, "0")}` as ProductId),
   voters: Array.from({ length: VOTERS }, (_, v) => `ip:${String(v).padStart(4, "0")}`),
   networks: [],
-  product: Int32Array.from(rows, (r) => r.product),
+  starts: runsOf(
+    rows.map((r) => r.product),
+    PRODUCTS
+  ),
   voter: Int32Array.from(rows, (r) => r.voter),
   networkOf: () => -1,
   seconds: Int32Array.from(rows, (r) => r.seconds),
@@ -62,7 +65,7 @@ const found = (window: LedgerWindow) =>
   findOverlap(window).map((g) => ({
     members: g.members,
     products: g.products,
-    votes: g.votes.map((i) => `${window.product[i]}:${window.voter[i]}`).sort()
+    votes: g.votes.map((i) => `${productOf(window, i)}:${window.voter[i]}`).sort()
   }))
 
 describe("findOverlap", () => {
@@ -79,8 +82,8 @@ describe("findOverlap", () => {
 
   it("finds the same ring where a product's voters are not one sorted stretch of the column", () => {
     const sorted = found(windowOf(rows().sort(byProductThenVoter)))
-    // The votes in the order they were cast: no product's voters are together.
-    const cast = rows().sort((a, b) => a.seconds - b.seconds || byProductThenVoter(a, b))
+    // Each product's votes in the order they were cast: no product's voters are in order.
+    const cast = rows().sort((a, b) => a.product - b.product || a.seconds - b.seconds || a.voter - b.voter)
     assert.deepStrictEqual(found(windowOf(cast)), sorted)
     // By product then voter, each ring product's run broken by a vote of a group an operator cleared.
     const broken = [

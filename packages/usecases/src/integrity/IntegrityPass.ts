@@ -14,10 +14,12 @@ import {
   type GroupEvidence,
   IntegrityLedger,
   type LedgerWindow,
+  productOf,
   type StandingRule,
   type Verdict,
   type VoteGroup,
-  type VoteKey
+  type VoteKey,
+  votesIn
 } from "@productdir/domain"
 import { derivedId } from "../ImportChecks.ts"
 import { type AddressSettings, DEFAULT_ADDRESSES, findAddressSurges } from "./addresses.ts"
@@ -150,7 +152,7 @@ const evidenceOf = (window: LedgerWindow, group: FoundGroup, networkOf: (i: numb
   const windows = new Map<number, { from: number; to: number }>()
   const networks = new Map<string, number>()
   for (const i of group.votes) {
-    const p = window.product[i]!
+    const p = productOf(window, i)
     const seen = windows.get(p)
     const at = window.seconds[i]!
     windows.set(p, seen === undefined ? { from: at, to: at } : { from: Math.min(seen.from, at), to: Math.max(seen.to, at) })
@@ -198,7 +200,7 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
     ]
     const votesBy = new Int32Array(window.voters.length)
     for (let i = 0; i < window.voter.length; i++) votesBy[window.voter[i]!]!++
-    const keyOf = (i: number): VoteKey => ({ productId: window.products[window.product[i]!]!, voter: window.voters[window.voter[i]!]! })
+    const keyOf = (i: number): VoteKey => ({ productId: window.products[productOf(window, i)]!, voter: window.voters[window.voter[i]!]! })
     // The window need not hold every vote's network (LedgerWindow): the groups' are asked for, a few thousand votes.
     const groupVotes = [...new Set(found.flatMap((group) => group.votes))].sort((a, b) => a - b)
     const looked = groupVotes.length === 0 ? [] : yield* ledger.networks(groupVotes.map(keyOf))
@@ -239,7 +241,7 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
         known: g.known,
         review: g.evidence.review === true
       })),
-      votesRead: window.product.length
+      votesRead: votesIn(window)
     }
     if (!options.apply) {
       return {

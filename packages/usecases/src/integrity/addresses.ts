@@ -14,7 +14,7 @@
  * whose voters are mostly addresses has few agents anywhere, but its visitors with a history vote
  * with the single-purpose ones. The group found is those addresses, on that one product.
  */
-import { DISCOUNTED, HELD, isAgentLedgerKey, type LedgerWindow } from "@productdir/domain"
+import { DISCOUNTED, forEachVote, HELD, isAgentLedgerKey, type LedgerWindow, votesIn } from "@productdir/domain"
 import type { FoundGroup } from "./lockstep.ts"
 
 export interface AddressSettings {
@@ -43,7 +43,7 @@ export const findAddressSurges = (
   from = 0,
   judgeFrom = from
 ): Array<FoundGroup> => {
-  const n = window.product.length
+  const n = votesIn(window)
   const history = (i: number) => window.cleared[i] === 0 && window.seconds[i]! >= from
   const taking = (i: number) => history(i) && window.seconds[i]! >= judgeFrom
   const address = new Uint8Array(window.voters.length)
@@ -59,9 +59,9 @@ export const findAddressSurges = (
   const others = new Int32Array(slots)
   let loneAll = 0
   let othersAll = 0
-  for (let i = 0; i < n; i++) {
-    if (!taking(i)) continue
-    const slot = 2 * window.product[i]! + window.direction[i]!
+  forEachVote(window, (i, p) => {
+    if (!taking(i)) return
+    const slot = 2 * p + window.direction[i]!
     if (single(i)) {
       lone[slot]!++
       loneAll++
@@ -71,7 +71,7 @@ export const findAddressSurges = (
       others[slot]!++
       othersAll++
     } else agents[slot]!++
-  }
+  })
   // Where hardly an address votes twice, what a product's visitors with a history would predict is unknown:
   // nothing is found rather than every product anonymous visitors like.
   if (othersAll < settings.minVotes) return []
@@ -92,14 +92,14 @@ export const findAddressSurges = (
   if (carried.size === 0) return []
 
   const votesOf = new Map<number, Array<number>>()
-  for (let i = 0; i < n; i++) {
-    if (!taking(i) || !single(i)) continue
-    const slot = 2 * window.product[i]! + window.direction[i]!
-    if (!carried.has(slot)) continue
+  forEachVote(window, (i, p) => {
+    if (!taking(i) || !single(i)) return
+    const slot = 2 * p + window.direction[i]!
+    if (!carried.has(slot)) return
     const list = votesOf.get(slot)
     if (list === undefined) votesOf.set(slot, [i])
     else list.push(i)
-  }
+  })
   const span = Math.max(1, (window.seconds.length === 0 ? 0 : maxSeconds(window)) - judgeFrom)
   const groups: Array<FoundGroup> = []
   for (const [slot, all] of [...votesOf].sort((a, b) => a[0] - b[0])) {

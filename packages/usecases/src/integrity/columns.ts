@@ -3,6 +3,7 @@
  * keys), a union-find, and sorting indices by a 32-bit key (a radix sort: no comparator, so ten
  * million votes sort in well under a second).
  */
+import { free, grown } from "@productdir/domain"
 
 /** A Float64Array that grows (integers up to 2^53 too: a pair key, an offset, a place). */
 export class Doubles {
@@ -17,9 +18,7 @@ export class Doubles {
     if (this.#length === this.#values.length) {
       // By half: the lockstep's 2.4 million pairs at ten million votes fill 3.4 million places (26 MB), not 4.2 million (32 MB),
       // and the copy as it grows holds the old and the new at once (at the pass's peak).
-      const grown = new Float64Array(Math.max(1024, Math.ceil(this.#values.length * 1.5)))
-      grown.set(this.#values)
-      this.#values = grown
+      this.#values = grown(this.#values, Math.max(1024, Math.ceil(this.#values.length * 1.5)))
     }
     this.#values[this.#length++] = value
   }
@@ -31,6 +30,7 @@ export class Doubles {
 
   /** Lets the values go (a pass's pairs can be tens of MB). */
   release(): void {
+    free(this.#values)
     this.#values = new Float64Array(0)
     this.#length = 0
   }
@@ -44,7 +44,9 @@ export class Doubles {
 /**
  * Indices 0..n-1 ordered by `keyOf(i)` (then by index), for integer keys in [0, 2^32): a least
  * significant digit radix sort, two passes of 16 bits, stable, so equal keys keep index order. Linear
- * in n, with four arrays of n 32-bit numbers at its peak.
+ * in n, with four arrays of n 32-bit numbers at its peak, and one left: the others are freed at once
+ * (ArrayBuffer transfer), not at the next full collection, as a pass that sorts sixteen times would
+ * otherwise pile them up.
  */
 export const orderBy = (n: number, keyOf: (i: number) => number): Int32Array => {
   const keys = new Uint32Array(n)
@@ -63,6 +65,8 @@ export const orderBy = (n: number, keyOf: (i: number) => number): Int32Array => 
     }
     ;[order, spare] = [spare, order]
   }
+  free(keys)
+  free(spare)
   return order
 }
 

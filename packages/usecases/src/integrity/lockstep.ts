@@ -15,7 +15,7 @@
  * groups smaller than `minMembers` voters or `minProducts` products are not groups. Deterministic: the
  * same window gives the same groups, in the same order.
  */
-import type { LedgerWindow } from "@productdir/domain"
+import { free, type LedgerWindow, productOf, votesIn } from "@productdir/domain"
 import { Doubles, forEachRun, orderBy, UnionFind } from "./columns.ts"
 
 export interface LockstepSettings {
@@ -59,19 +59,11 @@ export interface FoundGroup {
   readonly products: ReadonlyArray<number>
 }
 
-/** Which votes take part: not cleared by an operator. Counted first: no array of ten million numbers on the way. */
-const taking = (window: LedgerWindow, n: number): Int32Array => {
-  const kept = new Int32Array(n)
-  let k = 0
-  for (let i = 0; i < window.product.length; i++) if (window.cleared[i] === 0) kept[k++] = i
-  return kept
-}
-
 /**
- * The votes that take part, grouped by product (products ascending, each one's votes in index order):
- * the vote at place k is `order[k]`, and the r-th product's places are `starts[r]..starts[r + 1]`.
- * A window read by product (the PostgreSQL store's) is that order already: with no vote cleared,
- * `order` is undefined and place k is vote k (no copy of ten million indices).
+ * The votes that take part (not cleared by an operator), grouped by product: the vote at place k is
+ * `order[k]`, and product p's places are `starts[p]..starts[p + 1]` (each one's votes in index order).
+ * With no vote cleared they are the window's own runs: `order` is undefined and place k is vote k (no
+ * copy of ten million indices).
  */
 interface Runs {
   readonly order: Int32Array | undefined
@@ -81,24 +73,18 @@ interface Runs {
 const voteAt = (runs: Runs, k: number): number => (runs.order === undefined ? k : runs.order[k]!)
 
 const byProduct = (window: LedgerWindow): Runs => {
+  const total = votesIn(window)
   let n = 0
-  for (let i = 0; i < window.product.length; i++) if (window.cleared[i] === 0) n++
-  const votes = n === window.product.length ? undefined : taking(window, n)
-  const vote = (k: number) => (votes === undefined ? k : votes[k]!)
-  let sorted = true
-  for (let k = 1; k < n && sorted; k++) sorted = window.product[vote(k)]! >= window.product[vote(k - 1)]!
-  let order = votes
-  if (!sorted) {
-    order = orderBy(n, (k) => window.product[vote(k)]!)
-    for (let k = 0; k < n; k++) order[k] = vote(order[k]!)
+  for (let i = 0; i < total; i++) if (window.cleared[i] === 0) n++
+  if (n === total) return { order: undefined, starts: window.starts }
+  const order = new Int32Array(n)
+  const starts = new Int32Array(window.starts.length)
+  let k = 0
+  for (let p = 0; p + 1 < window.starts.length; p++) {
+    starts[p] = k
+    for (let i = window.starts[p]!; i < window.starts[p + 1]!; i++) if (window.cleared[i] === 0) order[k++] = i
   }
-  const runs = { order, starts: new Int32Array(0) }
-  let count = 0
-  for (let k = 0; k < n; k++) if (k === 0 || window.product[voteAt(runs, k)] !== window.product[voteAt(runs, k - 1)]) count++
-  const starts = new Int32Array(count + 1)
-  let r = 0
-  for (let k = 0; k < n; k++) if (k === 0 || window.product[voteAt(runs, k)] !== window.product[voteAt(runs, k - 1)]) starts[r++] = k
-  starts[count] = n
+  starts[window.starts.length - 1] = k
   return { order, starts }
 }
 
@@ -141,11 +127,13 @@ const sortRun = (run: Int32Array, keyOf: (i: number) => number, scratch: { keys:
  */
 const core = (window: LedgerWindow, cells: ReadonlyArray<number>, method: FoundGroup["method"], settings: LockstepSettings) => {
   let votes = [...cells]
+  const productOfVote = new Map(votes.map((i) => [i, productOf(window, i)]))
+  const product = (i: number) => productOfVote.get(i)!
   for (;;) {
     const products = new Map<number, number>()
     const members = new Map<number, number>()
     for (const i of votes) {
-      products.set(window.product[i]!, (products.get(window.product[i]!) ?? 0) + 1)
+      products.set(product(i), (products.get(product(i)) ?? 0) + 1)
       members.set(window.voter[i]!, (members.get(window.voter[i]!) ?? 0) + 1)
     }
     const memberFloor = Math.max(settings.minShared, settings.density * products.size)
@@ -154,16 +142,16 @@ const core = (window: LedgerWindow, cells: ReadonlyArray<number>, method: FoundG
     const after = new Map<number, number>()
     const remaining = new Set<number>()
     for (const i of keptMembers) {
-      after.set(window.product[i]!, (after.get(window.product[i]!) ?? 0) + 1)
+      after.set(product(i), (after.get(product(i)) ?? 0) + 1)
       remaining.add(window.voter[i]!)
     }
     const productFloor = settings.density * remaining.size
-    const kept = keptMembers.filter((i) => after.get(window.product[i]!)! >= productFloor)
+    const kept = keptMembers.filter((i) => after.get(product(i))! >= productFloor)
     if (kept.length === votes.length) break
     votes = kept
   }
   const members = [...new Set(votes.map((i) => window.voter[i]!))].sort((a, b) => a - b)
-  const products = [...new Set(votes.map((i) => window.product[i]!))].sort((a, b) => a - b)
+  const products = [...new Set(votes.map(product))].sort((a, b) => a - b)
   if (members.length < settings.minMembers || products.length < settings.minProducts) return undefined
   return { method, votes: votes.sort((a, b) => a - b), members, products } satisfies FoundGroup
 }
@@ -209,13 +197,20 @@ const forEachBucket = (
   }
 }
 
+/** How many stretches of voters the lockstep's pairs are kept in. */
+const PAIR_STRETCHES = 64
+
 /** Voters paired by sharing hour buckets on at least `minShared` products, in components; each component's votes in shared buckets. */
 export const findLockstep = (window: LedgerWindow, settings: LockstepSettings = DEFAULT_LOCKSTEP): ReadonlyArray<FoundGroup> => {
   const windowOf0 = (i: number) => Math.floor(window.seconds[i]! / settings.bucketSeconds)
   const runs = byProduct(window)
 
   // Pairs: a key per shared bucket. A pair on grid 1 counts only where grid 0 split it, so each product counts once.
-  const pairs = new Doubles()
+  // Kept in stretches of the lower voter's number, each growing on its own: one column of them all (19 MB at ten
+  // million votes) held the old and the grown copy at once as it grew, at the pass's peak. Visited stretch by
+  // stretch, each sorted, the keys come in the same ascending order as the one column's.
+  const stretch = Math.max(1, Math.ceil(window.voters.length / PAIR_STRETCHES))
+  const stretches = Array.from({ length: Math.ceil(window.voters.length / stretch) }, () => new Doubles())
   forEachBucket(window, runs, settings, (grid, run, start, end) => {
     if (end - start < 2 || end - start > settings.maxBucket) return
     for (let a = start; a < end; a++) {
@@ -225,26 +220,28 @@ export const findLockstep = (window: LedgerWindow, settings: LockstepSettings = 
         if (grid === 1 && windowOf0(va) === windowOf0(vb)) continue
         const lo = Math.min(window.voter[va]!, window.voter[vb]!)
         const hi = Math.max(window.voter[va]!, window.voter[vb]!)
-        if (lo !== hi) pairs.push(lo * 2 ** 24 + hi)
+        if (lo !== hi) stretches[Math.floor(lo / stretch)]!.push(lo * 2 ** 24 + hi)
       }
     }
   })
   const sets = new UnionFind(window.voters.length)
   const paired = new Set<number>()
-  const sorted = pairs.sorted()
-  for (let k = 0; k < sorted.length; ) {
-    let end = k + 1
-    while (end < sorted.length && sorted[end] === sorted[k]) end++
-    if (end - k >= settings.minShared) {
-      const lo = Math.floor(sorted[k]! / 2 ** 24)
-      const hi = sorted[k]! % 2 ** 24
-      sets.union(lo, hi)
-      paired.add(lo)
-      paired.add(hi)
+  for (const pairs of stretches) {
+    const sorted = pairs.sorted()
+    for (let k = 0; k < sorted.length; ) {
+      let end = k + 1
+      while (end < sorted.length && sorted[end] === sorted[k]) end++
+      if (end - k >= settings.minShared) {
+        const lo = Math.floor(sorted[k]! / 2 ** 24)
+        const hi = sorted[k]! % 2 ** 24
+        sets.union(lo, hi)
+        paired.add(lo)
+        paired.add(hi)
+      }
+      k = end
     }
-    k = end
+    pairs.release()
   }
-  pairs.release()
 
   // Cells: a member's votes in buckets that hold at least three members of its component.
   const component = new Map<number, number>()
@@ -331,7 +328,7 @@ export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = D
       from.push(~copied)
       copied += end - start
     }
-    products.push(window.product[first]!)
+    products.push(r)
     size.push(end - start)
   }
   const count = products.length
@@ -411,7 +408,9 @@ export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = D
         }
       }
     )
+    free(byFirst)
   }
+  for (const array of [h1, h2, hashed1, hashed2]) free(array)
   const bucketCount = bucketKey.length
   bucketStart.push(members.length)
   // Buckets by key: (first member, band), unique, since a product is in one bucket of a band.
@@ -455,14 +454,18 @@ export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = D
       }
     }
   }
+  free(buckets)
+  free(copies)
+  for (const column of [bucketKey, bucketStart, members, products, from, size]) column.release()
   const cellsOf = new Map<number, Array<number>>()
-  for (let i = 0; i < window.product.length; i++) {
-    const p = window.product[i]!
-    if (window.cleared[i] !== 0 || !clustered.has(p)) continue
+  for (const p of [...clustered].sort((a, b) => a - b)) {
     const root = clusters.find(p)
-    const list = cellsOf.get(root)
-    if (list === undefined) cellsOf.set(root, [i])
-    else list.push(i)
+    for (let i = window.starts[p]!; i < window.starts[p + 1]!; i++) {
+      if (window.cleared[i] !== 0) continue
+      const list = cellsOf.get(root)
+      if (list === undefined) cellsOf.set(root, [i])
+      else list.push(i)
+    }
   }
   return [...cellsOf.keys()]
     .sort((a, b) => a - b)
@@ -499,7 +502,7 @@ export const expand = (
     const elsewhere = new Map<number, Array<number>>()
     for (const member of group.members) {
       for (const i of votesOf.get(member) ?? []) {
-        const p = window.product[i]!
+        const p = productOf(window, i)
         if (targets.has(p)) continue
         const list = elsewhere.get(p)
         if (list === undefined) elsewhere.set(p, [i])

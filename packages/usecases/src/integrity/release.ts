@@ -31,12 +31,14 @@ import {
   DEFAULT_BURST_GUARD,
   DISCOUNTED,
   decayedRates,
+  forEachVote,
   HELD,
   isAgentLedgerKey,
   isBurst,
   type LedgerWindow,
   noRates,
-  ratesAfterVote
+  ratesAfterVote,
+  votesIn
 } from "@productdir/domain"
 
 export interface ReleaseSettings {
@@ -87,24 +89,25 @@ export const releases = (
   const seen = (i: number) => window.seconds[i]! >= judged.replayFrom
   const judges = (i: number) => window.seconds[i]! >= judged.judgeFrom
   const withHeld = new Set<number>()
-  for (let i = 0; i < window.product.length; i++) {
-    if (window.counting[i] === HELD && !grouped.has(i) && judges(i)) withHeld.add(window.product[i]!)
-  }
+  forEachVote(window, (i, p) => {
+    if (window.counting[i] === HELD && !grouped.has(i) && judges(i)) withHeld.add(p)
+  })
   if (withHeld.size === 0) return []
   // The votes that may count of each product with held votes, in the order they were cast.
   const votesOf = new Map<number, Array<number>>()
-  for (let i = 0; i < window.product.length; i++) {
-    const p = window.product[i]!
-    if (!withHeld.has(p) || window.counting[i] === DISCOUNTED || grouped.has(i) || !seen(i)) continue
-    const list = votesOf.get(p)
-    if (list === undefined) votesOf.set(p, [i])
-    else list.push(i)
+  for (const p of withHeld) {
+    const list: Array<number> = []
+    for (let i = window.starts[p]!; i < window.starts[p + 1]!; i++) {
+      if (window.counting[i] === DISCOUNTED || grouped.has(i) || !seen(i)) continue
+      list.push(i)
+    }
+    votesOf.set(p, list)
   }
   // The share agents cast of the window's votes that take part: the directory's usual mix.
   const agent = Uint8Array.from(window.voters, (voter) => (isAgentLedgerKey(voter) ? 1 : 0))
   let agentVotes = 0
   let takingPart = 0
-  for (let i = 0; i < window.product.length; i++) {
+  for (let i = 0; i < votesIn(window); i++) {
     if (window.counting[i] === DISCOUNTED || grouped.has(i) || !seen(i)) continue
     takingPart++
     agentVotes += agent[window.voter[i]!]!
