@@ -14,8 +14,9 @@
  *   voter's and network's text, each ended by a NUL (a text never holds one). No row objects; a text
  *   becomes a string once, after the last vote (from the table's bytes). PostgreSQL's cost is about the bytes it joins, so
  *   nothing is sent twice: the keys' 128-bit hashes that were sent beside their texts cost a quarter of
- *   its time and a third of the bytes (docs/benchmarks.md, "the window read: texts only"). The bytes come
- *   as hex text (what a `bytea` is in text anyway), decoded into one buffer reused for every row.
+ *   its time and a third of the bytes (docs/benchmarks.md, "the window read: texts only"). (Sent as hex
+ *   text instead, decoded into one buffer reused for every row, it held 10-20 MB less at the pass's peak
+ *   for 4-5 s more of node's CPU, mostly the collector's: a string of the text for every row.)
  * - A range's votes come in rows of a few pages each (~40 KB), so that no message outgrows the driver's
  *   reading buffer: a 2 MB row was read into a buffer grown and copied several times over.
  * - The next range is asked for before the last one is taken apart: PostgreSQL scans while node numbers.
@@ -270,7 +271,6 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     /** Where each vote's voter and network texts end, found once by the hashing pass. */
     const ends = new Int32Array(2 * WARM_BATCH)
     const pages = head?.pages ?? 0
-    let scratch = Buffer.alloc(0)
     /**
      * The votes of `pagesPerChunk` pages from `page`, as bytes: a row for each `PAGES_PER_ROW` of them, so that
      * no message outgrows the driver's reading buffer (a larger one is read into a buffer grown and copied in
@@ -280,8 +280,8 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
       const end = page + pagesPerChunk
       // The last range is open: a page added since the size was read holds no vote this snapshot sees, but costs nothing to look at.
       const last = end >= pages
-      return sql<{ rows: string | null; count: number }>`
-        SELECT s.count, encode(s.rows, 'hex') AS rows
+      return sql<{ rows: Uint8Array | null; count: number }>`
+        SELECT s.count, s.rows
         FROM generate_series(${page}::int, ${end - 1}::int, ${PAGES_PER_ROW}::int) AS g(first),
         LATERAL (
           SELECT count(*)::int AS count, string_agg(
@@ -306,14 +306,8 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
       const chunk = yield* Fiber.join(pending!)
       if (page + pagesPerChunk < pages) pending = yield* Effect.forkChild(chunkAt(page + pagesPerChunk), { startImmediately: true })
       for (const part of chunk) {
-        const hex = part.rows
-        if (hex === null) continue
-        // Decoded into the one buffer every row is read from: a buffer of its own a row (the driver's bytea) was
-        // garbage in the process's memory until V8 next collected, 50-60 MB of it at ten million votes.
-        const size = hex.length >> 1
-        if (scratch.length < size) scratch = Buffer.allocUnsafeSlow(Math.max(size, 2 * scratch.length))
-        scratch.write(hex, 0, size, "hex")
-        const bytes = scratch.subarray(0, size)
+        const bytes = part.rows
+        if (bytes === null) continue
         const rows = part.count
         if (n + rows > capacity) {
           capacity = Math.max(n + rows, Math.ceil(capacity * 1.5))
