@@ -11,6 +11,7 @@ import {
   COUNTED,
   DEFAULT_STANDING,
   DISCOUNTED,
+  free,
   type GroupEvidence,
   IntegrityLedger,
   type LedgerWindow,
@@ -253,6 +254,10 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
         applied: false
       } satisfies PassReport
     }
+    // What follows reads the window for the replay alone (releases): the marks only the detectors read go now, 20 MB
+    // at ten million votes, before the verdict's writes and the replay's copy of the countings add theirs.
+    free(window.direction)
+    free(window.cleared)
     const applied = yield* ledger.apply(verdict, now)
     // Standing settled now changes how the next pass would judge the same bursts (an episode whose voters
     // have just earned standing is what they say it is), and the votes that then count can earn more: the
