@@ -604,7 +604,8 @@ const HOW = `The window is read in one scan of \`votes\` (packages/store-postgre
 statement of 400 pages, each vote sent as bytes (its product's id, time and flags, its voter's and network's texts),
 each range asked for before the one before it is taken apart (PostgreSQL scans while node numbers), the keys numbered in
 node's hash tables of typed arrays (texts compared whole) and the columns ordered by a scatter (by product, then voter),
-the pass's process run with productdir-reconcile's heap flags and mmap threshold. Before 2026-11-26 the ranges took turns with node's work,
+the pass's process run with productdir-reconcile's heap flags and mmap threshold and, since 2026-11-28, as one bundle as the CLI
+runs (before, its modules one by one: ~40 MB more). Before 2026-11-26 the ranges took turns with node's work,
 the columns were ordered by following the permutation's cycles in place (15 s of node's CPU at 10M), and until later
 that day each key's 128-bit hash was sent beside its text, 1,000 pages a statement (below, "texts only"). PostgreSQL
 grouping and joining the ten million votes on their keys had taken 60-100 s of the pass. Detection keeps no map per key:
