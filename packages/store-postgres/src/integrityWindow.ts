@@ -131,6 +131,14 @@ const sortRunsByVoter = (
   }
 }
 
+/**
+ * The bits of a vote's marks (counting 0-2, down 4, cleared 8), kept as read below its product's number in one
+ * column: a column of marks of its own was 10 MB more at ten million votes, at the read's peak. Products number
+ * fewer than 2^27.
+ */
+const MARK_BITS = 4
+const MARKS = (1 << MARK_BITS) - 1
+
 /** Products of a coarse bucket, as a power of two: 1,024, so that a bucket's places to fill stay in the core's caches. */
 const COARSE_SHIFT = 10
 
@@ -141,46 +149,44 @@ const COARSE_SHIFT = 10
  * replaced held 50 MB more at ten million votes, at the pass's peak). Two passes, as a most significant digit
  * radix sort makes them: by product / 1,024 first, whose thousand places to fill are all in cache, then by product
  * within each of those stretches (a few hundred KB): one pass by product over ten million votes waited on a cache
- * miss at each step. `starts[p]`: where product p's run starts (`starts[productCount]` = the votes).
+ * miss at each step. `starts[p]`: where product p's run starts (`starts[productCount]` = the votes); a vote's
+ * product and marks are one number (`marked`: product << MARK_BITS | marks).
  */
 const orderByProduct = (
   starts: Int32Array,
-  columns: { readonly product: Int32Array; readonly voter: Int32Array; readonly seconds: Int32Array; readonly flags: Uint8Array }
+  columns: { readonly marked: Int32Array; readonly voter: Int32Array; readonly seconds: Int32Array }
 ) => {
-  const { product, voter, seconds, flags } = columns
+  const { marked, voter, seconds } = columns
   /** Moves the votes of keys [firstKey, endKey) (a vote's key: its product >> shift) into their runs `bounds[key]..`. */
   const permute = (bounds: Int32Array, firstKey: number, endKey: number, shift: number, next: Int32Array) => {
+    // A vote's product is its marked number's high bits.
+    const by = shift + MARK_BITS
     for (let k = firstKey; k < endKey; k++) next[k - firstKey] = bounds[k]!
     for (let k = firstKey; k < endKey; k++) {
       const end = bounds[k + 1]!
       for (let i = next[k - firstKey]!; i < end; i = next[k - firstKey]!) {
-        let p = product[i]!
-        if (p >> shift === k) {
+        let m = marked[i]!
+        if (m >> by === k) {
           next[k - firstKey]!++
           continue
         }
         let v = voter[i]!
         let t = seconds[i]!
-        let f = flags[i]!
-        while (p >> shift !== k) {
-          const to = next[(p >> shift) - firstKey]!++
-          const p2 = product[to]!
+        while (m >> by !== k) {
+          const to = next[(m >> by) - firstKey]!++
+          const m2 = marked[to]!
           const v2 = voter[to]!
           const t2 = seconds[to]!
-          const f2 = flags[to]!
-          product[to] = p
+          marked[to] = m
           voter[to] = v
           seconds[to] = t
-          flags[to] = f
-          p = p2
+          m = m2
           v = v2
           t = t2
-          f = f2
         }
-        product[i] = p
+        marked[i] = m
         voter[i] = v
         seconds[i] = t
-        flags[i] = f
         next[k - firstKey]!++
       }
     }
@@ -258,10 +264,10 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     // The columns in the order read, with the keys' numbers as first seen; renumbered and ordered below.
     // Sized by the table's estimated rows (what is never written costs no memory); grown by half when short.
     let capacity = Math.max(1024, Math.ceil((head?.estimate ?? 0) * 1.02))
+    // A vote's product and its marks in one number (MARK_BITS).
     let product = new Int32Array(capacity)
     let voter = new Int32Array(capacity)
     let seconds = new Int32Array(capacity)
-    let flags = new Uint8Array(capacity)
     // The networks kept: the vote (its place as read) and its network, for the votes of products with a held vote.
     let networkVote = new Int32Array(1024)
     let networkKey = new Int32Array(1024)
@@ -314,7 +320,6 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
           product = grown(product.subarray(0, n), capacity)
           voter = grown(voter.subarray(0, n), capacity)
           seconds = grown(seconds.subarray(0, n), capacity)
-          flags = grown(flags.subarray(0, n), capacity)
         }
         const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
         // A batch of votes at a time: their keys hashed, then the memory their lookups will read read in one tight
@@ -338,7 +343,7 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
           for (let b = 0; b < batch; b++) {
             const f = view.getInt16(at + 24)
             const p = products.add(view, at, hashes[2 * b]!)
-            product[n] = p
+            product[n] = (p << MARK_BITS) | (f & MARKS)
             const micros = view.getInt32(at + 16) * 4_294_967_296 + view.getUint32(at + 20)
             seconds[n] = Math.floor((micros - fromMicros) / 1_000_000)
             const voterEnd = ends[2 * b]!
@@ -351,7 +356,6 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
               networkKey[kept++] = f & 16 ? -1 : networkKeys.add(bytes, view, voterEnd + 1, networkEnd)
             }
             at = networkEnd + 1
-            flags[n] = f & 15
             n++
           }
           from = at
@@ -361,7 +365,7 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     product = product.subarray(0, n)
     voter = voter.subarray(0, n)
     seconds = seconds.subarray(0, n)
-    flags = flags.subarray(0, n)
+    if (products.count >= 1 << (31 - MARK_BITS)) throw new RangeError(`${products.count} products in the window: more than its columns number`)
 
     // Standing: the agents among the voters that have it.
     const standingAgents = new Set<string>()
@@ -376,22 +380,24 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     for (let k = 0; k < productCount; k++) products.write(productOrder[k]!, productView, k * 16)
     // The tables go before the columns are ordered, when the most memory is in use.
     products.release()
-    for (let i = 0; i < n; i++) product[i] = productNumber[product[i]!]!
+    for (let i = 0; i < n; i++) product[i] = (productNumber[product[i]! >> MARK_BITS]! << MARK_BITS) | (product[i]! & MARKS)
 
     // By product (a counting sort in place: no column copied, no array of places).
     const starts = new Int32Array(productCount + 1)
-    for (let i = 0; i < n; i++) starts[product[i]! + 1]!++
+    for (let i = 0; i < n; i++) starts[(product[i]! >> MARK_BITS) + 1]!++
     for (let p = 0; p < productCount; p++) starts[p + 1]! += starts[p]!
     // The networks kept are found again by their vote's keys once the columns are in order: its product and voter.
     const networkVoter = new Int32Array(kept)
     for (let j = 0; j < kept; j++) {
       networkVoter[j] = voter[networkVote[j]!]!
-      networkVote[j] = product[networkVote[j]!]!
+      networkVote[j] = product[networkVote[j]!]! >> MARK_BITS
     }
     const networkProduct = networkVote
-    orderByProduct(starts, { product, voter, seconds, flags })
-    // The product column goes now, before the texts become strings: the runs say the same (LedgerWindow), in 4 MB
-    // where it took 40, and the read's peak is here.
+    orderByProduct(starts, { marked: product, voter, seconds })
+    // The product column goes now, its marks kept, before the texts become strings: the runs say the same
+    // (LedgerWindow), in 4 MB where it took 40, and the read's peak is here.
+    const flags = new Uint8Array(n)
+    for (let i = 0; i < n; i++) flags[i] = product[i]! & MARKS
     free(product)
     product = new Int32Array(0)
 
