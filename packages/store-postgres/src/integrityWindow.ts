@@ -365,7 +365,8 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     product = product.subarray(0, n)
     voter = voter.subarray(0, n)
     seconds = seconds.subarray(0, n)
-    if (products.count >= 1 << (31 - MARK_BITS)) throw new RangeError(`${products.count} products in the window: more than its columns number`)
+    if (products.count >= 1 << (31 - MARK_BITS))
+      throw new RangeError(`${products.count} products in the window: more than its columns number`)
 
     // Standing: the agents among the voters that have it.
     const standingAgents = new Set<string>()
