@@ -70,10 +70,13 @@ export const forEachVote = (window: Pick<LedgerWindow, "starts">, each: (i: numb
   for (let p = 0; p + 1 < starts.length; p++) for (let i = starts[p]!, end = starts[p + 1]!; i < end; i++) each(i, p)
 }
 
-/** Runs from products in order, where each vote's product is known: `starts` for a column already in product order. */
-export const runsOf = (product: ArrayLike<number>, products: number): Int32Array => {
+/**
+ * Where each product's run starts (`starts`), for `votes` votes in product order, vote `i` of product
+ * `productAt(i)`, among `products`: a count of each product's votes, summed.
+ */
+export const runsOf = (votes: number, productAt: (i: number) => number, products: number): Int32Array => {
   const starts = new Int32Array(products + 1)
-  for (let i = 0; i < product.length; i++) starts[product[i]! + 1]!++
+  for (let i = 0; i < votes; i++) starts[productAt(i) + 1]!++
   for (let p = 0; p < products; p++) starts[p + 1]! += starts[p]!
   return starts
 }

@@ -93,7 +93,7 @@ const make = (state: State) =>
           products: products as Array<ProductId>,
           voters,
           networks,
-          starts: runsOf(rows.map(productNumber), products.length),
+          starts: runsOf(rows.length, (i) => productNumber(rows[i]!), products.length),
           voter: Int32Array.from(rows, (r) => voterIndex.get(r.voter)!),
           networkOf: (() => {
             const network = Int32Array.from(rows, (r) => (r.network === null ? -1 : networkIndex.get(r.network)!))

@@ -34,7 +34,7 @@
  */
 import { Effect, Fiber } from "effect"
 import type { SqlClient } from "effect/sql"
-import { free, grown, type LedgerWindow, type ProductId, productOf } from "@productdir/domain"
+import { free, grown, type LedgerWindow, type ProductId, productOf, runsOf } from "@productdir/domain"
 import { hash16, hashText, Keys16, KeysText } from "./integrityKeys.ts"
 
 /**
@@ -384,9 +384,7 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     for (let i = 0; i < n; i++) product[i] = (productNumber[product[i]! >> MARK_BITS]! << MARK_BITS) | (product[i]! & MARKS)
 
     // By product (a counting sort in place: no column copied, no array of places).
-    const starts = new Int32Array(productCount + 1)
-    for (let i = 0; i < n; i++) starts[(product[i]! >> MARK_BITS) + 1]!++
-    for (let p = 0; p < productCount; p++) starts[p + 1]! += starts[p]!
+    const starts = runsOf(n, (i) => product[i]! >> MARK_BITS, productCount)
     // The networks kept are found again by their vote's keys once the columns are in order: its product and voter.
     const networkVoter = new Int32Array(kept)
     for (let j = 0; j < kept; j++) {

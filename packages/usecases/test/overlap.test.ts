@@ -45,10 +45,7 @@ const windowOf = (rows: ReadonlyArray<Row>): LedgerWindow => ({
   products: Array.from({ length: PRODUCTS }, (_, p) => `00000000-0000-4000-8000-${String(p).padStart(12, "0")}` as ProductId),
   voters: Array.from({ length: VOTERS }, (_, v) => `ip:${String(v).padStart(4, "0")}`),
   networks: [],
-  starts: runsOf(
-    rows.map((r) => r.product),
-    PRODUCTS
-  ),
+  starts: runsOf(rows.length, (i) => rows[i]!.product, PRODUCTS),
   voter: Int32Array.from(rows, (r) => r.voter),
   networkOf: () => -1,
   seconds: Int32Array.from(rows, (r) => r.seconds),

@@ -107,7 +107,8 @@ export const releases = (
   const agent = Uint8Array.from(window.voters, (voter) => (isAgentLedgerKey(voter) ? 1 : 0))
   let agentVotes = 0
   let takingPart = 0
-  for (let i = 0; i < votesIn(window); i++) {
+  const total = votesIn(window)
+  for (let i = 0; i < total; i++) {
     if (window.counting[i] === DISCOUNTED || grouped.has(i) || !seen(i)) continue
     takingPart++
     agentVotes += agent[window.voter[i]!]!
