@@ -7,9 +7,6 @@
  * beside it finds the directory owned and connects to that socket instead, so its
  * changes are the API's changes at once. Two owners are never possible.
  */
-import { PGlite } from "@electric-sql/pglite"
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
-import { unaccent } from "@electric-sql/pglite/contrib/unaccent"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import { StoreError } from "@productdir/domain"
@@ -38,13 +35,26 @@ const connection = {
   maxConnections: 1
 } as const
 
-/** The contrib extensions search needs (migration 5), as a server has them. */
-const SEARCH_EXTENSIONS = { pg_trgm, unaccent }
+/**
+ * PGlite and the contrib extensions search needs (migration 5), as a server has them: loaded when a database is
+ * opened, not with this module, so that a process on a PostgreSQL server never loads them (5 MB of its memory).
+ */
+const loadPglite = async () => {
+  const [{ PGlite }, { pg_trgm }, { unaccent }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("@electric-sql/pglite/contrib/pg_trgm"),
+    import("@electric-sql/pglite/contrib/unaccent")
+  ])
+  return { PGlite, extensions: { pg_trgm, unaccent } }
+}
 
 const open = (dataDir: string | undefined) =>
   Effect.acquireRelease(
     Effect.tryPromise({
-      try: () => PGlite.create({ ...(dataDir !== undefined ? { dataDir } : {}), extensions: SEARCH_EXTENSIONS }),
+      try: async () => {
+        const { PGlite, extensions } = await loadPglite()
+        return PGlite.create({ ...(dataDir !== undefined ? { dataDir } : {}), extensions })
+      },
       catch: (error) =>
         new StoreError({
           operation: "open",

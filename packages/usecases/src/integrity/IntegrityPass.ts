@@ -227,6 +227,10 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
     // Votes of the groups discounted never count; a group for review's keep counting, so they stay in the replay.
     const grouped = new Set(found.filter((_, k) => groups[k]!.discount).flatMap((g) => [...g.votes, ...(g.held ?? [])]))
     const judged = { replayFrom, judgeFrom: replayFrom + WARM_UP_SECONDS }
+    // What follows reads the window for the replay alone (releases): the marks only the detectors read go now, 20 MB
+    // at ten million votes, before the replay's lists and the verdict's writes add theirs (the pass's peak).
+    free(window.direction)
+    free(window.cleared)
     const released = releases(window, grouped, settings.release, judged)
     const verdict: Verdict = {
       groups: groups.map(({ id, evidence, votes, discount }) => ({ id, evidence, votes, discount })),
@@ -254,10 +258,6 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
         applied: false
       } satisfies PassReport
     }
-    // What follows reads the window for the replay alone (releases): the marks only the detectors read go now, 20 MB
-    // at ten million votes, before the verdict's writes and the replay's copy of the countings add theirs.
-    free(window.direction)
-    free(window.cleared)
     const applied = yield* ledger.apply(verdict, now)
     // Standing settled now changes how the next pass would judge the same bursts (an episode whose voters
     // have just earned standing is what they say it is), and the votes that then count can earn more: the

@@ -14,7 +14,7 @@
  * whose voters are mostly addresses has few agents anywhere, but its visitors with a history vote
  * with the single-purpose ones. The group found is those addresses, on that one product.
  */
-import { DISCOUNTED, forEachVote, HELD, isAgentLedgerKey, type LedgerWindow, votesIn } from "@productdir/domain"
+import { DISCOUNTED, forEachVote, free, HELD, isAgentLedgerKey, type LedgerWindow, votesIn } from "@productdir/domain"
 import type { FoundGroup } from "./lockstep.ts"
 
 export interface AddressSettings {
@@ -53,10 +53,33 @@ export const findAddressSurges = (
   const single = (i: number) => address[window.voter[i]!] === 1 && votesBy[window.voter[i]!]! <= settings.maxVotesPerAddress
 
   // Per product and direction (slot 2p + direction): single-purpose addresses' votes, agents', other addresses'.
+  // One buffer, given back as the search returns (24 MB at a million products): dropped, it stayed until V8's
+  // next full collection, through the replay that follows, where the pass's memory peaked (docs/benchmarks.md).
   const slots = 2 * window.products.length
-  const lone = new Int32Array(slots)
-  const agents = new Int32Array(slots)
-  const others = new Int32Array(slots)
+  const tallies = new Int32Array(3 * slots)
+  try {
+    const tally = { lone: tallies.subarray(0, slots), agents: tallies.subarray(slots, 2 * slots), others: tallies.subarray(2 * slots) }
+    return surges(window, settings, judgeFrom, { taking, single, address }, tally)
+  } finally {
+    free(tallies)
+  }
+}
+
+/** findAddressSurges with its votes' kinds told and its tallies' memory given: zeroed, 2 × products each. */
+const surges = (
+  window: LedgerWindow,
+  settings: AddressSettings,
+  judgeFrom: number,
+  kinds: {
+    readonly taking: (i: number) => boolean
+    readonly single: (i: number) => boolean
+    readonly address: Uint8Array
+  },
+  tally: { readonly lone: Int32Array; readonly agents: Int32Array; readonly others: Int32Array }
+): Array<FoundGroup> => {
+  const { taking, single, address } = kinds
+  const { lone, agents, others } = tally
+  const slots = lone.length
   let loneAll = 0
   let othersAll = 0
   forEachVote(window, (i, p) => {
