@@ -101,6 +101,13 @@ describe("the integrity window's key tables", () => {
     const distinct = [...new Set(hex)]
     expect(table.count).toBe(distinct.length)
     const order = table.sorted()
-    expect(Array.from(order, (key) => distinct[key]!)).toEqual([...distinct].sort())
+    const sorted = [...distinct].sort()
+    expect(Array.from(order, (key) => distinct[key]!)).toEqual(sorted)
+    // Written out in that order, in place: every key's bytes, sorted.
+    const written = table.bytesInOrder(order)
+    expect(Array.from({ length: distinct.length }, (_, k) => Buffer.from(written.subarray(k * 16, k * 16 + 16)).toString("hex"))).toEqual(
+      sorted
+    )
+    expect(Array.from(order)).toEqual(Array.from(order, (_, k) => k))
   })
 })

@@ -14,7 +14,7 @@
  * whose voters are mostly addresses has few agents anywhere, but its visitors with a history vote
  * with the single-purpose ones. The group found is those addresses, on that one product.
  */
-import { DISCOUNTED, forEachVote, free, HELD, isAgentLedgerKey, type LedgerWindow, votesIn } from "@productdir/domain"
+import { DISCOUNTED, forEachVote, HELD, isAgentLedgerKey, type LedgerWindow, votesIn } from "@productdir/domain"
 import type { FoundGroup } from "./lockstep.ts"
 
 export interface AddressSettings {
@@ -51,66 +51,46 @@ export const findAddressSurges = (
   const votesBy = new Int32Array(window.voters.length)
   for (let i = 0; i < n; i++) if (history(i)) votesBy[window.voter[i]!]!++
   const single = (i: number) => address[window.voter[i]!] === 1 && votesBy[window.voter[i]!]! <= settings.maxVotesPerAddress
+  /** What a vote taken is: a single-purpose address's, one of a group found (corroborates nothing), another address's, an agent's. */
+  const kindOf = (i: number): Kind =>
+    single(i) ? LONE : window.counting[i] === DISCOUNTED ? NONE : address[window.voter[i]!] === 1 ? OTHER : AGENT
 
-  // Per product and direction (slot 2p + direction): single-purpose addresses' votes, agents', other addresses'.
-  // One buffer, given back as the search returns (24 MB at a million products): dropped, it stayed until V8's
-  // next full collection, through the replay that follows, where the pass's memory peaked (docs/benchmarks.md).
-  const slots = 2 * window.products.length
-  const tallies = new Int32Array(3 * slots)
-  try {
-    const tally = { lone: tallies.subarray(0, slots), agents: tallies.subarray(slots, 2 * slots), others: tallies.subarray(2 * slots) }
-    return surges(window, settings, judgeFrom, { taking, single, address }, tally)
-  } finally {
-    free(tallies)
-  }
-}
-
-/** findAddressSurges with its votes' kinds told and its tallies' memory given: zeroed, 2 × products each. */
-const surges = (
-  window: LedgerWindow,
-  settings: AddressSettings,
-  judgeFrom: number,
-  kinds: {
-    readonly taking: (i: number) => boolean
-    readonly single: (i: number) => boolean
-    readonly address: Uint8Array
-  },
-  tally: { readonly lone: Int32Array; readonly agents: Int32Array; readonly others: Int32Array }
-): Array<FoundGroup> => {
-  const { taking, single, address } = kinds
-  const { lone, agents, others } = tally
-  const slots = lone.length
+  // The catalog's single-purpose addresses' votes and other addresses' votes, then each product's own, a run at a
+  // time (a product's votes are one run of the window): tallies for every product and direction at once were 24 MB
+  // at a million products, at the pass's peak (docs/benchmarks.md).
   let loneAll = 0
   let othersAll = 0
-  forEachVote(window, (i, p) => {
-    if (!taking(i)) return
-    const slot = 2 * p + window.direction[i]!
-    if (single(i)) {
-      lone[slot]!++
-      loneAll++
-    } else if (window.counting[i] === DISCOUNTED) {
-      // Votes of groups found do not corroborate anything.
-    } else if (address[window.voter[i]!] === 1) {
-      others[slot]!++
-      othersAll++
-    } else agents[slot]!++
-  })
+  for (let i = 0; i < n; i++) {
+    if (!taking(i)) continue
+    const kind = kindOf(i)
+    if (kind === LONE) loneAll++
+    else if (kind === OTHER) othersAll++
+  }
   // Where hardly an address votes twice, what a product's visitors with a history would predict is unknown:
   // nothing is found rather than every product anonymous visitors like.
   if (othersAll < settings.minVotes) return []
-  // The catalog's ratio of the two kinds of addresses, leaving out the product judged (a drip is its own product's
-  // single-purpose votes: in a small catalog it would raise the bar it is judged by).
-  const ratioWithout = (p: number) => {
-    const lonely = loneAll - lone[2 * p]! - lone[2 * p + 1]!
-    const regular = othersAll - others[2 * p]! - others[2 * p + 1]!
-    return regular < settings.minVotes ? Number.POSITIVE_INFINITY : lonely / regular
-  }
-  const carried = new Set<number>()
-  for (let slot = 0; slot < slots; slot++) {
-    const votes = lone[slot]!
-    if (votes < settings.minVotes || votes < settings.dominance * (agents[slot]! + 1)) continue
-    const ratio = ratioWithout(slot >> 1)
-    if (votes >= settings.dominance * (ratio * others[slot]! + 1)) carried.add(slot)
+
+  /** A carried slot (2 × product + direction): what corroborates its single-purpose votes, at the catalog's ratio. */
+  const carried = new Map<number, number>()
+  const tally = new Int32Array(2 * KINDS)
+  for (let p = 0; p + 1 < window.starts.length; p++) {
+    const start = window.starts[p]!
+    const end = window.starts[p + 1]!
+    tally.fill(0)
+    for (let i = start; i < end; i++) if (taking(i)) tally[2 * kindOf(i) + window.direction[i]!]!++
+    // The catalog's ratio of the two kinds of addresses, leaving out the product judged (a drip is its own product's
+    // single-purpose votes: in a small catalog it would raise the bar it is judged by).
+    const lonely = loneAll - tally[2 * LONE]! - tally[2 * LONE + 1]!
+    const regular = othersAll - tally[2 * OTHER]! - tally[2 * OTHER + 1]!
+    const ratio = regular < settings.minVotes ? Number.POSITIVE_INFINITY : lonely / regular
+    for (let direction = 0; direction < 2; direction++) {
+      const votes = tally[2 * LONE + direction]!
+      const agents = tally[2 * AGENT + direction]!
+      const others = tally[2 * OTHER + direction]!
+      if (votes < settings.minVotes || votes < settings.dominance * (agents + 1)) continue
+      if (votes >= settings.dominance * (ratio * others + 1))
+        carried.set(2 * p + direction, settings.dominance * (Math.max(agents, ratio * others) + 1))
+    }
   }
   if (carried.size === 0) return []
 
@@ -128,7 +108,7 @@ const surges = (
   for (const [slot, all] of [...votesOf].sort((a, b) => a[0] - b[0])) {
     // The surge is the stretch of time in which they came faster than what corroborates them and than half
     // their own average over the window: a benign vote of the same kind days before a drip began is not its.
-    const corroborated = settings.dominance * (Math.max(agents[slot]!, ratioWithout(slot >> 1) * others[slot]!) + 1)
+    const corroborated = carried.get(slot)!
     const stretch = trimmed(densest(all, window.seconds, (corroborated + all.length / 2) / span), window.seconds)
     if (stretch.length < settings.minVotes) continue
     // Its held votes (a flood the burst guard caught) stay held: nothing in a vote tells a flood's address from a
@@ -146,6 +126,14 @@ const surges = (
   }
   return groups
 }
+
+/** The kinds of a vote taken (kindOf), numbered for a product's tally: [kind × 2 + direction]. */
+type Kind = 0 | 1 | 2 | 3
+const LONE: Kind = 0
+const AGENT: Kind = 1
+const OTHER: Kind = 2
+const NONE: Kind = 3
+const KINDS = 4
 
 /** How far apart, in its own median gaps, a vote at either end of a stretch may be from the next one in. */
 const END_GAPS = 10
