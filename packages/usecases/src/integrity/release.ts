@@ -93,16 +93,6 @@ export const releases = (
     if (window.counting[i] === HELD && !grouped.has(i) && judges(i)) withHeld.add(p)
   })
   if (withHeld.size === 0) return []
-  // The votes that may count of each product with held votes, in the order they were cast.
-  const votesOf = new Map<number, Array<number>>()
-  for (const p of withHeld) {
-    const list: Array<number> = []
-    for (let i = window.starts[p]!; i < window.starts[p + 1]!; i++) {
-      if (window.counting[i] === DISCOUNTED || grouped.has(i) || !seen(i)) continue
-      list.push(i)
-    }
-    votesOf.set(p, list)
-  }
   // The share agents cast of the window's votes that take part: the directory's usual mix.
   const agent = Uint8Array.from(window.voters, (voter) => (isAgentLedgerKey(voter) ? 1 : 0))
   let agentVotes = 0
@@ -116,13 +106,18 @@ export const releases = (
   const provenBar = Math.min(settings.provenShare, (settings.usualShare * agentVotes) / Math.max(1, takingPart))
   const released: Array<number> = []
   for (const p of [...withHeld].sort((a, b) => a - b)) {
+    // Its votes that may count, listed as it is judged: lists of every such product at once were ~10 MB at ten
+    // million votes, garbage the verdict's writes then waited beside (the pass's peak).
+    const votes: Array<number> = []
+    for (let i = window.starts[p]!; i < window.starts[p + 1]!; i++) {
+      if (window.counting[i] === DISCOUNTED || grouped.has(i) || !seen(i)) continue
+      votes.push(i)
+    }
     // In the order they were cast, as far as the window tells: by the second, and within a second the votes that
     // counted before those held (the guard held them because the others came first). By the voter's order instead, a
     // flood cast within a second was replayed with some of its held votes ahead of its counted ones, which the
     // replay then counted: a few more of an address flood's votes every pass, as many as the second's phase let.
-    const votes = votesOf
-      .get(p)!
-      .sort((a, b) => window.seconds[a]! - window.seconds[b]! || window.counting[a]! - window.counting[b]! || a - b)
+    votes.sort((a, b) => window.seconds[a]! - window.seconds[b]! || window.counting[a]! - window.counting[b]! || a - b)
     let rates = noRates
     let episode: Array<number> = []
     let lastBurst = Number.NEGATIVE_INFINITY
