@@ -6,7 +6,7 @@
  * its WebAssembly and data files beside its own modules.
  */
 // Types only: bench/src/crowd-pass.ts imports `external` from here into its children's bundle, where importing
-// rolldown itself loaded the bundler and its native binding into every child (~4 MB it measured, not the CLI's).
+// rolldown itself loaded the bundler and its native binding into every child (11 MB at start, not the CLI's).
 import type { RolldownOptions } from "rolldown"
 
 /** What stays outside the bundle (bench/src/crowd-pass.ts bundles its children with the same). */

@@ -57,7 +57,8 @@ export const findAddressSurges = (
 
   // The catalog's single-purpose addresses' votes and other addresses' votes, then each product's own, a run at a
   // time (a product's votes are one run of the window): tallies for every product and direction at once were 24 MB
-  // at a million products, at the pass's peak (docs/benchmarks.md).
+  // at a million products, at the pass's peak (docs/benchmarks.md). Two walks, each vote told twice: tens of
+  // milliseconds at ten million votes, for the memory.
   let loneAll = 0
   let othersAll = 0
   for (let i = 0; i < n; i++) {
