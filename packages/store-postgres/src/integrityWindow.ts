@@ -11,9 +11,9 @@
  *   burst for held ones. A counted vote cast before the window and changed inside it is there at its change.
  * - One scan of `votes`, a range of its pages at a time (a TID range scan), each vote sent as bytes in
  *   one `bytea` a message: its product's id, its time, its counting, direction and cleared mark, and its
- *   voter's and network's text, each ended by a NUL (a text never holds one). No row objects; a text
- *   becomes a string once, after the last vote (from the table's bytes). PostgreSQL's cost is about the bytes it joins, so
- *   nothing is sent twice: the keys' 128-bit hashes that were sent beside their texts cost a quarter of
+ *   voter's and network's text, each ended by a NUL (a text never holds one). No row objects; a text is
+ *   kept as its bytes, and becomes a string only when the pass reads it. PostgreSQL's cost is about the
+ *   bytes it joins, so nothing is sent twice: the keys' 128-bit hashes that were sent beside their texts cost a quarter of
  *   its time and a third of the bytes (docs/benchmarks.md, "the window read: texts only"). (Sent as hex
  *   text instead, decoded into one buffer reused for every row, it held 10-20 MB less at the pass's peak
  *   for 4-5 s more of node's CPU, mostly the collector's: a string of the text for every row.)
@@ -36,6 +36,7 @@ import { Effect, Fiber } from "effect"
 import type { SqlClient } from "effect/sql"
 import { free, grown, type LedgerWindow, type ProductId, productOf, runsOf } from "@productdir/domain"
 import { hash16, hashText, Keys16, KeysText } from "./integrityKeys.ts"
+import { readOnlyArray } from "./readOnlyArray.ts"
 
 /**
  * Pages of `votes` read per message: about 50 votes a page, ~100 bytes each, so ~2 MB a message. Not more:
@@ -60,12 +61,11 @@ const HEX = new TextEncoder().encode("0123456789abcdef")
 
 /**
  * The window's product ids, kept as their 16 bytes each (`uuid_send`) and printed when read: a
- * million ids are 16 MB so, 64 MB as strings. Read-only, like the array it stands for (index, length,
- * iteration, the array methods that read).
+ * million ids are 16 MB so, 64 MB as strings.
  */
 const productIds = (bytes: Uint8Array, count: number): ReadonlyArray<ProductId> => {
   const text = Buffer.alloc(36)
-  const at = (p: number): ProductId => {
+  return readOnlyArray(count, (p) => {
     let out = 0
     for (let k = 0; k < 16; k++) {
       if (k === 4 || k === 6 || k === 8 || k === 10) text[out++] = 0x2d
@@ -74,21 +74,6 @@ const productIds = (bytes: Uint8Array, count: number): ReadonlyArray<ProductId> 
       text[out++] = HEX[byte & 15]!
     }
     return text.toString("latin1") as ProductId
-  }
-  const index = (key: string | symbol): number | undefined => {
-    if (typeof key !== "string") return undefined
-    const p = Number(key)
-    return Number.isInteger(p) && p >= 0 && p < count && String(p) === key ? p : undefined
-  }
-  return new Proxy([] as Array<ProductId>, {
-    get: (target, key, receiver) => {
-      if (key === "length") return count
-      const p = index(key)
-      return p === undefined ? Reflect.get(target, key, receiver) : at(p)
-    },
-    has: (target, key) => index(key) !== undefined || Reflect.has(target, key),
-    set: () => false,
-    deleteProperty: () => false
   })
 }
 
@@ -210,16 +195,6 @@ const placeOf = (column: Int32Array, start: number, end: number, voter: number):
     else high = middle
   }
   return low
-}
-
-/** Numbers in the sorted order of `texts` (as the memory store sorts them): `number[key]`, and the texts so ordered. */
-const numbered = (texts: ReadonlyArray<string>) => {
-  const order = Array.from(texts.keys()).sort((x, y) => (texts[x]! < texts[y]! ? -1 : texts[x]! > texts[y]! ? 1 : 0))
-  const number = new Int32Array(texts.length)
-  order.forEach((key, n) => {
-    number[key] = n
-  })
-  return { number, sorted: order.map((key) => texts[key]!) }
 }
 
 /** A column that grows by half when full. */
@@ -368,9 +343,8 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     if (products.count >= 1 << (31 - MARK_BITS))
       throw new RangeError(`${products.count} products in the window: more than its columns number`)
 
-    // Standing: the agents among the voters that have it.
-    const standingAgents = new Set<string>()
-    for (const id of head?.standing ?? []) standingAgents.add(`agent:${id}`)
+    // Standing: the agents among the voters that have it, found in the voters' table while it is one.
+    const standingVoters = (head?.standing ?? []).map((id) => voterKeys.find(`agent:${id}`)).filter((key) => key >= 0)
     // Numbers in sorted order: products by id (their bytes' order is their text's), voters and networks by text.
     const productOrder = products.sorted()
     const productCount = productOrder.length
@@ -397,12 +371,11 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     free(product)
     product = new Int32Array(0)
 
-    // The texts become strings now, once each; the voters are renumbered in their order, then each product's votes sorted by it.
-    const voters = numbered(voterKeys.texts())
-    voterKeys.release()
-    const networks = numbered(networkKeys.texts())
-    networkKeys.release()
-    const standing = Uint8Array.from(voters.sorted, (text) => (standingAgents.has(text) ? 1 : 0))
+    // The voters are renumbered in the order of their texts (kept as bytes), then each product's votes sorted by it.
+    const voters = voterKeys.sorted()
+    const networks = networkKeys.sorted()
+    const standing = new Uint8Array(voters.texts.length)
+    for (const key of standingVoters) standing[voters.number[key]!] = 1
     for (let i = 0; i < n; i++) voter[i] = voters.number[voter[i]!]!
     for (let j = 0; j < kept; j++) networkVoter[j] = voters.number[networkVoter[j]!]!
     sortRunsByVoter(starts, { voter, seconds, flags })
@@ -432,13 +405,13 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
       const place = placeOf(voter, starts[p]!, starts[p + 1]!, networkVoter[j]!)
       network[networkAt[p]! + place - starts[p]!] = networkKey[j]! < 0 ? -1 : networks.number[networkKey[j]!]!
     }
-    for (const array of [networkVote, networkKey, networkVoter, productNumber, productOrder]) free(array)
+    for (const array of [networkVote, networkKey, networkVoter, productNumber, productOrder, voters.number, networks.number]) free(array)
     const runs = { starts }
     return {
       since: from,
       products: productIds(productBytes, productCount),
-      voters: voters.sorted,
-      networks: networks.sorted,
+      voters: voters.texts,
+      networks: networks.texts,
       starts,
       voter,
       networkOf: (i: number) => {

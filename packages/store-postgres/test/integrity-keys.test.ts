@@ -37,7 +37,8 @@ const texts = (): Array<string> => {
         out.push(`${n % 2 === 0 ? "a" : "b"}`.repeat(1 + (n % 9)))
         break
       default:
-        out.push(`voter ${n} 😀`)
+        // Past U+FFFF (UTF-16 orders it before U+FF21, UTF-8 after): the two orders of texts differ here.
+        out.push(`voter ${n % 50} ${n % 3 === 0 ? "😀" : "Ａ"}${n}`)
     }
   }
   return out
@@ -80,6 +81,17 @@ describe("the integrity window's key tables", () => {
     expect(numbers).toEqual(expected)
     expect(table.count).toBe(new Set(keys).size)
     expect(table.count).toBeGreaterThan(10_000)
+    // Found by their strings, each as numbered; a text never added is not there.
+    const distinct = [...new Set(keys)]
+    expect(distinct.map((key) => table.find(key))).toEqual(distinct.map((_, k) => k))
+    expect([table.find("agent:"), table.find("ip:"), table.find("voter 1 "), table.find("ip:ü")]).toEqual([-1, -1, -1, -1])
+    // Sorted as JS sorts strings (the memory store's order), the texts read from their bytes.
+    const { number, texts: sortedTexts } = table.sorted()
+    const sorted = [...distinct].sort()
+    expect([...sortedTexts]).toEqual(sorted)
+    expect(sortedTexts.length).toBe(distinct.length)
+    expect(distinct.map((_, k) => sortedTexts[number[k]!])).toEqual(distinct)
+    expect(sorted.some((text, k) => k > 0 && Buffer.compare(Buffer.from(sorted[k - 1]!), Buffer.from(text)) > 0)).toBe(true)
   })
 
   it("number 16-byte keys as a Map of their hex does, and sort them as their bytes", () => {
