@@ -29,6 +29,13 @@ import { storeError } from "./errors.ts"
 import { readWindow } from "./integrityWindow.ts"
 import { recount, taughtAt } from "./recount.ts"
 
+/**
+ * Released votes written a statement at a time (all in the verdict's one transaction): a statement's keys, their
+ * JSON and the driver's message are ~2 MB, where the 75,598 of the ten-million-vote ledger at once were 25-30 MB,
+ * at the pass's peak (docs/benchmarks.md). The verdict's keys are made as they are read (IntegrityPass).
+ */
+const RELEASE_BATCH = 10_000
+
 /** A group whose votes are discounted (Integrity.ts, `discounts`), as SQL over `g`. */
 const DISCOUNTING = "(g.status = 'confirmed' OR (g.status = 'suspected' AND coalesce((g.evidence->>'review')::boolean, false) = false))"
 
@@ -98,8 +105,7 @@ export const make = Effect.gen(function* () {
       const marking = verdict.groups
         .filter((g) => !g.discount)
         .flatMap((g) => g.votes.map((v) => ({ product_id: v.productId, voter: v.voter, group_id: g.id })))
-      const releasing = verdict.release.map((v) => ({ product_id: v.productId, voter: v.voter }))
-      const touchedIds = [...new Set([...discounting.map((v) => v.product_id), ...releasing.map((v) => v.product_id)])].sort()
+      const touchedIds = [...new Set([...discounting.map((v) => v.product_id), ...Array.from(verdict.release, (v) => v.productId)])].sort()
       yield* lock(touchedIds)
       if (verdict.groups.length > 0) {
         yield* sql`
@@ -131,31 +137,44 @@ export const make = Effect.gen(function* () {
       // Counted now, they teach the product's week rate as if they had counted when cast (counting.ts,
       // ratesAfterRelease, the same arithmetic): a product that starts cold is not held for days. What each
       // product is taught is written by the recount below, in its one write of the product's row.
-      const released =
-        releasing.length === 0
-          ? []
-          : yield* sql<{ product_id: string; slow: number; votes: number; up: number; down: number }>`
-              WITH released AS (
-                UPDATE votes v SET counting = 'counted'
-                FROM jsonb_to_recordset(${pg.json(releasing)}) AS x(product_id uuid, voter text)
-                WHERE v.product_id = x.product_id AND v.voter = x.voter AND ${heldNotByIndex}
-                RETURNING v.product_id, v.created_at, v.direction, v.revoked_at
-              )
-              SELECT r.product_id::text, sum(exp(-greatest(0, extract(epoch FROM n.at - r.created_at)) / ${slowSeconds}))::float8 AS slow,
-                     count(*)::int AS votes,
-                     count(*) FILTER (WHERE r.direction = 'up' AND r.revoked_at IS NULL)::int AS up,
-                     count(*) FILTER (WHERE r.direction = 'down' AND r.revoked_at IS NULL)::int AS down
-              FROM released r JOIN products p ON p.id = r.product_id
-              CROSS JOIN LATERAL (SELECT ${taughtAt(sql, at)} AS at) n
-              GROUP BY r.product_id, n.at`
-      const taught = { at, products: released.map((r) => ({ id: r.product_id, slow: Number(r.slow) })) }
+      const released = new Map<string, { slow: number; votes: number; up: number; down: number }>()
+      for (let from = 0; from < verdict.release.length; from += RELEASE_BATCH) {
+        const batch = Array.from({ length: Math.min(RELEASE_BATCH, verdict.release.length - from) }, (_, k) => {
+          const v = verdict.release[from + k]!
+          return { product_id: v.productId, voter: v.voter }
+        })
+        for (const r of yield* sql<{ product_id: string; slow: number; votes: number; up: number; down: number }>`
+          WITH released AS (
+            UPDATE votes v SET counting = 'counted'
+            FROM jsonb_to_recordset(${pg.json(batch)}) AS x(product_id uuid, voter text)
+            WHERE v.product_id = x.product_id AND v.voter = x.voter AND ${heldNotByIndex}
+            RETURNING v.product_id, v.created_at, v.direction, v.revoked_at
+          )
+          SELECT r.product_id::text, sum(exp(-greatest(0, extract(epoch FROM n.at - r.created_at)) / ${slowSeconds}))::float8 AS slow,
+                 count(*)::int AS votes,
+                 count(*) FILTER (WHERE r.direction = 'up' AND r.revoked_at IS NULL)::int AS up,
+                 count(*) FILTER (WHERE r.direction = 'down' AND r.revoked_at IS NULL)::int AS down
+          FROM released r JOIN products p ON p.id = r.product_id
+          CROSS JOIN LATERAL (SELECT ${taughtAt(sql, at)} AS at) n
+          GROUP BY r.product_id, n.at`) {
+          // A product's votes may span batches: what each batch released of it adds up.
+          const sum = released.get(r.product_id) ?? { slow: 0, votes: 0, up: 0, down: 0 }
+          released.set(r.product_id, {
+            slow: sum.slow + Number(r.slow),
+            votes: sum.votes + r.votes,
+            up: sum.up + r.up,
+            down: sum.down + r.down
+          })
+        }
+      }
+      const taught = { at, products: Array.from(released, ([id, r]) => ({ id, slow: r.slow })) }
       // How each product's counted votes moved: the released that count, less the counted now discounted.
       const moved = new Map<string, { up: number; down: number }>()
       const move = (id: string, up: number, down: number) => {
         const m = moved.get(id) ?? { up: 0, down: 0 }
         moved.set(id, { up: m.up + up, down: m.down + down })
       }
-      for (const r of released) move(r.product_id, r.up, r.down)
+      for (const [id, r] of released) move(id, r.up, r.down)
       for (const r of discounted) if (r.counts) move(r.product_id, r.direction === "up" ? -1 : 0, r.direction === "down" ? -1 : 0)
       const recounted = yield* recount(sql, touchedIds, {
         stamp: true,
@@ -163,7 +182,7 @@ export const make = Effect.gen(function* () {
         taught,
         moved: [...moved].map(([id, m]) => ({ id, ...m }))
       })
-      const releasedVotes = released.reduce((sum, r) => sum + r.votes, 0)
+      const releasedVotes = Array.from(released.values()).reduce((sum, r) => sum + r.votes, 0)
       return { applied: { discounted: discounted.length, released: releasedVotes, recounted }, touched: touchedIds }
     }).pipe(
       sql.withTransaction,

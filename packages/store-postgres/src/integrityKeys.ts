@@ -3,8 +3,7 @@
  * votes are thirty million lookups, so the tables are typed arrays (open addressing, linear probing,
  * half full at most), not maps of strings, and a key is numbered in the order it is first seen.
  */
-import { free, grown } from "@productdir/domain"
-import { readOnlyArray } from "./readOnlyArray.ts"
+import { free, grown, readOnlyArray } from "@productdir/domain"
 
 /** A 16-byte key's hash, from its four 32-bit words. */
 const mix16 = (a: number, b: number, c: number, d: number): number => {

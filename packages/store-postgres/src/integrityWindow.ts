@@ -34,9 +34,8 @@
  */
 import { Effect, Fiber } from "effect"
 import type { SqlClient } from "effect/sql"
-import { free, grown, type LedgerWindow, type ProductId, productOf, runsOf } from "@productdir/domain"
+import { free, grown, type LedgerWindow, type ProductId, productOf, readOnlyArray, runsOf } from "@productdir/domain"
 import { hash16, hashText, Keys16, KeysText } from "./integrityKeys.ts"
-import { readOnlyArray } from "./readOnlyArray.ts"
 
 /**
  * Pages of `votes` read per message: about 50 votes a page, ~100 bytes each, so ~2 MB a message. Not more:

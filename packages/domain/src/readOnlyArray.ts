@@ -1,8 +1,9 @@
 /**
- * An array whose items are made when read: the integrity window keeps a million product ids and a
- * quarter of a million voters' texts as their bytes (tens of MB less than as strings, at the pass's
- * peak), and hands the pass what looks like the read-only array LedgerWindow asks for (index,
- * length, iteration, the array methods that read).
+ * An array whose items are made when read, for the integrity pass's large lists: the PostgreSQL window
+ * keeps a million product ids and a quarter of a million voters' texts as their bytes (tens of MB less
+ * than as strings, at the pass's peak), and a verdict's tens of thousands of vote keys are made as the
+ * store writes them. What it hands over looks like the read-only array asked for (index, length,
+ * iteration, the array methods that read).
  */
 
 /** `count` items, item `k` made by `at(k)` each time it is read. */
