@@ -79,17 +79,14 @@ const productIds = (bytes: Uint8Array, count: number): ReadonlyArray<ProductId> 
 /**
  * Sorts each product's run of the columns by voter, in place (a run's votes arrive in the order of the table's
  * pages). Most runs are a handful of votes; a popular product's thousands are sorted as packed numbers (voter
- * and place in the run in one double: a native numeric sort, no comparator), then every column is moved to that
- * order. Voters are distinct within a product (the ledger's key), so the order is total.
+ * and place in the run in one double: a native numeric sort, no comparator), then the times are moved to that
+ * order. Voters are distinct within a product (the ledger's key), so the order is total; a voter's number with
+ * the vote's marks below it (MARK_BITS) sorts as the voter's.
  */
-const sortRunsByVoter = (
-  starts: Int32Array,
-  columns: { readonly voter: Int32Array; readonly seconds: Int32Array; readonly flags: Uint8Array }
-) => {
-  const { voter, seconds, flags } = columns
+const sortRunsByVoter = (starts: Int32Array, columns: { readonly voter: Int32Array; readonly seconds: Int32Array }) => {
+  const { voter, seconds } = columns
   let keys = new Float64Array(64)
   let spare = new Int32Array(64)
-  let spareFlags = new Uint8Array(64)
   for (let p = 0; p + 1 < starts.length; p++) {
     const start = starts[p]!
     const length = starts[p + 1]! - start
@@ -99,26 +96,22 @@ const sortRunsByVoter = (
     if (keys.length < length) {
       keys = new Float64Array(length)
       spare = new Int32Array(length)
-      spareFlags = new Uint8Array(length)
     }
     // voter × 2^21 + place: exact in a double for voters < 2^31 and runs < 2^21 (two million votes on one product).
     const run = keys.subarray(0, length)
     for (let k = 0; k < length; k++) run[k] = voter[start + k]! * 2_097_152 + k
     run.sort()
-    const move = <A extends Int32Array | Uint8Array>(column: A, into: A) => {
-      for (let k = 0; k < length; k++) into[k] = column[start + (run[k]! % 2_097_152)]!
-      column.set(into.subarray(0, length), start)
-    }
-    move(seconds, spare)
-    move(flags, spareFlags)
+    for (let k = 0; k < length; k++) spare[k] = seconds[start + (run[k]! % 2_097_152)]!
+    seconds.set(spare.subarray(0, length), start)
     for (let k = 0; k < length; k++) voter[start + k] = Math.floor(run[k]! / 2_097_152)
   }
 }
 
 /**
- * The bits of a vote's marks (counting 0-2, down 4, cleared 8), kept as read below its product's number in one
- * column: a column of marks of its own was 10 MB more at ten million votes, at the read's peak. Products number
- * fewer than 2^27.
+ * The bits of a vote's marks (counting 0-2, down 4, cleared 8), kept as read below its voter's number in one
+ * column until the columns are in order: a column of marks of their own was 10 MB more at ten million votes, at
+ * the read's peak (below the product's number, as they were, they had to be copied out before that column went).
+ * Voters number fewer than 2^27.
  */
 const MARK_BITS = 4
 const MARKS = (1 << MARK_BITS) - 1
@@ -133,23 +126,20 @@ const COARSE_SHIFT = 10
  * replaced held 50 MB more at ten million votes, at the pass's peak). Two passes, as a most significant digit
  * radix sort makes them: by product / 1,024 first, whose thousand places to fill are all in cache, then by product
  * within each of those stretches (a few hundred KB): one pass by product over ten million votes waited on a cache
- * miss at each step. `starts[p]`: where product p's run starts (`starts[productCount]` = the votes); a vote's
- * product and marks are one number (`marked`: product << MARK_BITS | marks).
+ * miss at each step. `starts[p]`: where product p's run starts (`starts[productCount]` = the votes).
  */
 const orderByProduct = (
   starts: Int32Array,
-  columns: { readonly marked: Int32Array; readonly voter: Int32Array; readonly seconds: Int32Array }
+  columns: { readonly product: Int32Array; readonly voter: Int32Array; readonly seconds: Int32Array }
 ) => {
-  const { marked, voter, seconds } = columns
-  /** Moves the votes of keys [firstKey, endKey) (a vote's key: its product >> shift) into their runs `bounds[key]..`. */
-  const permute = (bounds: Int32Array, firstKey: number, endKey: number, shift: number, next: Int32Array) => {
-    // A vote's product is its marked number's high bits.
-    const by = shift + MARK_BITS
+  const { product, voter, seconds } = columns
+  /** Moves the votes of keys [firstKey, endKey) (a vote's key: its product >> by) into their runs `bounds[key]..`. */
+  const permute = (bounds: Int32Array, firstKey: number, endKey: number, by: number, next: Int32Array) => {
     for (let k = firstKey; k < endKey; k++) next[k - firstKey] = bounds[k]!
     for (let k = firstKey; k < endKey; k++) {
       const end = bounds[k + 1]!
       for (let i = next[k - firstKey]!; i < end; i = next[k - firstKey]!) {
-        let m = marked[i]!
+        let m = product[i]!
         if (m >> by === k) {
           next[k - firstKey]!++
           continue
@@ -158,17 +148,17 @@ const orderByProduct = (
         let t = seconds[i]!
         while (m >> by !== k) {
           const to = next[(m >> by) - firstKey]!++
-          const m2 = marked[to]!
+          const m2 = product[to]!
           const v2 = voter[to]!
           const t2 = seconds[to]!
-          marked[to] = m
+          product[to] = m
           voter[to] = v
           seconds[to] = t
           m = m2
           v = v2
           t = t2
         }
-        marked[i] = m
+        product[i] = m
         voter[i] = v
         seconds[i] = t
         next[k - firstKey]!++
@@ -238,8 +228,8 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     // The columns in the order read, with the keys' numbers as first seen; renumbered and ordered below.
     // Sized by the table's estimated rows (what is never written costs no memory); grown by half when short.
     let capacity = Math.max(1024, Math.ceil((head?.estimate ?? 0) * 1.02))
-    // A vote's product and its marks in one number (MARK_BITS).
     let product = new Int32Array(capacity)
+    // A vote's voter and its marks in one number (MARK_BITS), until the columns are in order.
     let voter = new Int32Array(capacity)
     let seconds = new Int32Array(capacity)
     // The networks kept: the vote (its place as read) and its network, for the votes of products with a held vote.
@@ -317,11 +307,11 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
           for (let b = 0; b < batch; b++) {
             const f = view.getInt16(at + 24)
             const p = products.add(view, at, hashes[2 * b]!)
-            product[n] = (p << MARK_BITS) | (f & MARKS)
+            product[n] = p
             const micros = view.getInt32(at + 16) * 4_294_967_296 + view.getUint32(at + 20)
             seconds[n] = Math.floor((micros - fromMicros) / 1_000_000)
             const voterEnd = ends[2 * b]!
-            voter[n] = voterKeys.add(bytes, view, at + 26, voterEnd, hashes[2 * b + 1]!)
+            voter[n] = (voterKeys.add(bytes, view, at + 26, voterEnd, hashes[2 * b + 1]!) << MARK_BITS) | (f & MARKS)
             const networkEnd = ends[2 * b + 1]!
             if (p < heldCount) {
               networkVote = grownBy(networkVote, kept, kept + 1)
@@ -339,8 +329,8 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     product = product.subarray(0, n)
     voter = voter.subarray(0, n)
     seconds = seconds.subarray(0, n)
-    if (products.count >= 1 << (31 - MARK_BITS))
-      throw new RangeError(`${products.count} products in the window: more than its columns number`)
+    if (voterKeys.count > 1 << (31 - MARK_BITS))
+      throw new RangeError(`${voterKeys.count} voters in the window: more than its columns number`)
 
     // Standing: the agents among the voters that have it, found in the voters' table while it is one.
     const standingVoters = (head?.standing ?? []).map((id) => voterKeys.find(`agent:${id}`)).filter((key) => key >= 0)
@@ -351,22 +341,20 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     for (let k = 0; k < productCount; k++) productNumber[productOrder[k]!] = k
     // The ids in that order, in the table's own memory: the table goes before the columns are ordered.
     const productBytes = products.bytesInOrder(productOrder)
-    for (let i = 0; i < n; i++) product[i] = (productNumber[product[i]! >> MARK_BITS]! << MARK_BITS) | (product[i]! & MARKS)
+    for (let i = 0; i < n; i++) product[i] = productNumber[product[i]!]!
 
     // By product (a counting sort in place: no column copied, no array of places).
-    const starts = runsOf(n, (i) => product[i]! >> MARK_BITS, productCount)
+    const starts = runsOf(n, (i) => product[i]!, productCount)
     // The networks kept are found again by their vote's keys once the columns are in order: its product and voter.
     const networkVoter = new Int32Array(kept)
     for (let j = 0; j < kept; j++) {
-      networkVoter[j] = voter[networkVote[j]!]!
-      networkVote[j] = product[networkVote[j]!]! >> MARK_BITS
+      networkVoter[j] = voter[networkVote[j]!]! >> MARK_BITS
+      networkVote[j] = product[networkVote[j]!]!
     }
     const networkProduct = networkVote
-    orderByProduct(starts, { marked: product, voter, seconds })
-    // The product column goes now, its marks kept, before the texts become strings: the runs say the same
-    // (LedgerWindow), in 4 MB where it took 40, and the read's peak is here.
-    const flags = new Uint8Array(n)
-    for (let i = 0; i < n; i++) flags[i] = product[i]! & MARKS
+    orderByProduct(starts, { product, voter, seconds })
+    // The product column goes now: the runs say the same (LedgerWindow), in 4 MB where it took 40, and the read's
+    // peak is here.
     free(product)
     product = new Int32Array(0)
 
@@ -375,19 +363,20 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     const networks = networkKeys.sorted()
     const standing = new Uint8Array(voters.texts.length)
     for (const key of standingVoters) standing[voters.number[key]!] = 1
-    for (let i = 0; i < n; i++) voter[i] = voters.number[voter[i]!]!
+    for (let i = 0; i < n; i++) voter[i] = (voters.number[voter[i]! >> MARK_BITS]! << MARK_BITS) | (voter[i]! & MARKS)
     for (let j = 0; j < kept; j++) networkVoter[j] = voters.number[networkVoter[j]!]!
-    sortRunsByVoter(starts, { voter, seconds, flags })
+    sortRunsByVoter(starts, { voter, seconds })
 
-    // The flags' column becomes the counting's, in place.
-    const counting = flags
+    // The marks become columns of their own, and the voter column the voters' numbers.
+    const counting = new Uint8Array(n)
     const direction = new Uint8Array(n)
     const clearedColumn = new Uint8Array(n)
     for (let i = 0; i < n; i++) {
-      const f = flags[i]!
+      const f = voter[i]! & MARKS
       direction[i] = (f >> 2) & 1
       clearedColumn[i] = f >> 3
       counting[i] = f & 3
+      voter[i] = voter[i]! >> MARK_BITS
     }
     // The networks kept, in the products' runs: where each product's starts (-1 for none), and each vote's, found
     // by its voter in its product's run (sorted by voter, in which a voter votes a product once).
