@@ -94,7 +94,9 @@ export const releases = (
   })
   if (withHeld.size === 0) return []
   // The share agents cast of the window's votes that take part: the directory's usual mix.
-  const agent = Uint8Array.from(window.voters, (voter) => (isAgentLedgerKey(voter) ? 1 : 0))
+  // One voter at a time: the window may make each voter's key as it is read (Uint8Array.from held every one at once).
+  const agent = new Uint8Array(window.voters.length)
+  for (let v = 0; v < agent.length; v++) agent[v] = isAgentLedgerKey(window.voters[v]!) ? 1 : 0
   let agentVotes = 0
   let takingPart = 0
   const total = votesIn(window)
