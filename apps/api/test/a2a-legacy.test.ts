@@ -319,6 +319,15 @@ for (const variant of variants) {
             message: expect.stringContaining("A2A-Version: 1.0")
           })
           expect(codeOf(yield* rpc(base, send03({}), { "a2a-version": "0.2" }))).toBe(-32009)
+          // The query parameter given twice: two versions are no version (refused naming both), the same one twice is it.
+          const hello = send03({ message: { kind: "message", messageId: "q", role: "user", parts: [{ kind: "text", text: "okonomi" }] } })
+          const twice = yield* postJson(`${base}/a2a/jsonrpc?A2A-Version=0.3&A2A-Version=1.0`, hello)
+          expect(bodyOf<{ error: { code: number; message: string } }>(twice).error).toMatchObject({
+            code: -32009,
+            message: expect.stringContaining("asked for 0.3, 1.0")
+          })
+          const same = yield* postJson(`${base}/a2a/jsonrpc?A2A-Version=0.3&A2A-Version=0.3`, hello)
+          expect(bodyOf<{ result: { kind: string } }>(same).result.kind).toBe("message")
         })
       )
 

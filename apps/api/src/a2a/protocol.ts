@@ -225,12 +225,17 @@ export const invalidParams = (errors: ReadonlyArray<{ readonly path: ReadonlyArr
     violations: errors.map((e) => ({ field: fieldName(e.path), description: e.message }))
   })
 
-/** The A2A version of a request (§3.6.2): its A2A-Version header, else its query parameter; none means 0.3. */
+/**
+ * The A2A version of a request (§3.6.2): its A2A-Version header, else its query parameter; none means 0.3. The
+ * parameter given twice with different versions is both of them, as a header sent twice is ("0.3, 1.0"), which no
+ * dialect is: the request is refused naming them, never served as whichever came first.
+ */
 export const requestedVersion = (headers: Readonly<Record<string, string | undefined>>, url: string): string => {
   const header = headers["a2a-version"]?.trim()
   if (header !== undefined && header !== "") return header
-  const query = url.includes("?") ? new URLSearchParams(url.slice(url.indexOf("?") + 1)).get("A2A-Version") : null
-  return query?.trim() || "0.3"
+  const query = url.includes("?") ? new URLSearchParams(url.slice(url.indexOf("?") + 1)).getAll("A2A-Version") : []
+  const versions = [...new Set(query.map((version) => version.trim()).filter((version) => version !== ""))]
+  return versions.length > 0 ? versions.join(", ") : "0.3"
 }
 
 /** The A2A versions served: 1.0, and 0.3 for the clients that have not moved (legacy.ts). */
