@@ -504,7 +504,10 @@ for (const variant of storeVariants()) {
           for (const [body, code] of [
             ['{"jsonrpc":', -32700],
             ['{"hello":1}', -32600],
-            ['{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', -32600]
+            ['{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', -32600],
+            // Another protocol's version, or none: no JSON-RPC 2.0 request, however well its id is formed.
+            ['{"jsonrpc":"1.0","id":1,"method":"ping"}', -32600],
+            ['{"id":2,"method":"ping"}', -32600]
           ] as const) {
             const refused = yield* request(`${base}/mcp`, {
               method: "POST",

@@ -179,19 +179,18 @@ const namedMetadata = eachError((reply) =>
 )
 
 /**
- * A body the server could not take as a message: not JSON (-32700), or JSON that is no JSON-RPC request
- * (-32600). The transport says such input is answered with an HTTP error status (400), its body the
- * JSON-RPC error without an id; the library answers it 200, which a client, a proxy or a log reads as served.
+ * A body the server could not take as a message: not JSON (-32700), or JSON that is no JSON-RPC 2.0 request
+ * (-32600: another `jsonrpc` than "2.0" or none, an id of the wrong kind). The transport says such input is
+ * answered with an HTTP error status (400), its body the JSON-RPC error; the library answers it 200, which a
+ * client, a proxy or a log reads as served. Its id is kept where the library could read one (`"jsonrpc":"1.0"`
+ * with `"id":1`), so that the client can tell which message it was.
  */
 const REFUSED_INPUT_CODES = new Set([-32700, -32600])
 const REFUSED_INPUT_BYTES = [Buffer.from("-32700"), Buffer.from("-32600")]
 
-/** One error response without an id (not a batch's) for input that is no request. */
+/** One error response (not a batch's) for input that is no request. */
 const isRefusedInput = (value: unknown): boolean =>
-  Predicate.isObject(value) &&
-  Predicate.isObject(value.error) &&
-  (value.id ?? null) === null &&
-  REFUSED_INPUT_CODES.has(value.error.code as number)
+  Predicate.isObject(value) && Predicate.isObject(value.error) && REFUSED_INPUT_CODES.has(value.error.code as number)
 
 /**
  * The stateless revision's discovery as the library writes it offers list changes and resource subscriptions
