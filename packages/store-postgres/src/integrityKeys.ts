@@ -180,14 +180,8 @@ export class KeysText {
   /** The number of the key in `bytes[from, to)` (`view` over the same bytes), added when new. */
   add(bytes: Uint8Array, view: DataView, from: number, to: number, h: number = hashText(bytes, view, from, to)): number {
     const length = to - from
-    const mask = this.#slots.length - 1
-    let slot = h & mask
-    for (;;) {
-      const key = this.#slots[slot]!
-      if (key === -1) break
-      if (this.#hashes[key] === h && this.#equals(key, view, from, length)) return key
-      slot = (slot + 1) & mask
-    }
+    const slot = this.#slotOf(view, from, length, h)
+    if (this.#slots[slot] !== -1) return this.#slots[slot]!
     const key = this.count++
     if (this.#hashes.length < this.count) {
       this.#hashes = grown(this.#hashes, this.#hashes.length * 2)
@@ -216,12 +210,15 @@ export class KeysText {
   find(text: string): number {
     const bytes = Buffer.from(text, "utf8")
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    const h = hashText(bytes, view, 0, bytes.length)
+    return this.#slots[this.#slotOf(view, 0, bytes.length, hashText(bytes, view, 0, bytes.length))]!
+  }
+
+  /** The slot of the key in `view[from, from + length)` (hashText `h`): the one holding it, else the free one it would take. */
+  #slotOf(view: DataView, from: number, length: number, h: number): number {
     const mask = this.#slots.length - 1
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
       const key = this.#slots[slot]!
-      if (key === -1) return -1
-      if (this.#hashes[key] === h && this.#equals(key, view, 0, bytes.length)) return key
+      if (key === -1 || (this.#hashes[key] === h && this.#equals(key, view, from, length))) return slot
     }
   }
 
