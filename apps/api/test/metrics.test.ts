@@ -15,7 +15,7 @@ import { join } from "node:path"
 import { sampleCatalog } from "@productdir/fixtures/sample"
 import { baseUrl, memoryStores, serverLayer, storeVariants } from "./harness.ts"
 import { bodyOf, postJson, type ProblemBody, request } from "./http.ts"
-import { RECONCILE_BIN, run, signalGroup, startApi, type Started } from "./processes.ts"
+import { freePort, RECONCILE_BIN, run, signalGroup, startApi, type Started } from "./processes.ts"
 import { eventually } from "./prometheus.ts"
 
 const sample = sampleCatalog()
@@ -201,6 +201,62 @@ describe("METRICS_TOKEN", () => {
   })
 })
 
+interface Readiness {
+  readonly status: string
+  readonly servers?: ReadonlyArray<{ readonly role: string; readonly server: string; readonly reachable: boolean }>
+}
+
+// The servers /readyz reaches are named to whoever may read the metrics where it asks, and to no one else: a
+// balancer needs ready or not, an attacker would learn the database's address. Only a server store has servers.
+for (const variant of storeVariants().filter((v) => v.name === "postgres")) {
+  const readiness = (url: string, headers: Record<string, string> = {}) =>
+    Effect.map(request(url, { headers }), (reply) => {
+      expect(reply.status).toBe(200)
+      expect(reply.headers.get("cache-control")).toBe("no-store")
+      return bodyOf<Readiness>(reply)
+    })
+  const port = await freePort()
+  const primaryOnly = (ready: Readiness) => ready.servers?.map((s) => [s.role, s.reachable, /^[^@]+:\d+\/\w+$/.test(s.server)])
+
+  describe("which servers /readyz names", () => {
+    layer(serverLayer(variant.stores()), { timeout: "120 seconds", excludeTestServices: true })((it) => {
+      it.effect("metrics open: to anyone", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          expect(primaryOnly(yield* readiness(`${base}/readyz`))).toEqual([["primary", true, true]])
+        })
+      )
+    })
+
+    const token = "a-token-for-the-metrics-0123456789"
+    layer(serverLayer(variant.stores(), { metricsToken: Option.some(Redacted.make(token)) }), {
+      timeout: "120 seconds",
+      excludeTestServices: true
+    })((it) => {
+      it.effect("behind METRICS_TOKEN: only with the token; ready to anyone", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          expect(yield* readiness(`${base}/readyz`)).toEqual({ status: "ready" })
+          expect(yield* readiness(`${base}/readyz`, { authorization: `Bearer ${token}x` })).toEqual({ status: "ready" })
+          expect(primaryOnly(yield* readiness(`${base}/readyz`, { authorization: `Bearer ${token}` }))).toEqual([["primary", true, true]])
+        })
+      )
+    })
+
+    layer(serverLayer(variant.stores(), { metricsPort: Option.some(port) }), { timeout: "120 seconds", excludeTestServices: true })(
+      (it) => {
+        it.effect("with METRICS_PORT: on its loopback listener, not on the public port", () =>
+          Effect.gen(function* () {
+            const base = yield* baseUrl
+            expect(yield* readiness(`${base}/readyz`)).toEqual({ status: "ready" })
+            expect(primaryOnly(yield* readiness(`http://127.0.0.1:${port}/readyz`))).toEqual([["primary", true, true]])
+          })
+        )
+      }
+    )
+  })
+}
+
 describe("METRICS_PORT, and productdir-reconcile's --metrics-file", { timeout: 180_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), "productdir-metrics-"))
   const dataDir = join(dir, "data")
@@ -227,7 +283,7 @@ describe("METRICS_PORT, and productdir-reconcile's --metrics-file", { timeout: 1
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it("the public port answers 404; the loopback listener serves /metrics and nothing else", async () => {
+  it("the public port answers 404; the loopback listener serves /metrics and /readyz and nothing else", async () => {
     expect((await fetch(`${base}/products/${sample[0]!.id}`)).status).toBe(200)
     // Spellings the router serves as the same route are counted under it, not as `unmatched` (they were).
     for (const spelling of [
@@ -256,6 +312,10 @@ describe("METRICS_PORT, and productdir-reconcile's --metrics-file", { timeout: 1
         `http_server_request_duration_seconds_count{http_request_method="GET",http_route="/metrics",http_response_status_code="404"}`
       )
     ).toBe(1)
+
+    const ready = await fetch(metricsUrl.replace("/metrics", "/readyz"))
+    expect(ready.status).toBe(200)
+    expect(await ready.json()).toEqual({ status: "ready" })
 
     const other = await fetch(metricsUrl.replace("/metrics", "/products"))
     expect(other.status).toBe(404)

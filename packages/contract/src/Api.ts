@@ -202,7 +202,7 @@ export class DirectoryApi extends HttpApiGroup.make("directory")
     }).annotateMerge(
       describe(
         "The service can serve",
-        "Readiness: 503 while the primary database is unreachable or the server is shutting down. On PostgreSQL, `servers` lists the primary and each read replica (DATABASE_READ_URL) with whether it is reachable and serving reads; a replica that is down leaves the service ready, its reads go to the primary."
+        "Readiness: 503 while the primary database is unreachable or the server is shutting down. On PostgreSQL, `servers` lists the primary and each read replica (DATABASE_READ_URL) with whether it is reachable and serving reads, to whoever may read the metrics here (with METRICS_TOKEN only with the token, with METRICS_PORT only on that loopback port); a replica that is down leaves the service ready, its reads go to the primary."
       )
     ),
     HttpApiEndpoint.get("metrics", ROUTES.metrics, {

@@ -12,8 +12,8 @@ import { baseUrlOf } from "../mcp/links.ts"
 import { cachedJson } from "../http/cachedJson.ts"
 import { hostnameOf, isLoopbackHost, isLoopbackName } from "../http/hosts.ts"
 import { storeUnavailable } from "../http/domainProblems.ts"
-import { makeReadiness } from "../http/readiness.ts"
-import { makeMetricsResponse } from "../observability/scrape.ts"
+import { makeReadiness, readyResponse } from "../http/readiness.ts"
+import { makeMetricsResponse, mayReadFigures } from "../observability/scrape.ts"
 
 const NO_STORE = { "cache-control": "no-store" }
 
@@ -49,8 +49,13 @@ export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =
         )
         // Health answers describe this moment: never reused by a cache.
         .handle("healthz", () => Effect.succeed(HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: NO_STORE })))
-        // Not ready once the server drains; ready, listing the servers reached, while the primary answers (http/readiness.ts).
-        .handle("readyz", () => readiness)
+        // Not ready once the server drains; ready while the primary answers, listing the servers reached to whoever
+        // may read the metrics here (http/readiness.ts).
+        .handle("readyz", () =>
+          Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
+            Effect.map(readiness(mayReadFigures(config, request.headers)), readyResponse)
+          )
+        )
         // Open, behind METRICS_TOKEN, or on METRICS_PORT only (observability/scrape.ts).
         .handle("metrics", () =>
           Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => metricsResponse(request.headers))

@@ -3,6 +3,10 @@
  * primary answers; a replica that is down is listed as not reachable, and the service is still ready,
  * since its reads go to the primary meanwhile (docs/operations.md, "Replicas"). 503 while the primary
  * does not answer or the server drains (lifecycle.ts).
+ *
+ * The servers' addresses and why one is down are an operator's figures, not a balancer's: they are
+ * listed only to whoever may read /metrics where the request came (observability/scrape.ts,
+ * `mayReadFigures`), so METRICS_TOKEN or METRICS_PORT closes them as it closes the metrics.
  */
 import { Effect, Option } from "effect"
 import { HttpServerResponse } from "effect/http"
@@ -14,25 +18,35 @@ import { Lifecycle } from "./lifecycle.ts"
 
 const NO_STORE = { "cache-control": "no-store" }
 
-/** The readiness answer, for the handler of `/readyz`. */
+/** What /readyz answers while ready. */
+export interface Ready {
+  readonly status: "ready"
+  readonly servers?: ReadonlyArray<ReadReplicas.ServerStatus>
+}
+
+/** Whether the process is ready, with the servers it reaches when `listServers` (and the store has servers). */
 export const makeReadiness = Effect.gen(function* () {
   const catalog = yield* CatalogStore
   const lifecycle = yield* Lifecycle
   // A PostgreSQL server's store lists it and its replicas; the embedded and memory stores have no servers to list.
   const router = yield* Effect.serviceOption(ReadReplicas.ReadRouter)
 
-  return Effect.suspend(() => {
-    if (lifecycle.isDraining()) {
-      return Effect.fail(new ServiceUnavailable({ detail: "The server is shutting down; send requests to another instance." }))
-    }
-    return catalog.ping.pipe(
-      Effect.map(() => {
-        const { primary, replicas } = Option.isSome(router) ? router.value.servers() : { primary: undefined, replicas: [] }
-        if (primary === undefined) return HttpServerResponse.jsonUnsafe({ status: "ready" }, { headers: NO_STORE })
-        const servers: ReadonlyArray<ReadReplicas.ServerStatus> = [{ role: "primary", server: primary, reachable: true }, ...replicas]
-        return HttpServerResponse.jsonUnsafe({ status: "ready", servers }, { headers: NO_STORE })
-      }),
-      Effect.catchTags({ StoreError: storeUnavailable })
-    )
-  })
+  return (listServers: boolean): Effect.Effect<Ready, ServiceUnavailable> =>
+    Effect.suspend(() => {
+      if (lifecycle.isDraining()) {
+        return Effect.fail(new ServiceUnavailable({ detail: "The server is shutting down; send requests to another instance." }))
+      }
+      return catalog.ping.pipe(
+        Effect.map((): Ready => {
+          if (!listServers || Option.isNone(router)) return { status: "ready" }
+          const { primary, replicas } = router.value.servers()
+          if (primary === undefined) return { status: "ready" }
+          return { status: "ready", servers: [{ role: "primary", server: primary, reachable: true }, ...replicas] }
+        }),
+        Effect.catchTags({ StoreError: storeUnavailable })
+      )
+    })
 })
+
+/** The readiness answer as a response of the public port. */
+export const readyResponse = (ready: Ready) => HttpServerResponse.jsonUnsafe(ready, { headers: NO_STORE })

@@ -7,6 +7,9 @@
  * Who may read it: anyone by default; with METRICS_TOKEN, a request with `Authorization: Bearer
  * <token>` (else 401); with METRICS_PORT, only a listener on 127.0.0.1 at that port serves it, and
  * the public port answers 404 (the listener asks for the token too when both are set).
+ *
+ * The same rule decides who is told which database servers /readyz reaches (http/readiness.ts):
+ * the loopback listener serves GET /readyz too, with them.
  */
 import { Data, Effect, Layer, Option, Redacted } from "effect"
 import { HttpServerResponse } from "effect/http"
@@ -17,7 +20,8 @@ import { ApiConfig } from "../ApiConfig.ts"
 import { prometheusText } from "../cache/metrics.ts"
 import { ReadCache } from "../cache/ReadCache.ts"
 import { writeProblem } from "../http/frontDoor.ts"
-import { problem } from "../http/problemResponses.ts"
+import { problem, RETRY_AFTER_UNAVAILABLE } from "../http/problemResponses.ts"
+import { makeReadiness } from "../http/readiness.ts"
 import { RuntimeMetrics } from "./runtimeMetrics.ts"
 import { refreshDatabaseGauges, refreshFeedLag } from "./storeMetrics.ts"
 
@@ -57,6 +61,15 @@ export const refusalOf = (
   return sameSecret(match[1]!, Redacted.value(token.value)) ? undefined : "That token does not open the metrics."
 }
 
+/**
+ * Whether a request on the public port may read an operator's figures (the metrics, the servers /readyz
+ * reaches): the metrics are served there (no METRICS_PORT) and open to it (no METRICS_TOKEN, or its token).
+ */
+export const mayReadFigures = (
+  config: { readonly metricsPort: Option.Option<number>; readonly metricsToken: Option.Option<Redacted.Redacted> },
+  headers: Readonly<Record<string, string | undefined>>
+) => Option.isNone(config.metricsPort) && refusalOf(config.metricsToken, headers) === undefined
+
 /** The public port's GET /metrics, made where the store's services are at hand (the handler's layer). */
 export const makeMetricsResponse = Effect.gen(function* () {
   const config = yield* ApiConfig
@@ -84,18 +97,27 @@ export const MetricsListenerLive = Layer.effectDiscard(
     const port = config.metricsPort.value
     const scrape = yield* makeScrape
     const run = Effect.runPromiseWith(yield* Effect.context<never>())
+    const readiness = yield* makeReadiness
     const server = createServer((request, response) => {
       const path = (request.url ?? "/").split("?")[0]
-      if (path !== "/metrics") return writeProblem(response, 404, "Only /metrics is served on this port.")
+      if (path !== "/metrics" && path !== "/readyz")
+        return writeProblem(response, 404, "Only /metrics and /readyz are served on this port.")
       if (request.method !== "GET" && request.method !== "HEAD")
-        return writeProblem(response, 405, `${request.method} is not served here: GET /metrics.`, { allow: "GET, HEAD" })
+        return writeProblem(response, 405, `${request.method} is not served here: GET ${path}.`, { allow: "GET, HEAD" })
       const refused = refusalOf(config.metricsToken, request.headers)
       if (refused !== undefined) return writeProblem(response, 401, refused, CHALLENGE)
+      const send = (status: number, contentType: string, body: string) => {
+        response.writeHead(status, { "content-type": contentType, "content-length": String(Buffer.byteLength(body)), ...NO_STORE })
+        response.end(request.method === "HEAD" ? undefined : body)
+      }
+      if (path === "/readyz")
+        return run(Effect.result(readiness(true))).then((ready) =>
+          ready._tag === "Success"
+            ? send(200, "application/json", JSON.stringify(ready.success))
+            : writeProblem(response, 503, ready.failure.detail, { "retry-after": String(RETRY_AFTER_UNAVAILABLE) })
+        )
       run(scrape).then(
-        (body) => {
-          response.writeHead(200, { "content-type": CONTENT_TYPE, "content-length": String(Buffer.byteLength(body)), ...NO_STORE })
-          response.end(request.method === "HEAD" ? undefined : body)
-        },
+        (body) => send(200, CONTENT_TYPE, body),
         () => writeProblem(response, 500, "The metrics could not be read; the failure has been logged.")
       )
     })
