@@ -145,6 +145,38 @@ for (const variant of storeVariants()) {
         })
       )
 
+      it.effect("a slug or an id in another case names the same product: the same reads, the same vote", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const client = yield* apiClient
+          const target = sample[4]!
+          const { slug } = yield* client.products.getAgentCard({ params: { id: target.id } })
+          const shouted = slug.toUpperCase()
+          const mixed = slug.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase())
+          expect(mixed).not.toBe(slug)
+          // Twice each: the first read fills the cache (the API's path), the second is the cache's own.
+          for (const round of [1, 2]) {
+            const canonical = yield* request(`${base}/entities/${slug}?format=agent`)
+            for (const ref of [shouted, mixed, target.id.toUpperCase()]) {
+              const view = yield* request(`${base}/entities/${ref}?format=agent`)
+              expect(view.status, `${ref}, round ${round}`).toBe(200)
+              expect(view.headers.get("etag"), ref).toBe(canonical.headers.get("etag"))
+              expect(decodeStrict(AgentView, view).slug).toBe(slug)
+              expect(decodeStrict(ProductRecord, yield* request(`${base}/entities/${ref}`)).id).toBe(target.id)
+              expect((yield* request(`${base}/entities/${ref}/problems`)).status).toBe(200)
+            }
+          }
+          const voter = yield* registeredAgent("shouting")
+          const vote = yield* postJson(`${base}/vote`, { entity_id: mixed, direction: "down" }, voter.authorization)
+          expect(vote.status).toBe(201)
+          expect(decodeStrict(VoteOutcome, vote)).toMatchObject({ entity_id: target.id, status: "recorded" })
+          const again = yield* postJson(`${base}/vote`, { entity_id: shouted, direction: "down" }, voter.authorization)
+          expect(decodeStrict(VoteOutcome, again).status).toBe("unchanged")
+          // Still not a slug: what no case makes one.
+          expect(expectProblem(yield* request(`${base}/entities/${mixed.replace("-", "_")}`), 400).detail).toContain("slug")
+        })
+      )
+
       it.effect("problems list catalog limitations and community reports, paged", () =>
         Effect.gen(function* () {
           const base = yield* baseUrl

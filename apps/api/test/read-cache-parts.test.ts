@@ -131,7 +131,10 @@ describe("the reads the cache answers as they come", () => {
       ["/entities/acme-analytics/problems?limit=5", undefined],
       [`/products/${A}?x=1`, undefined],
       ["/products/acme-analytics", undefined],
-      ["/entities/Acme", undefined],
+      // A slug in any case is the same read: the API decodes it to its lowercase.
+      ["/entities/Acme-Analytics", readKey("record", "acme-analytics")],
+      ["/entities/ACME-ANALYTICS?format=agent", readKey("view", "acme-analytics")],
+      ["/entities/Acme_Analytics", undefined],
       ["/entities/acme-analytics?format=xml", undefined],
       ["/products", undefined],
       [`/products/${A}/agent-card/x`, undefined]

@@ -10,6 +10,7 @@ import {
   type AgentView,
   type BurstGuard,
   canonicalProductId,
+  canonicalRef,
   isProductId,
   type Caster,
   countedAs,
@@ -128,13 +129,14 @@ export const layer = (config: DirectorySettings) =>
       const clientBudget = (address: string): Limit => ({ key: `address:${address}`, max: config.votesPerClient, windowSeconds: 60 })
 
       return Directory.of({
-        product: catalog.find,
+        // A ref in any case names the product its lowercase names (ProductRef): slugs and ids are stored so.
+        product: (ref) => catalog.find(canonicalRef(ref)),
         agentView: Effect.fn("Directory.agentView")(function* (ref: string) {
-          const product = yield* catalog.find(ref)
+          const product = yield* catalog.find(canonicalRef(ref))
           return toAgentView(product, yield* problemsFor(product), config.utm, yield* ledger.formation(product.id))
         }),
         problems: Effect.fn("Directory.problems")(function* (ref, page) {
-          const product = yield* catalog.find(ref)
+          const product = yield* catalog.find(canonicalRef(ref))
           const offset = page.cursor === undefined ? 0 : yield* Effect.fromResult(decodeOffsetCursor(page.cursor))
           const all = yield* problemsFor(product)
           const next = offset + (page.limit ?? DEFAULT_LIMIT)
@@ -170,11 +172,8 @@ export const layer = (config: DirectorySettings) =>
           // is one neighbourhood however many /64s it holds. The budgets are the product's own: named by
           // its id, whichever ref the ballot used.
           const anonymous = caster.voter._tag === "Address"
-          const productId = !anonymous
-            ? undefined
-            : isProductId(ballot.entity_id)
-              ? canonicalProductId(ballot.entity_id)
-              : (yield* catalog.find(ballot.entity_id)).id
+          const entity = canonicalRef(ballot.entity_id)
+          const productId = !anonymous ? undefined : isProductId(entity) ? canonicalProductId(entity) : (yield* catalog.find(entity)).id
           const budgets = caster.networks.flatMap((network): ReadonlyArray<Limit> => {
             const max = config.anonymousVotesPerNetwork[network.level as NetworkLevel] ?? 0
             return productId === undefined || max <= 0
@@ -182,7 +181,7 @@ export const layer = (config: DirectorySettings) =>
               : [{ key: `anon:${productId}:${network.level}:${network.key}`, max, windowSeconds: DAY_SECONDS }]
           })
           const cast = yield* ledger.castWithin(caster.budgetDrawn === true ? [voterBudget] : [voterBudget, clientBudget(caster.address)], {
-            entity: productId ?? ballot.entity_id,
+            entity: productId ?? entity,
             voter: caster.voter,
             direction: ballot.direction ?? "up",
             reason: ballot.reason,

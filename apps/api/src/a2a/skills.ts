@@ -11,6 +11,7 @@ import {
   type AgentView,
   type Caster,
   type InvalidCursor,
+  canonicalRef,
   isProductRef,
   type ProblemList,
   type ProductNotFound,
@@ -118,7 +119,7 @@ const refOf = (named: string): string => {
   let end = trimmed.length
   while (end > 0 && CLOSING.has(trimmed[end - 1]!)) end--
   const ref = trimmed.slice(0, end)
-  return isProductRef(ref) ? ref : slugify(ref)
+  return isProductRef(ref) ? canonicalRef(ref) : slugify(ref)
 }
 
 /** Arguments read from words, decoded as a data part's would be; a wrong one is named against the text. */

@@ -4,12 +4,9 @@
  * `/entities/{id or slug}`; only a first page of problems (no cursor, the
  * default size) is kept.
  */
-import { isProductId, type ProductId, ROUTES } from "@productdir/domain"
+import { canonicalRef, isProductId, type ProductId, ROUTES } from "@productdir/domain"
 
 export type ReadKind = "record" | "card" | "view" | "problems"
-
-/** An id in its canonical (lowercase) form; a slug as it is (slugs are lowercase already). */
-export const canonicalRef = (ref: string): string => (isProductId(ref) ? ref.toLowerCase() : ref)
 
 export const readKey = (kind: ReadKind, ref: string): string => `${kind} ${canonicalRef(ref)}`
 
@@ -23,7 +20,8 @@ export const refOfKey = (key: string): { readonly kind: ReadKind; readonly ref: 
 export const productIdOf = (ref: string): ProductId | undefined => (isProductId(ref) ? (ref.toLowerCase() as ProductId) : undefined)
 
 const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-const REF = "[a-z0-9][a-z0-9-]{0,127}"
+// A slug in any case: its key is its canonical (lowercase) form, as the API decodes it.
+const REF = "[A-Za-z0-9][A-Za-z0-9-]{0,127}"
 
 /** A route's template (domain's ROUTES) as a pattern whose groups are its parameters. */
 const patternOf = (template: string, params: Readonly<Record<string, string>>): RegExp =>

@@ -14,7 +14,7 @@
 import { Context, Effect, Layer } from "effect"
 import { McpSchema, McpServer } from "effect/ai"
 import { HttpServerRequest } from "effect/http"
-import { CatalogStore, isProductRef } from "@productdir/domain"
+import { CatalogStore, canonicalRef, isProductRef } from "@productdir/domain"
 import { ApiConfig } from "../ApiConfig.ts"
 import { makeCachedDocument } from "../cache/cachedReads.ts"
 import { MCP_DOOR, refusals } from "../refusals.ts"
@@ -39,7 +39,7 @@ export const productRefOf = (uri: string): string | undefined => {
     return undefined
   }
   // Only what could name a product reaches the store: a NUL in a URI had PostgreSQL refuse the text, a 503 for bad input.
-  return isProductRef(ref) ? ref : undefined
+  return isProductRef(ref) ? canonicalRef(ref) : undefined
 }
 
 /** How many slugs a completion offers (MCP allows 100; an agent reads a short list). */
