@@ -111,10 +111,12 @@ export const MetricsListenerLive = Layer.effectDiscard(
         response.end(request.method === "HEAD" ? undefined : body)
       }
       if (path === "/readyz")
-        return run(Effect.result(readiness(true))).then((ready) =>
-          ready._tag === "Success"
-            ? send(200, "application/json", JSON.stringify(ready.success))
-            : writeProblem(response, 503, ready.failure.detail, { "retry-after": String(RETRY_AFTER_UNAVAILABLE) })
+        return run(Effect.result(readiness(true))).then(
+          (ready) =>
+            ready._tag === "Success"
+              ? send(200, "application/json", JSON.stringify(ready.success))
+              : writeProblem(response, 503, ready.failure.detail, { "retry-after": String(RETRY_AFTER_UNAVAILABLE) }),
+          () => writeProblem(response, 500, "The readiness could not be read.")
         )
       run(scrape).then(
         (body) => send(200, CONTENT_TYPE, body),
