@@ -17,10 +17,10 @@ export const refOfKey = (key: string): { readonly kind: ReadKind; readonly ref: 
 }
 
 /** The product a ref names, when the ref is its id. */
-export const productIdOf = (ref: string): ProductId | undefined => (isProductId(ref) ? (ref.toLowerCase() as ProductId) : undefined)
+export const productIdOf = (ref: string): ProductId | undefined => (isProductId(ref) ? (canonicalRef(ref) as ProductId) : undefined)
 
 const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-// A slug in any case: its key is its canonical (lowercase) form, as the API decodes it.
+// A slug in any case: its key is its canonical (lowercase) form, as the directory folds it (canonicalRef).
 const REF = "[A-Za-z0-9][A-Za-z0-9-]{0,127}"
 
 /** A route's template (domain's ROUTES) as a pattern whose groups are its parameters. */
