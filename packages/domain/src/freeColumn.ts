@@ -12,7 +12,7 @@ export const free = (array: { readonly buffer: ArrayBufferLike }): void => {
  * `array` with room for `size` elements, its elements kept, the old memory freed at once: moved (ArrayBuffer
  * transfer) where the array starts its buffer, else copied.
  */
-export const grown = <A extends Int32Array | Uint8Array | Float64Array>(array: A, size: number): A => {
+export const grown = <A extends Int32Array | Uint16Array | Uint8Array | Float64Array>(array: A, size: number): A => {
   const make = array.constructor as new (from: number | ArrayBuffer) => A
   if (array.byteOffset !== 0) {
     const bigger = new make(size)

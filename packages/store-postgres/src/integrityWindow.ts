@@ -26,6 +26,8 @@
  *   first and the tables' lines for all of them read in one tight loop, so that their cache misses overlap.
  * - The columns are put in order in place: a counting sort by product (every column moved together,
  *   no second copy of one), then each run sorted by voter; a kept network is then found by its vote's keys.
+ * - Until then a vote's product number is held in 2 bytes and the top byte of its time (ProductSplit): the read's
+ *   end, with every column full, is the pass's peak, and a column of 4 bytes a vote was 40 MB of it.
  * - Networks are kept only for the votes of products with a held vote (LedgerWindow.networkOf): those
  *   products are read first, from the index of held votes, and numbered first. A column of every
  *   vote's network was 40 MB at ten million votes, where a twelfth of them are such products' votes.
@@ -120,45 +122,67 @@ const MARKS = (1 << MARK_BITS) - 1
 const COARSE_SHIFT = 10
 
 /**
+ * Bits of a vote's time, in seconds from the window's start, in the time column while the votes are read and put in
+ * order (2^24 s: 194 days); the 8 bits above them hold the high bits of the vote's product number, whose low bits
+ * are a column of their own (2 bytes a vote). A column of every vote's product was 40 MB at ten million votes, at
+ * the pass's peak (the read's end); split so, 20 MB. A window whose times or product numbers outgrow the split (a
+ * vote held for half a year, more than 16 million products) is read with the whole number in a column of 4 bytes
+ * (`widen`), as before.
+ */
+const TIME_BITS = 24
+const TIME_MASK = (1 << TIME_BITS) - 1
+
+/**
+ * Where a vote's product number is while the columns are read and ordered: its low `lowBits` in `low`, the rest
+ * in the time column's top bits (`highMask` 0xff); or, widened, all of it in `low` (an Int32Array, `highMask` 0).
+ */
+interface ProductSplit {
+  readonly low: Uint16Array | Int32Array
+  readonly lowBits: number
+  readonly highMask: number
+}
+
+/**
  * The columns put in order by product, in place (an American flag sort): each vote is carried to the next free
  * place of its product's run, the vote found there carried on in turn, until one for the place it started from
  * comes back. Every column moves together: no array of places and no second copy of a column (the scatter this
  * replaced held 50 MB more at ten million votes, at the pass's peak). Two passes, as a most significant digit
  * radix sort makes them: by product / 1,024 first, whose thousand places to fill are all in cache, then by product
  * within each of those stretches (a few hundred KB): one pass by product over ten million votes waited on a cache
- * miss at each step. `starts[p]`: where product p's run starts (`starts[productCount]` = the votes).
+ * miss at each step. `starts[p]`: where product p's run starts (`starts[productCount]` = the votes). A vote's
+ * product is read from its split (ProductSplit), which moves with the time column.
  */
-const orderByProduct = (
-  starts: Int32Array,
-  columns: { readonly product: Int32Array; readonly voter: Int32Array; readonly seconds: Int32Array }
-) => {
-  const { product, voter, seconds } = columns
+const orderByProduct = (starts: Int32Array, split: ProductSplit, columns: { readonly voter: Int32Array; readonly seconds: Int32Array }) => {
+  const { low, lowBits, highMask } = split
+  const { voter, seconds } = columns
   /** Moves the votes of keys [firstKey, endKey) (a vote's key: its product >> by) into their runs `bounds[key]..`. */
   const permute = (bounds: Int32Array, firstKey: number, endKey: number, by: number, next: Int32Array) => {
     for (let k = firstKey; k < endKey; k++) next[k - firstKey] = bounds[k]!
     for (let k = firstKey; k < endKey; k++) {
       const end = bounds[k + 1]!
       for (let i = next[k - firstKey]!; i < end; i = next[k - firstKey]!) {
-        let m = product[i]!
+        let l = low[i]!
+        let t = seconds[i]!
+        let m = (((t >>> TIME_BITS) & highMask) << lowBits) | l
         if (m >> by === k) {
           next[k - firstKey]!++
           continue
         }
         let v = voter[i]!
-        let t = seconds[i]!
         while (m >> by !== k) {
           const to = next[(m >> by) - firstKey]!++
-          const m2 = product[to]!
+          const l2 = low[to]!
           const v2 = voter[to]!
           const t2 = seconds[to]!
-          product[to] = m
+          low[to] = l
           voter[to] = v
           seconds[to] = t
-          m = m2
+          l = l2
           v = v2
           t = t2
+          m = (((t >>> TIME_BITS) & highMask) << lowBits) | l
         }
-        product[i] = m
+        low[i] = l
         voter[i] = v
         seconds[i] = t
         next[k - firstKey]!++
@@ -190,9 +214,18 @@ const placeOf = (column: Int32Array, start: number, end: number, voter: number):
 const grownBy = <A extends Int32Array | Uint8Array>(column: A, length: number, needed: number): A =>
   needed <= column.length ? column : grown(column.subarray(0, length) as A, Math.max(needed, Math.ceil(column.length * 1.5)))
 
-/** `pagesPerChunk`: the pages of `votes` read per message (tests read a page at a time, to cross many chunks). */
-export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk: number = PAGES_PER_CHUNK) =>
+/** How the read is cut: for tests, which cross many chunks and the product number's split with a small ledger. */
+export interface ReadOptions {
+  /** The pages of `votes` read per message (tests read a page at a time). */
+  readonly pagesPerChunk?: number
+  /** The product number's bits kept in a column of their own while read (ProductSplit): 16, at most. */
+  readonly productLowBits?: number
+}
+
+export const readWindow = (sql: SqlClient.SqlClient, since: Date, options: ReadOptions = {}) =>
   Effect.gen(function* () {
+    const pagesPerChunk = options.pagesPerChunk ?? PAGES_PER_CHUNK
+    const lowBits = Math.min(options.productLowBits ?? 16, 16)
     // The first statement of the transaction: every statement below reads one snapshot.
     yield* sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`
     // Only held votes are in the window before `since`: the window starts at the oldest of them, to the
@@ -228,7 +261,22 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     // The columns in the order read, with the keys' numbers as first seen; renumbered and ordered below.
     // Sized by the table's estimated rows (what is never written costs no memory); grown by half when short.
     let capacity = Math.max(1024, Math.ceil((head?.estimate ?? 0) * 1.02))
-    let product = new Int32Array(capacity)
+    // A vote's product number, split between a column of its low bits and the time column's top bits (ProductSplit)
+    // until a number or a time outgrows the split: then widened, the whole number in a column of its own.
+    let low: Uint16Array | Int32Array = new Uint16Array(capacity)
+    let highMask = 0xff
+    const splitProducts = 2 ** (lowBits + 32 - TIME_BITS)
+    const lowMask = (1 << lowBits) - 1
+    const widen = () => {
+      const whole = new Int32Array(capacity)
+      for (let i = 0; i < n; i++) {
+        whole[i] = ((seconds[i]! >>> TIME_BITS) << lowBits) | low[i]!
+        seconds[i] = seconds[i]! & TIME_MASK
+      }
+      free(low)
+      low = whole
+      highMask = 0
+    }
     // A vote's voter and its marks in one number (MARK_BITS), until the columns are in order.
     let voter = new Int32Array(capacity)
     let seconds = new Int32Array(capacity)
@@ -281,7 +329,7 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
         const rows = part.count
         if (n + rows > capacity) {
           capacity = Math.max(n + rows, Math.ceil(capacity * 1.5))
-          product = grown(product.subarray(0, n), capacity)
+          low = grown(low.subarray(0, n), capacity)
           voter = grown(voter.subarray(0, n), capacity)
           seconds = grown(seconds.subarray(0, n), capacity)
         }
@@ -307,9 +355,17 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
           for (let b = 0; b < batch; b++) {
             const f = view.getInt16(at + 24)
             const p = products.add(view, at, hashes[2 * b]!)
-            product[n] = p
             const micros = view.getInt32(at + 16) * 4_294_967_296 + view.getUint32(at + 20)
-            seconds[n] = Math.floor((micros - fromMicros) / 1_000_000)
+            const time = Math.floor((micros - fromMicros) / 1_000_000)
+            // Unsigned: a time before the window's start (none is) would widen too, not spill into the product's bits.
+            if (highMask !== 0 && (time >>> 0 > TIME_MASK || p >= splitProducts)) widen()
+            if (highMask !== 0) {
+              seconds[n] = ((p >>> lowBits) << TIME_BITS) | time
+              low[n] = p & lowMask
+            } else {
+              seconds[n] = time
+              low[n] = p
+            }
             const voterEnd = ends[2 * b]!
             voter[n] = (voterKeys.add(bytes, view, at + 26, voterEnd, hashes[2 * b + 1]!) << MARK_BITS) | (f & MARKS)
             const networkEnd = ends[2 * b + 1]!
@@ -326,7 +382,7 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
         }
       }
     }
-    product = product.subarray(0, n)
+    low = low.subarray(0, n)
     voter = voter.subarray(0, n)
     seconds = seconds.subarray(0, n)
     if (voterKeys.count > 1 << (31 - MARK_BITS))
@@ -341,22 +397,29 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, pagesPerChunk:
     for (let k = 0; k < productCount; k++) productNumber[productOrder[k]!] = k
     // The ids in that order, in the table's own memory: the table goes before the columns are ordered.
     const productBytes = products.bytesInOrder(productOrder)
-    for (let i = 0; i < n; i++) product[i] = productNumber[product[i]!]!
+    const productAt = (i: number) => (((seconds[i]! >>> TIME_BITS) & highMask) << lowBits) | low[i]!
+    for (let i = 0; i < n; i++) {
+      const p = productNumber[productAt(i)]!
+      if (highMask !== 0) {
+        seconds[i] = ((p >>> lowBits) << TIME_BITS) | (seconds[i]! & TIME_MASK)
+        low[i] = p & lowMask
+      } else low[i] = p
+    }
 
     // By product (a counting sort in place: no column copied, no array of places).
-    const starts = runsOf(n, (i) => product[i]!, productCount)
+    const starts = runsOf(n, productAt, productCount)
     // The networks kept are found again by their vote's keys once the columns are in order: its product and voter.
     const networkVoter = new Int32Array(kept)
     for (let j = 0; j < kept; j++) {
       networkVoter[j] = voter[networkVote[j]!]! >> MARK_BITS
-      networkVote[j] = product[networkVote[j]!]!
+      networkVote[j] = productAt(networkVote[j]!)
     }
     const networkProduct = networkVote
-    orderByProduct(starts, { product, voter, seconds })
-    // The product column goes now: the runs say the same (LedgerWindow), in 4 MB where it took 40, and the read's
-    // peak is here.
-    free(product)
-    product = new Int32Array(0)
+    orderByProduct(starts, { low, lowBits, highMask }, { voter, seconds })
+    // The product's numbers go now: the runs say the same (LedgerWindow), in 4 MB where they took 20, and the read's
+    // peak is here. The time column is the times alone.
+    if (highMask !== 0) for (let i = 0; i < n; i++) seconds[i] = seconds[i]! & TIME_MASK
+    free(low)
 
     // The voters are renumbered in the order of their texts (kept as bytes), then each product's votes sorted by it.
     const voters = voterKeys.sorted()

@@ -73,6 +73,14 @@ const rowsOf = (window: LedgerWindow) =>
     standing: window.standing[window.voter[i]!]!
   }))
 
+/** A window's votes by their product's id, their voter's text and their time. */
+const plainly = (window: LedgerWindow) =>
+  Array.from(window.voter, (_, i) => ({
+    product: window.products[productOf(window, i)]!,
+    voter: window.voters[window.voter[i]!]!,
+    seconds: window.seconds[i]!
+  }))
+
 const behaviours = (name: string, store: Layer.Layer<SqlClient.SqlClient, unknown>) =>
   describe(`the integrity window read (${name})`, () => {
     layer(store, { timeout: "120 seconds" })((it) => {
@@ -141,12 +149,16 @@ const behaviours = (name: string, store: Layer.Layer<SqlClient.SqlClient, unknow
             expect(seen).toBe(true)
 
           // A page at a time: the same window.
-          const paged = yield* readWindow(sql, SINCE, 1).pipe(sql.withTransaction)
+          const paged = yield* readWindow(sql, SINCE, { pagesPerChunk: 1 }).pipe(sql.withTransaction)
           const [{ pages }] = (yield* sql<{ pages: number }>`
             SELECT (pg_relation_size('votes') / current_setting('block_size')::int)::int AS pages`) as [{ pages: number }]
           expect(pages).toBeGreaterThan(10)
           expect(rowsOf(paged)).toEqual(rows)
           expect(paged.since).toEqual(whole.since)
+          // The product numbers' high bits carried in the time column while read and ordered (4 bits apart here, so
+          // that 25 products use them): the same window.
+          const split = yield* readWindow(sql, SINCE, { productLowBits: 4 }).pipe(sql.withTransaction)
+          expect(rowsOf(split)).toEqual(rows)
         })
       )
 
@@ -171,21 +183,56 @@ const behaviours = (name: string, store: Layer.Layer<SqlClient.SqlClient, unknow
             WHERE v.revoked_at IS NULL AND (v.updated_at >= ${SINCE} OR v.counting = 'held')
             ORDER BY v.product_id, v.voter COLLATE "C"`
           expect(expected.length).toBeGreaterThan(25_000)
-          const window = yield* readWindow(sql, SINCE).pipe(sql.withTransaction)
-          expect(window.products.length).toBeGreaterThan(5_000)
-          expect(
-            Array.from(window.voter, (_, i) => ({
-              product: window.products[productOf(window, i)]!,
-              voter: window.voters[window.voter[i]!]!,
-              seconds: window.seconds[i]!
-            }))
-          ).toEqual(
+          // Read as is, and with 4 bits of a product's number apart (ProductSplit): more than 4,096 products outgrow
+          // the split partway through the read, which goes on with the whole numbers.
+          for (const options of [{}, { productLowBits: 4 }]) {
+            const window = yield* readWindow(sql, SINCE, options).pipe(sql.withTransaction)
+            expect(window.products.length).toBeGreaterThan(5_000)
+            expect(plainly(window)).toEqual(
+              expected.map((r) => ({
+                product: r.product,
+                voter: r.voter,
+                seconds: Math.floor((r.at.getTime() - window.since.getTime()) / 1000)
+              }))
+            )
+          }
+        })
+      )
+
+      it.effect("reads a window whose times outgrow the read's split: a vote held for two hundred days", () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          // A vote held since 200 days ago starts the window: the last 8 days' votes are 192-200 days after it, past
+          // the 2^24 s (194 days) the split keeps, the older ones before it, in no order in the table's pages.
+          yield* sql`
+            INSERT INTO products (id, slug, name, name_key, category, content)
+            SELECT md5('wo' || i)::uuid, 'window-old-' || i, 'WO ' || i, 'wo ' || i, 'Window', '{}'::jsonb FROM generate_series(0, 39) i`
+          yield* sql`
+            INSERT INTO votes (product_id, voter, direction, created_at, updated_at, counting)
+            SELECT md5('wo' || (i % 40))::uuid, 'ip:o' || i, 'up', t.at, t.at, CASE WHEN i % 7 = 0 THEN 'held' ELSE 'counted' END
+            FROM generate_series(0, 1999) i
+            CROSS JOIN LATERAL (SELECT ${new Date(NOW)}::timestamptz - (i * 347 % 691200) * interval '1 second' AS at) t
+            ORDER BY md5(i::text)`
+          yield* sql`
+            INSERT INTO votes (product_id, voter, direction, created_at, updated_at, counting)
+            VALUES (md5('wo3')::uuid, 'ip:o-patient', 'down', ${new Date(NOW - 200 * 86_400_000)}, ${new Date(NOW - 200 * 86_400_000)}, 'held')`
+          const expected = yield* sql<{ product: string; voter: string; at: Date }>`
+            SELECT v.product_id::text AS product, v.voter, v.created_at AS at
+            FROM votes v
+            WHERE v.revoked_at IS NULL AND (v.updated_at >= ${SINCE} OR v.counting = 'held')
+            ORDER BY v.product_id, v.voter COLLATE "C"`
+          const window = yield* readWindow(sql, SINCE, { pagesPerChunk: 1 }).pipe(sql.withTransaction)
+          expect(window.since).toEqual(new Date(NOW - 200 * 86_400_000))
+          const rows = plainly(window)
+          expect(rows).toEqual(
             expected.map((r) => ({
               product: r.product,
               voter: r.voter,
               seconds: Math.floor((r.at.getTime() - window.since.getTime()) / 1000)
             }))
           )
+          // Times on both sides of 2^24 s.
+          expect(rows.some((r) => r.seconds < 2 ** 24) && rows.some((r) => r.seconds > 2 ** 24)).toBe(true)
         })
       )
     })
