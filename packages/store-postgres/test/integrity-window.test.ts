@@ -20,12 +20,29 @@ import { freshDatabaseUrl, testStores } from "../src/testing.ts"
 const NOW = Date.parse("2031-03-01T12:00:00.000Z")
 const SINCE = new Date(NOW - 8 * 86_400_000)
 
+/** `count` products, whose ids are md5(`key` || i) for i from 0. */
+const products = (sql: SqlClient.SqlClient, key: string, count: number) =>
+  sql`
+    INSERT INTO products (id, slug, name, name_key, category, content)
+    SELECT md5(${key} || i)::uuid, ${`window-${key}-`} || i, ${`W${key} `} || i, ${`w${key} `} || i, 'Window', '{}'::jsonb
+    FROM generate_series(0, ${count - 1}::int) i`
+
+/** The window's votes read plainly in SQL, by product, then voter, with their times. */
+const readPlainly = (sql: SqlClient.SqlClient) =>
+  sql<{ product: string; voter: string; at: Date }>`
+    SELECT v.product_id::text AS product, v.voter, v.updated_at AS at
+    FROM votes v
+    WHERE v.revoked_at IS NULL AND (v.updated_at >= ${SINCE} OR v.counting = 'held')
+    ORDER BY v.product_id, v.voter COLLATE "C"`
+
+/** Rows read plainly as `plainly` gives a window's: their times in seconds from its start. */
+const fromStart = (rows: ReadonlyArray<{ product: string; voter: string; at: Date }>, since: Date) =>
+  rows.map((r) => ({ product: r.product, voter: r.voter, seconds: Math.floor((r.at.getTime() - since.getTime()) / 1000) }))
+
 /** The ledger: every vote by (product, voter), with times in whole milliseconds. */
 const ledger = (sql: SqlClient.SqlClient) =>
   Effect.gen(function* () {
-    yield* sql`
-      INSERT INTO products (id, slug, name, name_key, category, content)
-      SELECT md5('wp' || i)::uuid, 'window-' || i, 'W ' || i, 'w ' || i, 'Window', '{}'::jsonb FROM generate_series(0, 24) i`
+    yield* products(sql, "wp", 25)
     yield* sql`
       INSERT INTO agents (id, kind, name, key_hash, key_hint, created_at, standing_since)
       SELECT md5('wa' || j)::uuid, 'registered', 'window agent ' || j, md5('wk' || j), 'w', ${new Date(NOW - 40 * 86_400_000)},
@@ -167,9 +184,7 @@ const behaviours = (name: string, store: Layer.Layer<SqlClient.SqlClient, unknow
           const sql = yield* SqlClient.SqlClient
           // 5,000 products more (the window orders a thousand products at a time, then each product), 30,000
           // votes, inserted in an order of their own: each page of the table holds votes of products far apart.
-          yield* sql`
-            INSERT INTO products (id, slug, name, name_key, category, content)
-            SELECT md5('wm' || i)::uuid, 'window-many-' || i, 'WM ' || i, 'wm ' || i, 'Window', '{}'::jsonb FROM generate_series(0, 4999) i`
+          yield* products(sql, "wm", 5_000)
           yield* sql`
             INSERT INTO votes (product_id, voter, direction, created_at, updated_at, counting)
             SELECT md5('wm' || ((i * 7919) % 5000))::uuid, 'ip:m' || (i % 997), 'up', t.at, t.at, CASE WHEN i % 31 = 0 THEN 'held' ELSE 'counted' END
@@ -177,24 +192,14 @@ const behaviours = (name: string, store: Layer.Layer<SqlClient.SqlClient, unknow
             CROSS JOIN LATERAL (SELECT ${new Date(NOW)}::timestamptz - (i * 37 % 600000) * interval '1 second' AS at) t
             ORDER BY md5(i::text)
             ON CONFLICT DO NOTHING`
-          const expected = yield* sql<{ product: string; voter: string; at: Date }>`
-            SELECT v.product_id::text AS product, v.voter, v.updated_at AS at
-            FROM votes v
-            WHERE v.revoked_at IS NULL AND (v.updated_at >= ${SINCE} OR v.counting = 'held')
-            ORDER BY v.product_id, v.voter COLLATE "C"`
+          const expected = yield* readPlainly(sql)
           expect(expected.length).toBeGreaterThan(25_000)
           // Read as is, and with 4 bits of a product's number apart (ProductSplit): more than 4,096 products outgrow
           // the split partway through the read, which goes on with the whole numbers.
           for (const options of [{}, { productLowBits: 4 }]) {
             const window = yield* readWindow(sql, SINCE, options).pipe(sql.withTransaction)
             expect(window.products.length).toBeGreaterThan(5_000)
-            expect(plainly(window)).toEqual(
-              expected.map((r) => ({
-                product: r.product,
-                voter: r.voter,
-                seconds: Math.floor((r.at.getTime() - window.since.getTime()) / 1000)
-              }))
-            )
+            expect(plainly(window)).toEqual(fromStart(expected, window.since))
           }
         })
       )
@@ -204,9 +209,7 @@ const behaviours = (name: string, store: Layer.Layer<SqlClient.SqlClient, unknow
           const sql = yield* SqlClient.SqlClient
           // A vote held since 200 days ago starts the window: the last 8 days' votes are 192-200 days after it, past
           // the 2^24 s (194 days) the split keeps, the older ones before it, in no order in the table's pages.
-          yield* sql`
-            INSERT INTO products (id, slug, name, name_key, category, content)
-            SELECT md5('wo' || i)::uuid, 'window-old-' || i, 'WO ' || i, 'wo ' || i, 'Window', '{}'::jsonb FROM generate_series(0, 39) i`
+          yield* products(sql, "wo", 40)
           yield* sql`
             INSERT INTO votes (product_id, voter, direction, created_at, updated_at, counting)
             SELECT md5('wo' || (i % 40))::uuid, 'ip:o' || i, 'up', t.at, t.at, CASE WHEN i % 7 = 0 THEN 'held' ELSE 'counted' END
@@ -216,21 +219,11 @@ const behaviours = (name: string, store: Layer.Layer<SqlClient.SqlClient, unknow
           yield* sql`
             INSERT INTO votes (product_id, voter, direction, created_at, updated_at, counting)
             VALUES (md5('wo3')::uuid, 'ip:o-patient', 'down', ${new Date(NOW - 200 * 86_400_000)}, ${new Date(NOW - 200 * 86_400_000)}, 'held')`
-          const expected = yield* sql<{ product: string; voter: string; at: Date }>`
-            SELECT v.product_id::text AS product, v.voter, v.created_at AS at
-            FROM votes v
-            WHERE v.revoked_at IS NULL AND (v.updated_at >= ${SINCE} OR v.counting = 'held')
-            ORDER BY v.product_id, v.voter COLLATE "C"`
+          const expected = yield* readPlainly(sql)
           const window = yield* readWindow(sql, SINCE, { pagesPerChunk: 1 }).pipe(sql.withTransaction)
           expect(window.since).toEqual(new Date(NOW - 200 * 86_400_000))
           const rows = plainly(window)
-          expect(rows).toEqual(
-            expected.map((r) => ({
-              product: r.product,
-              voter: r.voter,
-              seconds: Math.floor((r.at.getTime() - window.since.getTime()) / 1000)
-            }))
-          )
+          expect(rows).toEqual(fromStart(expected, window.since))
           // Times on both sides of 2^24 s.
           expect(rows.some((r) => r.seconds < 2 ** 24) && rows.some((r) => r.seconds > 2 ** 24)).toBe(true)
         })
