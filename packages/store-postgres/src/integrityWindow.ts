@@ -142,6 +142,10 @@ interface ProductSplit {
   readonly highMask: number
 }
 
+/** The product number of a vote whose time column holds `time` and whose low column holds `low`, split as `split` says. */
+const splitProduct = (time: number, low: number, split: Omit<ProductSplit, "low">): number =>
+  (((time >>> TIME_BITS) & split.highMask) << split.lowBits) | low
+
 /**
  * The columns put in order by product, in place (an American flag sort): each vote is carried to the next free
  * place of its product's run, the vote found there carried on in turn, until one for the place it started from
@@ -153,7 +157,7 @@ interface ProductSplit {
  * product is read from its split (ProductSplit), which moves with the time column.
  */
 const orderByProduct = (starts: Int32Array, split: ProductSplit, columns: { readonly voter: Int32Array; readonly seconds: Int32Array }) => {
-  const { low, lowBits, highMask } = split
+  const { low } = split
   const { voter, seconds } = columns
   /** Moves the votes of keys [firstKey, endKey) (a vote's key: its product >> by) into their runs `bounds[key]..`. */
   const permute = (bounds: Int32Array, firstKey: number, endKey: number, by: number, next: Int32Array) => {
@@ -163,7 +167,7 @@ const orderByProduct = (starts: Int32Array, split: ProductSplit, columns: { read
       for (let i = next[k - firstKey]!; i < end; i = next[k - firstKey]!) {
         let l = low[i]!
         let t = seconds[i]!
-        let m = (((t >>> TIME_BITS) & highMask) << lowBits) | l
+        let m = splitProduct(t, l, split)
         if (m >> by === k) {
           next[k - firstKey]!++
           continue
@@ -180,7 +184,7 @@ const orderByProduct = (starts: Int32Array, split: ProductSplit, columns: { read
           l = l2
           v = v2
           t = t2
-          m = (((t >>> TIME_BITS) & highMask) << lowBits) | l
+          m = splitProduct(t, l, split)
         }
         low[i] = l
         voter[i] = v
@@ -264,18 +268,31 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, options: ReadO
     // A vote's product number, split between a column of its low bits and the time column's top bits (ProductSplit)
     // until a number or a time outgrows the split: then widened, the whole number in a column of its own.
     let low: Uint16Array | Int32Array = new Uint16Array(capacity)
-    let highMask = 0xff
+    const split = { lowBits, highMask: 0xff }
     const splitProducts = 2 ** (lowBits + 32 - TIME_BITS)
     const lowMask = (1 << lowBits) - 1
+    const productAt = (i: number) => splitProduct(seconds[i]!, low[i]!, split)
+    /** The time of vote `i`: the time column's bits below the product's, or all of them once widened. */
+    const timeAt = (i: number) => (split.highMask === 0 ? seconds[i]! : seconds[i]! & TIME_MASK)
+    /** Writes vote `i`'s product number and time into the columns, as split or widened. */
+    const put = (i: number, product: number, time: number) => {
+      if (split.highMask === 0) {
+        seconds[i] = time
+        low[i] = product
+      } else {
+        seconds[i] = ((product >>> lowBits) << TIME_BITS) | time
+        low[i] = product & lowMask
+      }
+    }
     const widen = () => {
       const whole = new Int32Array(capacity)
       for (let i = 0; i < n; i++) {
-        whole[i] = ((seconds[i]! >>> TIME_BITS) << lowBits) | low[i]!
-        seconds[i] = seconds[i]! & TIME_MASK
+        whole[i] = productAt(i)
+        seconds[i] = timeAt(i)
       }
       free(low)
       low = whole
-      highMask = 0
+      split.highMask = 0
     }
     // A vote's voter and its marks in one number (MARK_BITS), until the columns are in order.
     let voter = new Int32Array(capacity)
@@ -358,14 +375,8 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, options: ReadO
             const micros = view.getInt32(at + 16) * 4_294_967_296 + view.getUint32(at + 20)
             const time = Math.floor((micros - fromMicros) / 1_000_000)
             // Unsigned: a time before the window's start (none is) would widen too, not spill into the product's bits.
-            if (highMask !== 0 && (time >>> 0 > TIME_MASK || p >= splitProducts)) widen()
-            if (highMask !== 0) {
-              seconds[n] = ((p >>> lowBits) << TIME_BITS) | time
-              low[n] = p & lowMask
-            } else {
-              seconds[n] = time
-              low[n] = p
-            }
+            if (split.highMask !== 0 && (time >>> 0 > TIME_MASK || p >= splitProducts)) widen()
+            put(n, p, time)
             const voterEnd = ends[2 * b]!
             voter[n] = (voterKeys.add(bytes, view, at + 26, voterEnd, hashes[2 * b + 1]!) << MARK_BITS) | (f & MARKS)
             const networkEnd = ends[2 * b + 1]!
@@ -397,14 +408,7 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, options: ReadO
     for (let k = 0; k < productCount; k++) productNumber[productOrder[k]!] = k
     // The ids in that order, in the table's own memory: the table goes before the columns are ordered.
     const productBytes = products.bytesInOrder(productOrder)
-    const productAt = (i: number) => (((seconds[i]! >>> TIME_BITS) & highMask) << lowBits) | low[i]!
-    for (let i = 0; i < n; i++) {
-      const p = productNumber[productAt(i)]!
-      if (highMask !== 0) {
-        seconds[i] = ((p >>> lowBits) << TIME_BITS) | (seconds[i]! & TIME_MASK)
-        low[i] = p & lowMask
-      } else low[i] = p
-    }
+    for (let i = 0; i < n; i++) put(i, productNumber[productAt(i)]!, timeAt(i))
 
     // By product (a counting sort in place: no column copied, no array of places).
     const starts = runsOf(n, productAt, productCount)
@@ -415,10 +419,10 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, options: ReadO
       networkVote[j] = productAt(networkVote[j]!)
     }
     const networkProduct = networkVote
-    orderByProduct(starts, { low, lowBits, highMask }, { voter, seconds })
+    orderByProduct(starts, { low, ...split }, { voter, seconds })
     // The product's numbers go now: the runs say the same (LedgerWindow), in 4 MB where they took 20, and the read's
     // peak is here. The time column is the times alone.
-    if (highMask !== 0) for (let i = 0; i < n; i++) seconds[i] = seconds[i]! & TIME_MASK
+    if (split.highMask !== 0) for (let i = 0; i < n; i++) seconds[i] = timeAt(i)
     free(low)
 
     // The voters are renumbered in the order of their texts (kept as bytes), then each product's votes sorted by it.
