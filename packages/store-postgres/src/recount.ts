@@ -63,76 +63,45 @@ const slowSeconds = `${SLOW_SECONDS}.0`
 export const taughtAt = (sql: SqlClient.SqlClient, at: Date | null) =>
   sql`greatest(${at}::timestamptz, coalesce(p.rate_at, ${at}::timestamptz))`
 
-type Row = { id: string; before_up: Count; before_down: Count; up: Count; down: Count }
-
-/** The rates taught (listed products only), as a relation `t(id, slow)`. */
-const taughtRows = (sql: SqlClient.SqlClient, taught: ReadonlyArray<{ readonly id: string; readonly slow: number }>) =>
-  // The sums as texts: an array parameter's numbers must all infer one type, and a sum may happen to be whole.
-  sql`unnest(${taught.map((x) => x.id)}::uuid[], ${taught.map((x) => String(x.slow))}::float8[]) AS t(id, slow)`
-
-/**
- * The rates decayed from the product's rate time to the time taught at (never earlier: taughtAt is the later
- * of the two), the week's plus what it is taught; `slow` is null for a product not taught, whose rates stay.
- * The expressions read the row as it was (`p.rate_at` before the write), as an UPDATE's SET does.
- */
-const teach = (sql: SqlClient.SqlClient, at: Date | null, slowColumn: string) => {
-  const slow = sql.literal(slowColumn)
-  const taughtTime = taughtAt(sql, at)
-  const elapsed = sql`extract(epoch FROM ${taughtTime} - coalesce(p.rate_at, ${taughtTime}))`
-  return sql`
-    rate_fast = CASE WHEN ${slow} IS NULL THEN p.rate_fast ELSE p.rate_fast * exp(-${elapsed} / ${sql.literal(fastSeconds)}) END,
-    rate_slow = CASE WHEN ${slow} IS NULL THEN p.rate_slow ELSE p.rate_slow * exp(-${elapsed} / ${sql.literal(slowSeconds)}) + ${slow} END,
-    rate_at = CASE WHEN ${slow} IS NULL THEN p.rate_at ELSE ${taughtTime} END`
-}
-
-/**
- * The counters counted anew: seed plus the ledger's counted votes. PostgreSQL's UPDATE returns only the row
- * it wrote, so the counters before are read by joining the products to themselves.
- */
-const countAnew = (sql: SqlClient.SqlClient, list: ReadonlyArray<string>, options: RecountOptions) =>
-  sql<Row>`
-    WITH v AS (
-      SELECT product_id, count(*) FILTER (WHERE direction = 'up') AS up, count(*) FILTER (WHERE direction = 'down') AS down
-      FROM counted_votes WHERE product_id = ANY(${list}::uuid[]) GROUP BY product_id
-    ), t AS (SELECT * FROM ${taughtRows(sql, options.taught?.products ?? [])}
-    ), e AS (
-      SELECT p.id, p.trust_up AS before_up, p.trust_down AS before_down,
-             p.seed_up + coalesce(v.up, 0) AS up, p.seed_down + coalesce(v.down, 0) AS down, t.slow
-      FROM products p LEFT JOIN v ON v.product_id = p.id LEFT JOIN t ON t.id = p.id
-      WHERE p.id = ANY(${list}::uuid[])
-    )
-    UPDATE products p SET trust_up = e.up, trust_down = e.down, ${teach(sql, options.taught?.at ?? null, "e.slow")}
-    FROM e WHERE p.id = e.id ${options.stamp === true ? sql`` : sql`AND ((p.trust_up, p.trust_down) IS DISTINCT FROM (e.up, e.down) OR e.slow IS NOT NULL)`}
-    RETURNING p.id, e.before_up, e.before_down, e.up, e.down`
-
-/**
- * The counters moved by what the caller moved: no vote is counted and the products are not read twice, the
- * counters before are the counters after less the move (the rows are locked, so nothing else moved them). At
- * the integrity pass's size (28,000 products of a million) joining the products to themselves had PostgreSQL
- * scan all of them.
- */
-const moveBy = (sql: SqlClient.SqlClient, list: ReadonlyArray<string>, moved: ReadonlyArray<Moved>, options: RecountOptions) =>
-  sql<Row>`
-    WITH e AS (
-      SELECT l.id, coalesce(v.up, 0) AS up, coalesce(v.down, 0) AS down, t.slow
-      FROM unnest(${list}::uuid[]) AS l(id)
-      LEFT JOIN unnest(${moved.map((m) => m.id)}::uuid[], ${moved.map((m) => m.up)}::int[], ${moved.map((m) => m.down)}::int[])
-        AS v(id, up, down) ON v.id = l.id
-      LEFT JOIN ${taughtRows(sql, options.taught?.products ?? [])} ON t.id = l.id
-    )
-    UPDATE products p SET trust_up = p.trust_up + e.up, trust_down = p.trust_down + e.down,
-      ${teach(sql, options.taught?.at ?? null, "e.slow")}
-    FROM e WHERE p.id = e.id ${options.stamp === true ? sql`` : sql`AND (e.up <> 0 OR e.down <> 0 OR e.slow IS NOT NULL)`}
-    RETURNING p.id, p.trust_up - e.up AS before_up, p.trust_down - e.down AS before_down, p.trust_up AS up, p.trust_down AS down`
-
 export const recount = (sql: SqlClient.SqlClient, ids: ReadonlyArray<string>, options: RecountOptions = {}) =>
   Effect.gen(function* () {
     if (ids.length === 0) return []
     const list = [...ids]
+    const taught = options.taught?.products ?? []
     // Lock first, in id order (as every writer does); the recount below is a new
     // statement, so its snapshot sees every vote committed before the locks were granted.
     if (options.locked !== true) yield* sql`SELECT id FROM products WHERE id = ANY(${list}::uuid[]) ORDER BY id FOR UPDATE`
-    const rows = options.moved === undefined ? yield* countAnew(sql, list, options) : yield* moveBy(sql, list, options.moved, options)
+    const moved = options.moved
+    const rows = yield* sql<{ id: string; before_up: Count; before_down: Count; up: Count; down: Count }>`
+      WITH v AS (${
+        moved === undefined
+          ? sql`
+        SELECT product_id, count(*) FILTER (WHERE direction = 'up') AS up, count(*) FILTER (WHERE direction = 'down') AS down
+        FROM counted_votes WHERE product_id = ANY(${list}::uuid[]) GROUP BY product_id`
+          : sql`
+        SELECT * FROM unnest(${moved.map((m) => m.id)}::uuid[], ${moved.map((m) => m.up)}::int[], ${moved.map((m) => m.down)}::int[])
+          AS v(product_id, up, down)`
+      }
+      ), t AS (
+        -- The sums as texts: an array parameter's numbers must all infer one type, and a sum may happen to be whole.
+        SELECT * FROM unnest(${taught.map((x) => x.id)}::uuid[], ${taught.map((x) => String(x.slow))}::float8[]) AS t(id, slow)
+      ), e AS (
+        SELECT p.id, p.trust_up AS before_up, p.trust_down AS before_down,
+               ${moved === undefined ? sql`p.seed_up` : sql`p.trust_up`} + coalesce(v.up, 0) AS up,
+               ${moved === undefined ? sql`p.seed_down` : sql`p.trust_down`} + coalesce(v.down, 0) AS down,
+               CASE WHEN t.id IS NOT NULL THEN ${taughtAt(sql, options.taught?.at ?? null)} END AS at, t.slow
+        FROM products p LEFT JOIN v ON v.product_id = p.id LEFT JOIN t ON t.id = p.id
+        WHERE p.id = ANY(${list}::uuid[])
+      )
+      UPDATE products p SET trust_up = e.up, trust_down = e.down,
+        -- Decayed from the rate time to the one taught at (never earlier: taughtAt is the later of the two).
+        rate_fast = CASE WHEN e.at IS NULL THEN p.rate_fast
+          ELSE p.rate_fast * exp(-extract(epoch FROM e.at - coalesce(p.rate_at, e.at)) / ${sql.literal(fastSeconds)}) END,
+        rate_slow = CASE WHEN e.at IS NULL THEN p.rate_slow
+          ELSE p.rate_slow * exp(-extract(epoch FROM e.at - coalesce(p.rate_at, e.at)) / ${sql.literal(slowSeconds)}) + e.slow END,
+        rate_at = coalesce(e.at, p.rate_at)
+      FROM e WHERE p.id = e.id ${options.stamp === true ? sql`` : sql`AND ((p.trust_up, p.trust_down) IS DISTINCT FROM (e.up, e.down) OR e.at IS NOT NULL)`}
+      RETURNING p.id, e.before_up, e.before_down, e.up, e.down`
     return rows
       .filter((r) => Number(r.before_up) !== Number(r.up) || Number(r.before_down) !== Number(r.down))
       .map(
