@@ -8,6 +8,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { request as httpRequest } from "node:http"
 import { sampleCatalog } from "@productdir/fixtures/sample"
+import { jsonString } from "../src/http/accessLog.ts"
 import { baseUrl, memoryStores, serverLayer } from "./harness.ts"
 import { postJson, request } from "./http.ts"
 import { freePort, signalGroup, startApi } from "./processes.ts"
@@ -175,6 +176,31 @@ describe("reads answered at the front door", () => {
         expect(after.get("http_server_active_requests")).toBe(1)
       })
     )
+
+    it.effect("each is counted under the route it came by, a hit as its miss was", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const id = sample[33]!.id
+        const count = (m: Map<string, number>, route: string) =>
+          m.get(
+            `http_server_request_duration_seconds_count{http_request_method="GET",http_route="${route}",http_response_status_code="200"}`
+          ) ?? 0
+        const reads: ReadonlyArray<readonly [string, string]> = [
+          [`/products/${id.toUpperCase()}`, "/products/{id}"],
+          [`/products/${id}/agent-card`, "/products/{id}/agent-card"],
+          [`/entities/${id}?format=agent`, "/entities/{slug}"],
+          [`/entities/${id}/problems`, "/entities/{slug}/problems"]
+        ]
+        for (const [path, route] of reads) {
+          const before = yield* metrics(base)
+          const hitsBefore = (yield* cacheCounts(base)).hits
+          // The first may be a miss, answered by the application; the second is a hit, at the front door.
+          for (let i = 0; i < 2; i++) expect((yield* get(`${base}${path}`)).status, path).toBe(200)
+          expect((yield* cacheCounts(base)).hits - hitsBefore, path).toBeGreaterThanOrEqual(1)
+          expect(count(yield* metrics(base), route) - count(before, route), path).toBe(2)
+        }
+      })
+    )
   })
 })
 
@@ -187,6 +213,24 @@ const requestLines = (output: string) =>
     .filter((line) => line.message === "request")
 
 describe("the access log", () => {
+  it("writes each string field as JSON.stringify would, whatever its characters", () => {
+    for (const text of [
+      "GET",
+      "/products/0b7f3c8e-3b52-4c8e-9d0a-6f1f2d3c4b5a",
+      'a "quoted" path',
+      "back\\slash",
+      "tab\tand\nnewline\u0000",
+      "del\u007f",
+      "caf\u00e9",
+      "\u{1f600}",
+      "lone \ud800 surrogate",
+      ""
+    ]) {
+      expect(jsonString(text), text).toBe(JSON.stringify(text))
+      expect(JSON.parse(jsonString(text)), text).toBe(text)
+    }
+  })
+
   it("has a line for every read the front door answers, with its request id and status", async () => {
     const api = startApi({ STORE: "memory", SEED: "sample", LOG_LEVEL: "info" })
     try {

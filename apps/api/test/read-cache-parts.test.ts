@@ -11,7 +11,7 @@ import { Freshness } from "../src/cache/freshness.ts"
 import { ByteBudgetLru } from "../src/cache/lru.ts"
 import { ProductReads } from "../src/cache/productReads.ts"
 import { ENTRY_OVERHEAD_BYTES, make } from "../src/cache/ReadCache.ts"
-import { keyOfRequest, readKey } from "../src/cache/readKeys.ts"
+import { keyOfRequest, readKey, readOfRequest } from "../src/cache/readKeys.ts"
 import { MIN_INTERVAL_MS } from "../src/cache/refreshAhead.ts"
 import { prepareFast } from "../src/http/prepared.ts"
 
@@ -140,6 +140,36 @@ describe("the reads the cache answers as they come", () => {
       [`/products/${A}/agent-card/x`, undefined]
     ]
     for (const [url, key] of cases) assert.strictEqual(keyOfRequest(url), key, url)
+  })
+
+  it("a product's own path is matched by its characters: an id in any case, and nothing that is not one", () => {
+    const mixed = `${A.slice(0, 9).toUpperCase()}${A.slice(9)}`
+    assert.deepStrictEqual(readOfRequest(`/products/${A}`), { key: readKey("record", A), route: "/products/{id}" })
+    assert.deepStrictEqual(readOfRequest(`/products/${mixed}`), { key: readKey("record", A), route: "/products/{id}" })
+    for (const url of [
+      `/products/${A.replace("0", "g")}`,
+      `/products/${A.replace("-", "0")}`,
+      `/products/${A.slice(0, -1)}-`,
+      `/producta/${A}`,
+      `/Products/${A}`,
+      `/products/${A}/`,
+      `/products/${A.slice(0, -1)}`,
+      `/products/${A}0`,
+      `/products/${A.replace("b", "\u00e9")}`
+    ]) {
+      assert.strictEqual(readOfRequest(url), undefined, url)
+    }
+  })
+
+  it("each read names the template of the route it came by, as the request metrics label it", () => {
+    const routes: ReadonlyArray<readonly [string, string]> = [
+      [`/products/${A}`, "/products/{id}"],
+      [`/products/${A}/agent-card`, "/products/{id}/agent-card"],
+      [`/entities/${A}`, "/entities/{slug}"],
+      ["/entities/acme-analytics?format=agent", "/entities/{slug}"],
+      ["/entities/acme-analytics/problems", "/entities/{slug}/problems"]
+    ]
+    for (const [url, route] of routes) assert.strictEqual(readOfRequest(url)?.route, route, url)
   })
 })
 

@@ -17,7 +17,7 @@ import { cacheControl } from "../http/cachedJson.ts"
 import { FrontDoor } from "../http/frontDoor.ts"
 import { ifNoneMatchHits, negotiate, type Prepared, tagFor } from "../http/prepared.ts"
 import { ReadCache } from "./ReadCache.ts"
-import { keyOfRequest } from "./readKeys.ts"
+import { readOfRequest } from "./readKeys.ts"
 
 /** Whether `If-None-Match` names the content of `prepared`, in any of its codings. */
 const notModified = (match: string | string[] | undefined, prepared: Prepared): boolean =>
@@ -28,12 +28,13 @@ export const HotReadsLive = Layer.effectDiscard(
     const cache = yield* ReadCache
     const control = cacheControl((yield* ApiConfig).cacheMaxAge)
 
-    const serve = (request: IncomingMessage, response: ServerResponse, requestId: string, closing: boolean): boolean => {
-      if (request.method !== "GET" || request.url === undefined) return false
-      const key = keyOfRequest(request.url)
-      if (key === undefined) return false
+    const serve = (request: IncomingMessage, response: ServerResponse, requestId: string, closing: boolean): string | undefined => {
+      if (request.method !== "GET" || request.url === undefined) return undefined
+      const read = readOfRequest(request.url)
+      if (read === undefined) return undefined
+      const { key, route } = read
       const prepared = cache.peek(key)
-      if (prepared === undefined) return false
+      if (prepared === undefined) return undefined
       const headers = request.headers
       const accept = headers["accept-encoding"]
       const coding = negotiate(typeof accept === "string" ? accept : undefined, prepared)
@@ -44,7 +45,7 @@ export const HotReadsLive = Layer.effectDiscard(
       if (notModified(headers["if-none-match"], prepared)) {
         response.writeHead(304, head)
         response.end()
-        return true
+        return route
       }
       head.push("content-type", prepared.contentType)
       let body = prepared.identity
@@ -57,7 +58,7 @@ export const HotReadsLive = Layer.effectDiscard(
       head.push("content-length", String(body.byteLength))
       response.writeHead(200, head)
       response.end(body)
-      return true
+      return route
     }
 
     yield* (yield* FrontDoor).install(serve)

@@ -31,11 +31,12 @@ import { Lifecycle } from "./lifecycle.ts"
 import { PROBLEM_JSON } from "./problemResponses.ts"
 
 /**
- * Answers the request and returns true, or leaves it alone and returns false. An answer is written
- * whole, at once (writeHead and end), with the front door's headers first among its own: `x-request-id`
+ * Answers the request and returns the template of the route it answered (`/products/{id}`, as the
+ * request metrics name routes), or leaves it alone and returns undefined. An answer is written whole,
+ * at once (writeHead and end), with the front door's headers first among its own: `x-request-id`
  * (`requestId`), then `connection: close` when `closing` (the server drains).
  */
-export type Handler = (request: IncomingMessage, response: ServerResponse, requestId: string, closing: boolean) => boolean
+export type Handler = (request: IncomingMessage, response: ServerResponse, requestId: string, closing: boolean) => string | undefined
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -151,7 +152,13 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
         return typeof header === "string" ? header.split("-")[1] : undefined
       }
 
-      const log = (request: IncomingMessage, status: number, started: number, requestId: string, response?: ServerResponse) => {
+      const log = (
+        request: IncomingMessage,
+        status: number,
+        started: number,
+        requestId: string,
+        answered: { readonly response?: ServerResponse; readonly route?: string } = {}
+      ) => {
         const url = request.url ?? "/"
         const query = url.indexOf("?")
         accessLog.recordNow({
@@ -160,7 +167,8 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
           status,
           durationMs: Math.round((performance.now() - started) * 10) / 10,
           requestId,
-          traceId: response === undefined ? undefined : traceIdOf(response)
+          traceId: answered.response === undefined ? undefined : traceIdOf(answered.response),
+          route: answered.route
         })
       }
 
@@ -200,9 +208,10 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
           log(request, 501, started, requestId)
           return
         }
-        // A read the cache holds is written whole at once: logged at once, nothing to watch.
-        if (first?.(request, response, requestId, closing) === true) {
-          log(request, response.statusCode, started, requestId)
+        // A read the cache holds is written whole at once: logged at once, nothing to watch, its route known.
+        const route = first?.(request, response, requestId, closing)
+        if (route !== undefined) {
+          log(request, response.statusCode, started, requestId, { route })
           return
         }
         request.headers["x-request-id"] = requestId
@@ -212,7 +221,7 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
         response.once("close", () => {
           inFlight.delete(response)
           // A client that left before its answer: the status nginx logs for it.
-          log(request, response.writableFinished ? response.statusCode : 499, started, requestId, response)
+          log(request, response.writableFinished ? response.statusCode : 499, started, requestId, { response })
         })
         if (application !== undefined) application(request, response)
         else writeProblem(response, 503, "The server is starting; retry shortly.", { "retry-after": "1" })

@@ -91,7 +91,8 @@ const makeRecorder = () => {
   let last: { readonly method: string; readonly status: number; readonly route: string; readonly series: Series } | undefined
   return (entry: AccessEntry): void => {
     const method = methodOf(entry.method)
-    const route = routeOf(entry.path)
+    // The cache's reads name their route (http/frontDoor.ts): no walk of the route tree for most requests.
+    const route = entry.route ?? routeOf(entry.path)
     if (last === undefined || last.method !== method || last.status !== entry.status || last.route !== route)
       last = { method, status: entry.status, route, series: seriesOf(method, entry.status, route) }
     last.series.update(entry.durationMs / 1000)

@@ -10,6 +10,7 @@ import { JSONRPC_PATH, JWKS_PATH, REST_PATH } from "../a2a/card.ts"
 import { DOCS_PATH } from "../http/docsPage.ts"
 import { FAVICON_PATH } from "../http/favicon.ts"
 import { MCP_PATH } from "../mcp/edge.ts"
+import { templateOf } from "./templateOf.ts"
 
 export const UNMATCHED = "unmatched"
 
@@ -37,9 +38,6 @@ interface Node {
 }
 
 const node = (): Node => ({ children: new Map(), param: undefined, route: undefined, rest: undefined })
-
-/** `/products/:id` -> `/products/{id}`. */
-export const templateOf = (path: string): string => path.replace(/:([A-Za-z_]\w*)/gu, "{$1}")
 
 /** A matcher for `paths`: a path to its route template, or UNMATCHED. */
 export const makeRouteMatcher = (paths: ReadonlyArray<string>): ((path: string) => string) => {
