@@ -51,6 +51,13 @@ const SLICE_SECONDS = Math.max(1, Math.round(SECONDS / SAME_BYTES_SLICES))
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64)
 const THREADS = 2
+/**
+ * wrk's threads for the cached read's goal pair: one. On a 2-core machine two wrk threads and the server are three
+ * busy threads on two cores, and which two shared a core changed from one run to the next: the same server gave
+ * 16-17k or 21-24k req/s, slice after slice. With one, the server has a core and wrk the other (one wrk thread
+ * drives 31k req/s here, more than either server answers).
+ */
+const SAME_BYTES_THREADS = Number(process.env.BENCH_SAME_BYTES_THREADS ?? 1)
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 2_000)
 const RSS_LOADS = Number(process.env.BENCH_RSS_LOADS ?? 5)
 const RSS_LOAD_SECONDS = Number(process.env.BENCH_RSS_LOAD_SECONDS ?? 60)
@@ -336,10 +343,17 @@ const main = async () => {
       [PORTS.perRecord, perRecord],
       [PORTS.sameBytes, sameBytes]
     ])
-    const measure = async (name: string, port: number, script: "read.lua" | "vote.lua", env: NodeJS.ProcessEnv, seconds = SECONDS) => {
+    const measure = async (
+      name: string,
+      port: number,
+      script: "read.lua" | "vote.lua",
+      env: NodeJS.ProcessEnv,
+      seconds = SECONDS,
+      threads = THREADS
+    ) => {
       const pid = servers.get(port)!.pid!
       const [server, postgres] = [cpuMillis(pid), postgresCpuMillis()]
-      const figures = await runWrk({ url: url(port), script, seconds, connections: CONNECTIONS, threads: THREADS, env })
+      const figures = await runWrk({ url: url(port), script, seconds, connections: CONNECTIONS, threads, env })
       const sample = {
         ...figures,
         okPerSecond: (figures.requests - figures.errors) / seconds,
@@ -358,6 +372,10 @@ const main = async () => {
     // Warm both servers (the API's cache fills as the baseline's buffers do), unmeasured.
     await runWrk({ url: url(PORTS.api), script: "read.lua", seconds: 10, connections: CONNECTIONS, threads: THREADS, env: reads })
     await runWrk({ url: url(PORTS.baseline), script: "read.lua", seconds: 5, connections: CONNECTIONS, threads: THREADS, env: reads })
+    // And the same-bytes server, whose first slice would otherwise include its compiler's warm-up.
+    if (ONLY.has("read")) {
+      await runWrk({ url: url(PORTS.sameBytes), script: "read.lua", seconds: 5, connections: CONNECTIONS, threads: THREADS, env: reads })
+    }
 
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`round ${round}`)
@@ -369,8 +387,8 @@ const main = async () => {
               // The cached read's goal is set against the server writing the same bytes: measured beside it, in turn,
               // in short slices, so that each pair is seconds apart.
               ...Array.from({ length: SAME_BYTES_SLICES }, () => [
-                () => measure("same-bytes read", PORTS.sameBytes, "read.lua", reads, SLICE_SECONDS),
-                () => measure("api read again", PORTS.api, "read.lua", reads, SLICE_SECONDS)
+                () => measure("same-bytes read", PORTS.sameBytes, "read.lua", reads, SLICE_SECONDS, SAME_BYTES_THREADS),
+                () => measure("api read again", PORTS.api, "read.lua", reads, SLICE_SECONDS, SAME_BYTES_THREADS)
               ])
             ]
           : []),
@@ -610,7 +628,7 @@ ${anatomyTable}
   (\`bench/src/ready-bytes-server.ts\` with \`EXTRAS=1\`: each product's own record with the etag and cache-control the
   API sent for it, a request id, the same access-log line, as cheaply as node:http allows), measured in turn with
   the API in ${SAME_BYTES_SLICES} alternating slices of ${SLICE_SECONDS} s a round ("api read again" beside "same-bytes
-  read"; its ratio is the median of every slice's pair). The ceiling: the same server answering every
+  read", \`wrk -t${SAME_BYTES_THREADS}\`: the server a core of its own, wrk the other; its ratio is the median of every slice's pair). The ceiling: the same server answering every
   request with one ready-made record, ${cell(m("ceiling read"))}. What bounds the cached read below it, one step at a
   time towards the API, in the same rounds:
 
