@@ -30,16 +30,15 @@ describe("one owner per embedded data directory", { timeout: 180_000 }, () => {
     for (const f of cleanup.splice(0)) f()
   })
 
-  it("a second API on the same DATA_DIR refuses within a second: exit 2, one line naming the owner's pid", async () => {
+  it("a second API on the same DATA_DIR refuses at once, while the owner runs: exit 2, one line naming the owner's pid", async () => {
     const dir = dataDir()
     const first = api({ DATA_DIR: dir })
     const base = await first.url
     const second = api({ DATA_DIR: dir })
-    const startedAt = Date.now()
+    // The owner keeps running until the end of the test: a second API that waited for the directory
+    // instead of refusing would never exit, and the test would time out here.
     const code = await second.exited
     expect(code).toBe(2)
-    // Starting Node and loading the app is most of the time; the refusal itself is immediate.
-    expect(Date.now() - startedAt).toBeLessThan(5_000)
     const lines = second
       .output()
       .trim()

@@ -12,7 +12,7 @@
  *   also cuts idle connections at once, which resets the requests their clients
  *   are writing at that moment; that is what this avoids.
  */
-import { Context, type Duration, Effect } from "effect"
+import { Context, Duration, Effect } from "effect"
 import type { Server } from "node:http"
 import { Server as NetServer, type Socket } from "node:net"
 import { networksOf } from "@productdir/usecases"
@@ -75,10 +75,17 @@ export const watch = (server: Server, limits: ConnectionLimits) => {
     }).pipe(
       Effect.timeoutOrElse({
         duration: grace,
+        // Said out loud: an operator sees that the grace, not the last answer, ended the drain.
         orElse: () =>
-          Effect.sync(() => {
-            for (const socket of sockets) socket.destroy()
-          })
+          Effect.logWarning(
+            `shutting down: the grace of ${Duration.format(grace)} ran out; cutting ${sockets.size} open connection(s)`
+          ).pipe(
+            Effect.andThen(
+              Effect.sync(() => {
+                for (const socket of sockets) socket.destroy()
+              })
+            )
+          )
       })
     )
 
