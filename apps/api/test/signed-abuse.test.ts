@@ -222,13 +222,11 @@ describe("signed requests from a hostile client", { timeout: 240_000 }, () => {
     const key = makeAgentKey()
     const directory = await directoryOf([key], { trickle: true })
     const base = await api().url
-    const sent = Date.now()
+    // At a byte a second the directory's answer takes minutes; had the API waited for it, the key would
+    // have been found and the vote taken. The refusal names the deadline that ended the fetch.
     const reply = await signedVote(base, newClient(), key, directory.origin)
-    const took = Date.now() - sent
     expect(reply.status).toBe(401)
     expect(reply.text).toContain("did not answer in full within 2 s")
-    // The directory's answer would take over a minute at this pace; the deadline ended it long before.
-    expect(took).toBeLessThan(30_000)
   })
 
   it("a nonce is used once across processes: a replay to another API process (or the same one restarted) is refused", async () => {
