@@ -36,7 +36,7 @@ import { layerPostgres } from "@productdir/store-postgres"
 import { cpuMillis, postgresCpuMillis } from "./cpu.ts"
 import { ensureDatabase, median, ROOT, sleep, startServer, stopServer, writeSection } from "./lib.ts"
 import { startWireCounter } from "./wire-count.ts"
-import { type Figures, requireWrk, runWrk } from "./wrk.ts"
+import { type Figures, pooledPercentile, requireWrk, runWrk } from "./wrk.ts"
 
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 20_000)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
@@ -366,6 +366,7 @@ const main = async () => {
       )
     }
     const reads = { BENCH_IDS: idsFile }
+    const pooled = { ...reads, BENCH_QUANTILES: "1" }
     const agentVotes = { BENCH_IDS: idsFile, BENCH_KEYS: keysFile }
     const baselineVotes = { BENCH_IDS: idsFile, BENCH_KEYS: "" }
 
@@ -386,9 +387,10 @@ const main = async () => {
               [() => measure("api read", PORTS.api, "read.lua", reads), () => measure("baseline read", PORTS.baseline, "read.lua", reads)],
               // The cached read's goal is set against the server writing the same bytes: measured beside it, in turn,
               // in short slices, so that each pair is seconds apart.
+              // Each slice's latency distribution is kept, so that each side's p99 is that of all its slices pooled.
               ...Array.from({ length: SAME_BYTES_SLICES }, () => [
-                () => measure("same-bytes read", PORTS.sameBytes, "read.lua", reads, SLICE_SECONDS, SAME_BYTES_THREADS),
-                () => measure("api read again", PORTS.api, "read.lua", reads, SLICE_SECONDS, SAME_BYTES_THREADS)
+                () => measure("same-bytes read", PORTS.sameBytes, "read.lua", pooled, SLICE_SECONDS, SAME_BYTES_THREADS),
+                () => measure("api read again", PORTS.api, "read.lua", pooled, SLICE_SECONDS, SAME_BYTES_THREADS)
               ])
             ]
           : []),
@@ -531,8 +533,13 @@ const main = async () => {
   const readAgain = m("api read again")
   const sameBytesRead = m("same-bytes read")
   const same = compare("api read again", "same-bytes read")
-  const sameBytesRow = `| cached read against a server writing the same bytes (GET /products/{id} ÷ ready-bytes server, each record's own bytes and headers, a request id, an access-log line) | ${cell(readAgain)} | ${cell(sameBytesRead)} | ${same.cells} | ≥ ${SAME_BYTES_GOAL}× req/s, p99 ≤ 1×: ${
-    same.rps.median >= SAME_BYTES_GOAL && same.p99.median <= 1 ? "met" : "not met"
+  // The p99 of every slice's latencies together, each side's: a 2 s slice's own p99 is one hiccup of the machine away
+  // from ten times its neighbour's, and the median of their ratios followed the hiccups.
+  const p99Of = (name: string) => pooledPercentile(samples.get(name) ?? [], 99)
+  const pooledP99 = { api: p99Of("api read again"), sameBytes: p99Of("same-bytes read") }
+  const pooledP99Ratio = pooledP99.api / pooledP99.sameBytes
+  const sameBytesRow = `| cached read against a server writing the same bytes (GET /products/{id} ÷ ready-bytes server, each record's own bytes and headers, a request id, an access-log line) | ${cell(readAgain)}; p99 of all slices ${pooledP99.api.toFixed(2)} ms | ${cell(sameBytesRead)}; p99 of all slices ${pooledP99.sameBytes.toFixed(2)} ms | ${same.cells}; of all slices pooled ${pooledP99Ratio.toFixed(2)}× | ≥ ${SAME_BYTES_GOAL}× req/s (the slices' median), p99 ≤ 1× (all slices pooled): ${
+    same.rps.median >= SAME_BYTES_GOAL && pooledP99Ratio <= 1 ? "met" : "not met"
   } |`
   const ceilingRow = row(
     "cached read against the ceiling (GET /products/{id} ÷ one ready-made record for every id)",
@@ -628,7 +635,8 @@ ${anatomyTable}
   (\`bench/src/ready-bytes-server.ts\` with \`EXTRAS=1\`: each product's own record with the etag and cache-control the
   API sent for it, a request id, the same access-log line, as cheaply as node:http allows), measured in turn with
   the API in ${SAME_BYTES_SLICES} alternating slices of ${SLICE_SECONDS} s a round ("api read again" beside "same-bytes
-  read", \`wrk -t${SAME_BYTES_THREADS}\`: the server a core of its own, wrk the other; its ratio is the median of every slice's pair). The ceiling: the same server answering every
+  read", \`wrk -t${SAME_BYTES_THREADS}\`: the server a core of its own, wrk the other; its req/s ratio is the median of every
+  slice's pair, its p99 that of each side's slices pooled, from 1,000 quantiles of each slice weighted by its requests). The ceiling: the same server answering every
   request with one ready-made record, ${cell(m("ceiling read"))}. What bounds the cached read below it, one step at a
   time towards the API, in the same rounds:
 

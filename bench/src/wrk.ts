@@ -15,6 +15,8 @@ export interface Figures {
   readonly p99: number
   /** Non-2xx/3xx responses and socket errors. */
   readonly errors: number
+  /** With BENCH_QUANTILES (read.lua): the latencies at 1,000 evenly spaced quantiles, in ms. */
+  readonly quantiles?: ReadonlyArray<number>
 }
 
 export const requireWrk = () => {
@@ -44,7 +46,29 @@ export const parseReport = (report: string): Figures => {
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(report)?.[1] ?? 0)
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(report)
   const socketErrors = socket === null ? 0 : socket.slice(1).reduce((n, x) => n + Number(x), 0)
-  return { requests, rps, p50, p99, errors: non2xx + socketErrors }
+  const quantiles = [...report.matchAll(/^quantile (\d+)$/gm)].map((match) => Number(match[1]) / 1000)
+  return { requests, rps, p50, p99, errors: non2xx + socketErrors, ...(quantiles.length > 0 ? { quantiles } : {}) }
+}
+
+/**
+ * The `p` percentile (0-100) of several runs' latencies taken together, as if one run had recorded them
+ * all: each run's quantiles weighted by its requests. A p99 of 15 runs of 2 s, where the median of their
+ * own p99s moved by a factor of ten with whichever slice a hiccup of the machine fell in.
+ */
+export const pooledPercentile = (runs: ReadonlyArray<Figures>, p: number): number => {
+  const points = runs.flatMap((run) => {
+    const quantiles = run.quantiles ?? []
+    return quantiles.map((ms) => ({ ms, weight: run.requests / quantiles.length }))
+  })
+  if (points.length === 0) return Number.NaN
+  points.sort((a, b) => a.ms - b.ms)
+  const total = points.reduce((sum, point) => sum + point.weight, 0)
+  let below = 0
+  for (const point of points) {
+    below += point.weight
+    if (below >= (p / 100) * total) return point.ms
+  }
+  return points.at(-1)!.ms
 }
 
 export interface Load {
