@@ -62,11 +62,11 @@ export const pooledPercentile = (runs: ReadonlyArray<Figures>, p: number): numbe
   })
   if (points.length === 0) return Number.NaN
   points.sort((a, b) => a.ms - b.ms)
-  const total = points.reduce((sum, point) => sum + point.weight, 0)
+  const wanted = (p / 100) * points.reduce((sum, point) => sum + point.weight, 0)
   let below = 0
   for (const point of points) {
     below += point.weight
-    if (below >= (p / 100) * total) return point.ms
+    if (below >= wanted) return point.ms
   }
   return points.at(-1)!.ms
 }

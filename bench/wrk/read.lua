@@ -16,7 +16,8 @@ end
 
 -- BENCH_QUANTILES set: the latency distribution as 1,000 quantiles (at 0.05 %, 0.15 %, … 99.95 %, in µs),
 -- so that the driver can pool several runs' latencies into one p99 (bench/src/wrk.ts, pooledPercentile).
-if os.getenv("BENCH_QUANTILES") ~= nil and os.getenv("BENCH_QUANTILES") ~= "" then
+local quantiles = os.getenv("BENCH_QUANTILES")
+if quantiles ~= nil and quantiles ~= "" then
   function done(summary, latency, requests)
     for i = 1, 1000 do print(string.format("quantile %d", latency:percentile((i - 0.5) / 10))) end
   end

@@ -77,14 +77,11 @@ export const watch = (server: Server, limits: ConnectionLimits) => {
         duration: grace,
         // Said out loud: an operator sees that the grace, not the last answer, ended the drain.
         orElse: () =>
-          Effect.logWarning(
-            `shutting down: the grace of ${Duration.format(grace)} ran out; cutting ${sockets.size} open connection(s)`
-          ).pipe(
-            Effect.andThen(
-              Effect.sync(() => {
-                for (const socket of sockets) socket.destroy()
-              })
-            )
+          Effect.andThen(
+            Effect.logWarning(`shutting down: the grace of ${Duration.format(grace)} ran out; cutting ${sockets.size} open connection(s)`),
+            Effect.sync(() => {
+              for (const socket of sockets) socket.destroy()
+            })
           )
       })
     )
