@@ -10,6 +10,15 @@ function init(args)
   math.randomseed(os.time() * 1000 + tonumber(tostring({}):match("0x(%x+)") or "1", 16) % 100000)
 end
 
+-- BENCH_DELAY_MS set: each connection waits a random 0-2× that many ms before each request, so that a run offers about
+-- connections × 1000 ÷ BENCH_DELAY_MS requests a second whatever the server's speed: two servers' latencies compared
+-- at one load, not each at its own saturation. Random, because wrk's timers of one fixed delay fire together and the
+-- requests then arrived in bursts (docs/benchmarks.md, "Issue 23's cached read at one offered load").
+local pause = tonumber(os.getenv("BENCH_DELAY_MS") or "")
+if pause ~= nil and pause > 0 then
+  function delay() return math.random(0, 2 * pause) end
+end
+
 function request()
   return wrk.format("GET", "/products/" .. ids[math.random(#ids)], headers)
 end
