@@ -178,6 +178,30 @@ describe("refusals in plain words", () => {
       })
     )
 
+    it.effect("a ; or # in a path is part of the path: never read as the start of a query, never another resource's answer", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const slug = "tallyhouse" // a product of the sample catalog
+        // The router cut paths at ; and answered what came before it: the record for a list of problems, the catalog for a search.
+        const problems = yield* request(`${base}/entities/${slug};x/problems`)
+        expect(problems.status).toBe(400)
+        expect(bodyOf<ProblemBody & { errors?: ReadonlyArray<{ path: ReadonlyArray<string> }> }>(problems).errors?.map((e) => e.path)).toEqual([
+          ["params", "slug"]
+        ])
+        expect((yield* request(`${base}/products;x?q=invoice`)).status).toBe(404)
+        expect((yield* request(`${base}/products;q=invoice`)).status).toBe(404)
+        expect((yield* request(`${base}/products/${product.id};/agent-card`)).status).toBe(400)
+        expect((yield* request(`${base}/entities/${slug};jsessionid=1`)).status).toBe(400)
+        // A # cannot be sent by fetch (it is a fragment there), only on the wire.
+        const fragment = yield* raw(base, `GET /entities/${slug}#x/problems HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)
+        expect(fragment).toMatch(/^HTTP\/1\.1 400 /)
+        expect(fragment).toContain("slug")
+        // Without them, the same paths answer as always.
+        expect((yield* request(`${base}/entities/${slug}/problems`)).status).toBe(200)
+        expect((yield* request(`${base}/products/${product.id}/agent-card`)).status).toBe(200)
+      })
+    )
+
     it.effect("refusals of the HTTP layer itself are problems too: no Host, a malformed one, an unknown expectation, a tunnel", () =>
       Effect.gen(function* () {
         const base = yield* baseUrl

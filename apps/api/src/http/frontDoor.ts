@@ -5,6 +5,7 @@
  * - its request id: the client's `X-Request-Id` when it is sane, else a new one,
  *   written into the request (the application reads it there) and the response;
  * - its access-log line, when the response has been sent (or the client left);
+ * - its path as the API reads it: `;` and `#` in it are path characters, not a query's start (requestTarget.ts);
  * - the connection policy: an HTTP/1.1 request without `Host`, and any request
  *   with more than one or with one that is not a host and a port, is refused (RFC 9112), as is one that repeats another
  *   header it may carry once (Authorization, Content-Type, …), and while the
@@ -29,6 +30,7 @@ import { AccessLog } from "./accessLog.ts"
 import { unreadableBody } from "./bodyPolicy.ts"
 import { Lifecycle } from "./lifecycle.ts"
 import { PROBLEM_JSON } from "./problemResponses.ts"
+import { literalPath } from "./requestTarget.ts"
 
 /**
  * Answers the request and returns the template of the route it answered (`/products/{id}`, as the
@@ -215,6 +217,7 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
           return
         }
         request.headers["x-request-id"] = requestId
+        if (request.url !== undefined) request.url = literalPath(request.url)
         response.setHeader("x-request-id", requestId)
         if (closing) response.setHeader("connection", "close")
         inFlight.add(response)
