@@ -185,9 +185,9 @@ describe("refusals in plain words", () => {
         // The router cut paths at ; and answered what came before it: the record for a list of problems, the catalog for a search.
         const problems = yield* request(`${base}/entities/${slug};x/problems`)
         expect(problems.status).toBe(400)
-        expect(bodyOf<ProblemBody & { errors?: ReadonlyArray<{ path: ReadonlyArray<string> }> }>(problems).errors?.map((e) => e.path)).toEqual([
-          ["params", "slug"]
-        ])
+        expect(
+          bodyOf<ProblemBody & { errors?: ReadonlyArray<{ path: ReadonlyArray<string> }> }>(problems).errors?.map((e) => e.path)
+        ).toEqual([["params", "slug"]])
         expect((yield* request(`${base}/products;x?q=invoice`)).status).toBe(404)
         expect((yield* request(`${base}/products;q=invoice`)).status).toBe(404)
         expect((yield* request(`${base}/products/${product.id};/agent-card`)).status).toBe(400)
