@@ -59,6 +59,12 @@ const refusalOf = <A>(promise: () => Promise<A>) =>
 
 const sample = sampleCatalog()
 
+/** Every `pattern` in a JSON Schema (or a document holding schemas), at any depth. */
+const patternsOf = (value: unknown): Array<string> =>
+  typeof value !== "object" || value === null
+    ? []
+    : Object.entries(value).flatMap(([key, inner]) => (key === "pattern" && typeof inner === "string" ? [inner] : patternsOf(inner)))
+
 for (const variant of storeVariants()) {
   describe(`MCP server on ${variant.name}`, () => {
     layer(serverLayer(variant.stores(), { mcpAllowedOrigins: [ALLOWED, EXTENSION] }), {
@@ -110,6 +116,18 @@ for (const variant of storeVariants()) {
           }
           expect(byName.search_products!.description).toContain(listing.description)
           expect(byName.search_products!.description).toContain("best match first")
+          // Every pattern a client's validator reads keeps to JSON Schema's portable subset: no \p{…} classes, which
+          // Python's re refuses (the Python SDK checks each result against its tool's output schema, and failed
+          // every get_product), and each one reads as a regular expression without JavaScript's unicode flag.
+          const patterns = [
+            ...tools.flatMap((tool) => [...patternsOf(tool.inputSchema), ...patternsOf(tool.outputSchema)]),
+            ...patternsOf(openapi)
+          ]
+          expect(patterns.length).toBeGreaterThan(5)
+          for (const pattern of new Set(patterns)) {
+            expect(pattern, pattern).not.toMatch(/\\[pP]\{/)
+            expect(() => new RegExp(pattern), pattern).not.toThrow()
+          }
         }).pipe(Effect.scoped)
       )
 

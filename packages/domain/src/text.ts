@@ -15,8 +15,18 @@ import { Schema } from "effect"
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this rule's purpose.
 const STORABLE = /^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\u202A-\u202E\u2066-\u2069\p{Cs}]*$/u
 
+/**
+ * The pattern a JSON Schema of this text says: STORABLE without `\p{Cs}` (unpaired surrogates). JSON Schema's
+ * portable subset of regular expressions has no `\p{…}`, and validators outside JavaScript refuse it (Python's
+ * `re`: the Python MCP SDK checks each tool's result against its output schema, and failed every call of a tool
+ * whose schema carried it). A text with an unpaired surrogate (possible in JSON only as an escape) is still
+ * refused here, by the check itself, naming the field.
+ */
+const PORTABLE = STORABLE.source.replace("\\p{Cs}", "")
+
 export const isStorableText = Schema.isPattern(STORABLE, {
-  message: "must not contain control characters (such as NUL or bidirectional overrides) or broken Unicode"
+  message: "must not contain control characters (such as NUL or bidirectional overrides) or broken Unicode",
+  toJsonSchema: () => ({ pattern: PORTABLE })
 })
 
 /** True for text that passes `isStorableText`. */
