@@ -372,6 +372,43 @@ for (const variant of variants) {
           expect([after.up - before.up, after.down - before.down]).toEqual([0, 1])
         }).pipe(Effect.scoped)
       )
+
+      it.effect("a signature refused on its own terms is refused before its key directory is fetched, in words that say why", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const key = makeAgentKey()
+          const directory = yield* serveKeyDirectory([key])
+          const body = JSON.stringify({ entity_id: product(10).id, direction: "up" })
+          const sign = (extra: Partial<Parameters<typeof signedHeaders>[0]> = {}) =>
+            signedHeaders({ key, directory: directory.origin, url: `${base}/vote`, body, ...extra })
+          const now = Math.floor(Date.now() / 1000)
+          const good = sign()
+          // Each was refused only after a fetch of the directory, and blamed on it when that fetch failed.
+          const refusals: Record<string, { headers: Record<string, string>; says: RegExp }> = {
+            "an expired signature": { headers: sign({ createdAt: now - 600, lifetime: 60 }), says: /expired/ },
+            "a signature created an hour from now": { headers: sign({ createdAt: now + 3600 }), says: /created in the future/ },
+            "a Signature under another label than its Signature-Input": {
+              headers: { ...good, signature: good.signature!.replace(/^sig1=/, "sig2=") },
+              says: /label/
+            },
+            "a Signature that is not a byte sequence": { headers: { ...good, signature: 'sig1="text"' }, says: /byte sequences/ },
+            "a signature that does not cover @authority": {
+              headers: { ...good, "signature-input": good["signature-input"]!.replace('"@authority" ', "") },
+              says: /"@authority" is absent/
+            }
+          }
+          for (const [name, attempt] of Object.entries(refusals)) {
+            const reply = yield* request(`${base}/vote`, { method: "POST", headers: attempt.headers, body })
+            expect(reply.status, name).toBe(401)
+            expect(bodyOf<ProblemBody>(reply).detail, name).toMatch(attempt.says)
+          }
+          expect(directory.fetches()).toBe(0)
+          // A good one is judged as always: its directory fetched, its vote counted.
+          const accepted = yield* request(`${base}/vote`, { method: "POST", headers: good, body })
+          expect(accepted.status).toBe(201)
+          expect(directory.fetches()).toBe(1)
+        }).pipe(Effect.scoped)
+      )
     })
   })
 }

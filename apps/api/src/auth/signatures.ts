@@ -18,6 +18,10 @@
  * we can judge meant to prove an agent: it is refused, never counted as its address's vote. Signatures
  * tagged otherwise (a CDN's, with their own Signature-Input) are not ours to judge.
  *
+ * Everything that can be judged without the key (the labels, what the signature covers, its times, its
+ * algorithm) is judged before the key directory is looked up or fetched: a signature refused on its own
+ * terms costs no outbound request, and is refused for its own fault, not the directory's.
+ *
  * Everything a client sends here is bounded before it is parsed or kept: the
  * signature headers, the key id, the nonce and the directory URL (MAX_* below).
  * The work a signature costs (a directory fetch, a nonce row) is paid for from
@@ -27,7 +31,14 @@
  * digest, the directory and the replay check are ours.
  */
 import { Clock, Context, Effect, Layer, Schema } from "effect"
-import { component, isSignatureError, type RequestDescriptor, verifySignature } from "http-message-sig"
+import {
+  component,
+  isSignatureError,
+  type RequestDescriptor,
+  type Verifier,
+  type VerifySignatureOptions,
+  verifySignature
+} from "http-message-sig"
 import { createHash, timingSafeEqual, verify as verifyEd25519 } from "node:crypto"
 import { parseDictionary, Token } from "structured-headers"
 import { Nonces, type SignedIdentity, type StoreError } from "@productdir/domain"
@@ -124,6 +135,15 @@ const digestMatches = (header: string | undefined, body: Uint8Array): boolean =>
   return given.length === expected.length && timingSafeEqual(given, expected)
 }
 
+/** What the first pass's verifier throws when it is asked for the key: every check before the key's has passed. */
+const KEY_NOT_YET = new Error("no key is looked up before the signature's other checks pass")
+
+/** A refusal in the verifier's words. */
+const refusalOf = (error: unknown): SignatureRefused =>
+  new SignatureRefused({
+    reason: isSignatureError(error) ? `${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ""}` : String(error)
+  })
+
 /** Header values that are not ASCII make the library refuse the whole message; no signature can cover them anyway. */
 const asciiFields = (headers: Readonly<Record<string, string | undefined>>) =>
   Object.entries(headers).flatMap(([name, value]) => (value !== undefined && /^[\u0020-\u007e\t]*$/.test(value) ? [{ name, value }] : []))
@@ -190,6 +210,41 @@ export const layer = (options: {
           const origin = options.origin(headers)
           if (origin === undefined) return yield* refuse("the request names no host")
 
+          const descriptor: RequestDescriptor = {
+            kind: "request",
+            method: request.method,
+            targetUri: `${origin}${request.url}`,
+            fields: asciiFields(headers)
+          }
+          /** Verified at `now`: read again after a directory's fetch, which may take seconds. */
+          const verifyWith = (resolveVerifier: VerifySignatureOptions<Verifier>["resolveVerifier"]) =>
+            Effect.flatMap(Clock.currentTimeMillis, (millis) =>
+              Effect.tryPromise({
+                try: () =>
+                  verifySignature(descriptor, {
+                    label,
+                    policy: {
+                      algorithms: ["ed25519"],
+                      requiredComponents: ["@authority", component("signature-agent", { key: label }), "content-digest"],
+                      requiredParameters: ["created", "expires", "keyid", "tag"],
+                      clockSkew: CLOCK_SKEW_SECONDS,
+                      now: Math.floor(millis / 1000)
+                    },
+                    resolveVerifier
+                  }),
+                catch: (error) => error
+              })
+            )
+          // The verifier checks everything but the signature's bytes (its labels, what it covers, its times, its
+          // algorithm) before it asks for the key. Asked first with no key to give, it refuses what it would refuse
+          // anyway, in its own words, before a key directory is looked up or fetched for it: an expired signature
+          // cost an outbound fetch, and was refused as the directory's fault when that failed.
+          yield* verifyWith(() => {
+            throw KEY_NOT_YET
+          }).pipe(
+            Effect.catch((error) => (isSignatureError(error) && error.cause === KEY_NOT_YET ? Effect.void : Effect.fail(refusalOf(error))))
+          )
+
           const directory = yield* Effect.mapError(directories.resolve(agentUrl), (e) => new SignatureRefused({ reason: e.message }))
           const keys = yield* directories.keys(directory, payForFetch).pipe(
             Effect.catchIf(
@@ -200,38 +255,12 @@ export const layer = (options: {
           const key = keys.get(keyId)
           if (key === undefined) return yield* refuse(`the key directory ${directory} has no key ${keyId}`)
 
-          const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-          const descriptor: RequestDescriptor = {
-            kind: "request",
-            method: request.method,
-            targetUri: `${origin}${request.url}`,
-            fields: asciiFields(headers)
-          }
-          yield* Effect.tryPromise({
-            try: () =>
-              verifySignature(descriptor, {
-                label,
-                policy: {
-                  algorithms: ["ed25519"],
-                  requiredComponents: ["@authority", component("signature-agent", { key: label }), "content-digest"],
-                  requiredParameters: ["created", "expires", "keyid", "tag"],
-                  clockSkew: CLOCK_SKEW_SECONDS,
-                  now
-                },
-                resolveVerifier: (candidate) => {
-                  if (candidate.parameters.tag !== WEB_BOT_AUTH_TAG || candidate.parameters.keyid !== keyId) {
-                    throw new Error("the signature changed under verification")
-                  }
-                  return { algorithm: "ed25519", verify: (data, signature) => verifyEd25519(null, data, key, signature) }
-                }
-              }),
-            catch: (error) =>
-              new SignatureRefused({
-                reason: isSignatureError(error)
-                  ? `${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ""}`
-                  : String(error)
-              })
-          })
+          yield* verifyWith((candidate) => {
+            if (candidate.parameters.tag !== WEB_BOT_AUTH_TAG || candidate.parameters.keyid !== keyId) {
+              throw new Error("the signature changed under verification")
+            }
+            return { algorithm: "ed25519", verify: (data, signature) => verifyEd25519(null, data, key, signature) }
+          }).pipe(Effect.mapError(refusalOf))
           // Only a signature that verified uses its nonce up: nobody can spend another agent's nonces.
           const claimed = yield* nonces.claim(`${directory} ${keyId} ${nonce}`, nonceKeptUntil(expires))
           if (!claimed) return yield* refuse("this nonce was used before: the request is a replay")
