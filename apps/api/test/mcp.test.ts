@@ -277,6 +277,7 @@ for (const variant of storeVariants()) {
           )
           expect(missing?.code).toBe(-32002)
           expect(missing?.message).toContain('No product has the id or slug "no-such-product"')
+          expect((missing as { data?: { uri?: string } } | undefined)?.data?.uri).toBe("productdir://products/no-such-product")
           // URIs that could name no product (a NUL, broken percent-encoding, an underscore) are not found either: never
           // the store's refusal of the text as an internal error. (Upper case names the product: a test below.)
           for (const uri of ["productdir://products/a%00b", "productdir://products/%E0%A4", "productdir://products/TALLY_HOUSE"]) {
@@ -341,6 +342,18 @@ for (const variant of storeVariants()) {
             yield* rpc(3, "completion/complete", { ref: { type: "ref/prompt", name: "none" }, argument: { name: "a", value: "b" } })
           )
           expect(completed.result).toEqual({ resultType: "complete", completion: { values: [], total: 0, hasMore: false } })
+          // An unknown resource is invalid params in this revision, which retired -32002 (SEP-2164), its URI the error's data;
+          // a product's own URI reads.
+          for (const uri of ["productdir://products/no-such-product", "productdir://products/a?b"]) {
+            const missing = bodyOf<{ error: { code: number; message: string; data?: { uri?: string } } }>(
+              yield* rpc(5, "resources/read", { uri }, uri)
+            )
+            expect([missing.error.code, missing.error.data?.uri], uri).toEqual([-32602, uri])
+          }
+          const read = bodyOf<{ result: { contents: Array<{ uri: string }> } }>(
+            yield* rpc(6, "resources/read", { uri: "productdir://products/tallyhouse" }, "productdir://products/tallyhouse")
+          )
+          expect(read.result.contents[0]?.uri).toBe("productdir://products/tallyhouse")
           // A request without its metadata is told which keys it lacks.
           const bare = yield* postJson(
             `${base}/mcp`,
@@ -612,6 +625,7 @@ for (const variant of storeVariants()) {
           const missing = yield* refusalOf(() => client.subscribeResource({ uri: "productdir://products/no-such-product" }))
           expect(missing?.code).toBe(-32002)
           expect(missing?.message).toContain('No product has the id or slug "no-such-product"')
+          expect((missing as { data?: { uri?: string } } | undefined)?.data?.uri).toBe("productdir://products/no-such-product")
         }).pipe(Effect.scoped)
       )
 

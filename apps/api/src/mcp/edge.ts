@@ -118,8 +118,9 @@ const withoutTags = (value: unknown): unknown => {
 
 /**
  * How a resource handler says the resource does not exist. The MCP library answers every failure of a
- * resource read as an internal error (-32603); the protocol's code for an unknown resource is -32002,
- * so a read that fails with this prefix is answered with that code, and the prefix is dropped.
+ * resource read as an internal error (-32603); the protocol's code for an unknown resource is -32002 up to
+ * 2025-11-25, and -32602 (invalid params) from 2026-07-28, which forbids -32002 (SEP-2164), so a read that
+ * fails with this prefix is answered with its revision's code, and the prefix is dropped.
  */
 export const RESOURCE_NOT_FOUND = "Resource not found: "
 
@@ -139,12 +140,13 @@ const eachError =
         ? rewrite(value as unknown as ErrorReply)
         : value
 
-/** JSON-RPC error objects of unknown resources with the protocol's code (-32002) instead of an internal error's. */
-const notFoundCodes = eachError((reply) => {
-  const { error } = reply
-  if (error.code !== -32603 || typeof error.message !== "string" || !error.message.startsWith(RESOURCE_NOT_FOUND)) return reply
-  return { ...reply, error: { ...error, code: -32002, message: error.message.slice(RESOURCE_NOT_FOUND.length) } }
-})
+/** JSON-RPC error objects of unknown resources with the protocol's code instead of an internal error's. */
+const notFoundCodes = (stateless: boolean) =>
+  eachError((reply) => {
+    const { error } = reply
+    if (error.code !== -32603 || typeof error.message !== "string" || !error.message.startsWith(RESOURCE_NOT_FOUND)) return reply
+    return { ...reply, error: { ...error, code: stateless ? -32602 : -32002, message: error.message.slice(RESOURCE_NOT_FOUND.length) } }
+  })
 
 const RESOURCE_NOT_FOUND_BYTES = Buffer.from(RESOURCE_NOT_FOUND)
 
@@ -245,7 +247,7 @@ const tidy = (response: HttpServerResponse.HttpServerResponse, stateless: boolea
     ].some((needle) => contains(bytes, needle))
   ) {
     const json = JSON.parse(new TextDecoder().decode(bytes)) as unknown
-    const answered = namedMetadata(notFoundCodes(emptyCompletions(stateless)(withoutTags(json))))
+    const answered = namedMetadata(notFoundCodes(stateless)(emptyCompletions(stateless)(withoutTags(json))))
     return HttpServerResponse.jsonUnsafe(stateless ? withoutStreamedCapabilities(answered) : answered, {
       status: response.status === 200 && isRefusedInput(json) ? 400 : response.status,
       headers: response.headers

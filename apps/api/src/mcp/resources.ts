@@ -79,7 +79,10 @@ export const ProductResourcesLive = Layer.effectDiscard(
           ProductRemoved: (e) => Effect.fail(`${RESOURCE_NOT_FOUND}${refusals.ProductRemoved(e)}`),
           StoreError: (e) => Effect.fail(refusals.StoreError(e))
         }),
-        Effect.mapError((message) => new McpSchema.InternalError({ message }))
+        // The URI not found is said as data, as the protocol's example of the error does.
+        Effect.mapError(
+          (message) => new McpSchema.InternalError({ message, ...(message.startsWith(RESOURCE_NOT_FOUND) ? { data: { uri } } : {}) })
+        )
       )
 
     yield* registry.addResourceTemplate({
@@ -102,6 +105,7 @@ export const ProductResourcesLive = Layer.effectDiscard(
           ? read(uri, ref)
           : Effect.fail(
               new McpSchema.InternalError({
+                data: { uri },
                 message: `${RESOURCE_NOT_FOUND}No resource is at ${JSON.stringify(uri.length > 200 ? `${uri.slice(0, 200)}…` : uri)}: a product's URI is ${PRODUCT_RESOURCE_TEMPLATE}, its slug or id and nothing after it (no query, fragment or further path).`
               })
             )

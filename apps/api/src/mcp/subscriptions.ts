@@ -36,6 +36,8 @@ const contains = (body: Uint8Array, needle: Buffer): boolean => Buffer.from(body
 interface RpcError {
   readonly code: number
   readonly message: string
+  /** For an unknown resource, its URI (as the protocol's example of the error says it). */
+  readonly data?: { readonly uri: string }
 }
 
 interface JsonRpcRequest {
@@ -64,14 +66,15 @@ export const makeSubscriptionEdge = Effect.gen(function* () {
         ? Effect.succeed(undefined)
         : Effect.fail({
             code: -32002,
+            data: { uri },
             message: `No resource has the URI "${uri}": this server's resources are products, ${PRODUCT_RESOURCE_TEMPLATE} (a slug or id from search_products).`
           })
     }
     return cached("view", ref).pipe(
       Effect.map((view) => (view as { readonly id: ProductId }).id),
       Effect.catchTags({
-        ProductNotFound: (e) => Effect.fail({ code: -32002, message: refusals.ProductNotFound(e, MCP_DOOR) }),
-        ProductRemoved: (e) => Effect.fail({ code: -32002, message: refusals.ProductRemoved(e) }),
+        ProductNotFound: (e) => Effect.fail({ code: -32002, data: { uri }, message: refusals.ProductNotFound(e, MCP_DOOR) }),
+        ProductRemoved: (e) => Effect.fail({ code: -32002, data: { uri }, message: refusals.ProductRemoved(e) }),
         StoreError: (e) => Effect.fail({ code: -32603, message: refusals.StoreError(e) })
       })
     )
