@@ -354,6 +354,23 @@ for (const variant of storeVariants()) {
             yield* rpc(6, "resources/read", { uri: "productdir://products/tallyhouse" }, "productdir://products/tallyhouse")
           )
           expect(read.result.contents[0]?.uri).toBe("productdir://products/tallyhouse")
+          // An initialize sent with this revision's header still makes a session of the revision its body names,
+          // and its capabilities are that session's: subscriptions included.
+          const initialized = yield* postJson(
+            `${base}/mcp`,
+            {
+              jsonrpc: "2.0",
+              id: 7,
+              method: "initialize",
+              params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } }
+            },
+            { accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28" }
+          )
+          expect(initialized.headers.get("mcp-session-id")).toBeTruthy()
+          const session = bodyOf<{ result: { protocolVersion: string; capabilities: { resources?: { subscribe?: boolean } } } }>(
+            initialized
+          )
+          expect([session.result.protocolVersion, session.result.capabilities.resources?.subscribe]).toEqual(["2025-11-25", true])
           // A request without its metadata is told which keys it lacks.
           const bare = yield* postJson(
             `${base}/mcp`,

@@ -30,7 +30,7 @@ import { unsafeIdIn, unsafeIdMessage } from "../http/jsonRpcIds.ts"
 import { Callers, refusalResponse } from "../auth/callers.ts"
 import { problem } from "../http/problemResponses.ts"
 import { allowingOrigin, isPreflight, preflight } from "./cors.ts"
-import { answeredAsSession } from "./revisions.ts"
+import { answeredAsSession, SESSION_REVISIONS } from "./revisions.ts"
 import { McpSessions } from "./sessions.ts"
 import { makeSubscriptionEdge } from "./subscriptions.ts"
 
@@ -203,6 +203,9 @@ const STREAMED_CAPABILITIES = [Buffer.from('"subscribe":true'), Buffer.from('"li
 
 const withoutStreamedCapabilities = (value: unknown): unknown => {
   if (!Predicate.isObject(value) || !Predicate.isObject(value.result) || !Predicate.isObject(value.result.capabilities)) return value
+  // An initialize sent with the stateless revision's header still makes a session, of the revision its answer
+  // names: its capabilities are that session's, subscriptions included.
+  if (typeof value.result.protocolVersion === "string" && SESSION_REVISIONS.has(value.result.protocolVersion)) return value
   const capabilities = Object.fromEntries(
     Object.entries(value.result.capabilities).map(([name, capability]) => [
       name,
