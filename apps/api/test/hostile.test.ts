@@ -143,6 +143,34 @@ for (const variant of storeVariants()) {
       )
 
       it.effect(
+        "a cursor is a position in its own list: sent with another search or another product's problems, it is refused saying so",
+        () =>
+          Effect.gen(function* () {
+            const base = yield* baseUrl
+            const cursorOf = (reply: Reply) => bodyOf<{ next_cursor: string | null }>(reply).next_cursor!
+            const listed = cursorOf(yield* request(`${base}/products?limit=2`))
+            // The same list goes on from it; another q, category or updated_since is another list.
+            expect((yield* request(`${base}/products?limit=2&cursor=${listed}`)).status).toBe(200)
+            for (const other of ["q=invoice", "category=Analytics", "updated_since=2020-01-01T00:00:00Z"]) {
+              const reply = yield* request(`${base}/products?limit=2&${other}&cursor=${listed}`)
+              expectFieldRefused(reply, other, ["query", "cursor"])
+              expect(bodyOf<ProblemBody>(reply).detail, other).toContain("another search")
+            }
+            const searched = cursorOf(yield* request(`${base}/products?q=data&limit=1`))
+            expect((yield* request(`${base}/products?q=data&limit=1&cursor=${searched}`)).status).toBe(200)
+            expectFieldRefused(yield* request(`${base}/products?q=invoice&limit=1&cursor=${searched}`), "q", ["query", "cursor"])
+            // A product's problems: another product's cursor is not a position in its list.
+            const withProblems = sampleCatalog().filter((p) => p.content.not_recommended_for.length + p.content.problems.length >= 2)
+            const [first, second] = [withProblems[0]!, withProblems[1]!]
+            const problems = cursorOf(yield* request(`${base}/entities/${first.id}/problems?limit=1`))
+            expect((yield* request(`${base}/entities/${first.id}/problems?limit=1&cursor=${problems}`)).status).toBe(200)
+            const foreign = yield* request(`${base}/entities/${second.id}/problems?limit=1&cursor=${problems}`)
+            expectFieldRefused(foreign, "another product's cursor", ["query", "cursor"])
+            expect(bodyOf<ProblemBody>(foreign).detail).toContain("another product's problems")
+          })
+      )
+
+      it.effect(
         "over-long path parameters are a 400 naming the parameter at any length; broken percent-encoding is 400/404, never a 405",
         () =>
           Effect.gen(function* () {

@@ -6,6 +6,7 @@
 import { Result, Schema } from "effect"
 import { Base64Url } from "effect/encoding"
 import { InvalidCursor } from "./errors.ts"
+import { fnv1a } from "./hash.ts"
 import { boundedText } from "./text.ts"
 import type { Product } from "./Product.ts"
 import { queryWords, roundRank } from "./search.ts"
@@ -143,4 +144,28 @@ export const decodeOffsetCursor = (cursor: string): Result.Result<number, Invali
   return offset !== undefined && Result.isSuccess(offset)
     ? Result.succeed(offset.success.offset)
     : Result.fail(new InvalidCursor({ cursor, reason: "not a cursor this service issued" }))
+}
+
+/**
+ * A cursor as clients get it: a store's position (a keyset or offset cursor above) bound to the list it is a
+ * position in. A position means nothing in another list, a search with another `q` or a product's problems
+ * read with another's cursor: it would start such a page at an arbitrary point, without a word. Bound, a cursor
+ * sent with another list is refused saying so.
+ */
+const BoundCursorJson = Schema.fromJsonString(
+  Schema.Struct({ at: Schema.String.check(Schema.isMaxLength(4_096)), of: Schema.String.check(Schema.isMaxLength(16)) })
+)
+const decodeBound = Schema.decodeUnknownResult(BoundCursorJson)
+
+/** `cursor` bound to the list that `list` names (any text that differs between lists: their parameters). */
+export const bindCursor = (cursor: string, list: string): string => Base64Url.encode(JSON.stringify({ at: cursor, of: fnv1a(list) }))
+
+/** The position a bound cursor holds, when it was bound to `list`; `other` says what a cursor of another list belongs to. */
+export const unbindCursor = (cursor: string, list: string, other: string): Result.Result<string, InvalidCursor> => {
+  const text = Base64Url.decodeString(cursor)
+  const bound = Result.isSuccess(text) ? decodeBound(text.success) : undefined
+  if (bound === undefined || Result.isFailure(bound))
+    return Result.fail(new InvalidCursor({ cursor, reason: "not a cursor this service issued" }))
+  if (bound.success.of !== fnv1a(list)) return Result.fail(new InvalidCursor({ cursor, reason: `the cursor belongs to ${other}` }))
+  return Result.succeed(bound.success.at)
 }

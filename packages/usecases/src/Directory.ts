@@ -4,7 +4,7 @@
  * means the same thing over either. Nothing here knows HTTP: a vote comes with
  * its caster already resolved by the transport.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Result } from "effect"
 import {
   type AgentRevoked,
   type AgentView,
@@ -23,8 +23,10 @@ import {
   DEFAULT_LIMIT,
   defaultSort,
   voteLinksOf,
+  bindCursor,
   decodeOffsetCursor,
   encodeOffsetCursor,
+  unbindCursor,
   type InvalidCursor,
   type ListQuery,
   type Product,
@@ -137,26 +139,45 @@ export const layer = (config: DirectorySettings) =>
         }),
         problems: Effect.fn("Directory.problems")(function* (ref, page) {
           const product = yield* catalog.find(canonicalRef(ref))
-          const offset = page.cursor === undefined ? 0 : yield* Effect.fromResult(decodeOffsetCursor(page.cursor))
+          const list = `problems ${product.id}`
+          const offset =
+            page.cursor === undefined
+              ? 0
+              : yield* Effect.fromResult(
+                  Result.flatMap(unbindCursor(page.cursor, list, "another product's problems"), (at) => decodeOffsetCursor(at))
+                )
           const all = yield* problemsFor(product)
           const next = offset + (page.limit ?? DEFAULT_LIMIT)
           return {
             entity: { id: product.id, slug: product.slug, name: product.content.name },
             problems: all.slice(offset, next),
             total: all.length,
-            next_cursor: next < all.length ? encodeOffsetCursor(next) : null
+            next_cursor: next < all.length ? bindCursor(encodeOffsetCursor(next), list) : null
           }
         }),
         search: Effect.fn("Directory.search")(function* (query) {
           // An empty category filters nothing, as an empty `q` searches nothing. (A label is compared as stored, in any
           // case: labels are not trimmed on import, so a query's spaces are not trimmed either.)
+          const category = query.category?.trim() === "" ? undefined : query.category
+          // The search a cursor is a position in: its words, its category, its time (the sort is checked by the store).
+          const list = JSON.stringify(["products", query.q ?? "", category ?? "", query.updatedSince?.toISOString() ?? ""])
+          const cursor =
+            query.cursor === undefined
+              ? undefined
+              : yield* Effect.fromResult(
+                  unbindCursor(query.cursor, list, "another search: send q, category and updated_since as they were for its first page")
+                )
           const page = yield* catalog.list({
             ...query,
-            category: query.category?.trim() === "" ? undefined : query.category,
+            category,
+            cursor,
             sort: query.sort ?? defaultSort(query.q),
             limit: query.limit ?? DEFAULT_LIMIT
           })
-          return { items: page.items.map(toProductSummary), next_cursor: page.nextCursor }
+          return {
+            items: page.items.map(toProductSummary),
+            next_cursor: page.nextCursor === null ? null : bindCursor(page.nextCursor, list)
+          }
         }),
         completeSlug: (prefix) => catalog.slugsStartingWith(prefix, SLUG_COMPLETIONS),
         categories: Effect.map(catalog.categories, (categories) => ({
