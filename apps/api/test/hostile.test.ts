@@ -227,6 +227,29 @@ for (const variant of storeVariants()) {
         })
       )
 
+      it.effect("a wrong path parameter is named beside the query's wrong parameters, not instead of them", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          for (const [path, fields] of [
+            ["/entities/Bad_Slug/problems?limit=0", ["params.slug", "query.limit"]],
+            ["/entities/bad_slug?format=xml", ["params.slug", "query.format"]],
+            ["/entities/bad_slug?format=xml&format=json", ["params.slug", "query.format"]],
+            ["/entities/bad_slug/problems?limit=0&cursor=%FF", ["params.slug", "query.limit", "query.cursor"]]
+          ] as const) {
+            const reply = yield* request(`${base}${path}`)
+            expect(reply.status, path).toBe(400)
+            const body = expectRefused(reply, path) as ProblemBody & { errors?: ReadonlyArray<{ path: ReadonlyArray<string> }> }
+            expect(body.errors?.map((e) => e.path.join(".")).sort(), path).toEqual([...fields].sort())
+            expect(body.detail, path).toMatch(new RegExp(`^${fields.length} fields are not right: `))
+          }
+          // A right query beside a wrong slug: the slug alone.
+          const alone = expectRefused(yield* request(`${base}/entities/bad_slug/problems?limit=5`), "alone") as ProblemBody & {
+            errors?: ReadonlyArray<{ path: ReadonlyArray<string> }>
+          }
+          expect(alone.errors?.map((e) => e.path.join("."))).toEqual(["params.slug"])
+        })
+      )
+
       it.effect("a vote body must be declared JSON and must not be content-encoded", () =>
         Effect.gen(function* () {
           const base = yield* baseUrl

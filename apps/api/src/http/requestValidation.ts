@@ -3,7 +3,7 @@
  * not decode becomes a 400 problem with every wrong field named in plain words,
  * and a body's unknown fields listed beside the fields the endpoint takes.
  */
-import { Effect, type SchemaAST } from "effect"
+import { Effect, Option, Result, Schema, type SchemaAST } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
 import { BrokenQuery } from "./queryEncoding.ts"
@@ -43,14 +43,32 @@ const repeatedParameters = (url: string): ReadonlySet<string> => {
   return repeated
 }
 
+/**
+ * The query's wrong fields of a request whose path parameters were wrong already: the router decodes the path
+ * first and stops there, so `/entities/Bad_Slug/problems?limit=0` named the slug alone. Decoded here as the
+ * router decodes a query (every error, a parameter given once or as a list), so the answer names them all.
+ */
+const queryIssues = (endpoint: { readonly query?: Schema.Codec<unknown, unknown> | undefined }) =>
+  Effect.gen(function* () {
+    if (endpoint.query === undefined) return []
+    const query = yield* Effect.serviceOption(HttpServerRequest.ParsedSearchParams)
+    if (Option.isNone(query)) return []
+    const decoded = Schema.decodeUnknownResult(Schema.toCodecArrayFromSingle(endpoint.query))(query.value, { errors: "all" })
+    return Result.isFailure(decoded) ? fieldErrors(decoded.failure.issue, "query") : []
+  })
+
 export const RequestValidationLive = HttpApiMiddleware.layerSchemaErrorTransform(RequestValidation, (error, { endpoint }) =>
   Effect.gen(function* () {
-    // A read's broken query parameters (queryEncoding.ts), named beside the rest.
-    const broken = error.kind === "Query" ? yield* BrokenQuery : undefined
-    const named = [...(broken?.issues ?? []), ...fieldErrors(error.cause.issue, SLOTS[error.kind])]
+    // A read's broken query parameters (queryEncoding.ts), named beside the rest, and beside wrong path parameters.
+    const broken = error.kind === "Query" || error.kind === "Params" ? yield* BrokenQuery : undefined
+    const query = error.kind === "Params" ? yield* queryIssues(endpoint as never) : []
+    const named = [...fieldErrors(error.cause.issue, SLOTS[error.kind]), ...(broken?.issues ?? []), ...query]
     if (broken !== undefined) broken.named = true
     // `limit=2&limit=3` is not "limit must be text": it is one parameter too many.
-    const repeated = error.kind === "Query" ? repeatedParameters((yield* HttpServerRequest.HttpServerRequest).url) : new Set<string>()
+    const repeated =
+      error.kind === "Query" || error.kind === "Params"
+        ? repeatedParameters((yield* HttpServerRequest.HttpServerRequest).url)
+        : new Set<string>()
     const all = named.map((e) => (e.path.length === 2 && repeated.has(String(e.path[1])) ? { ...e, message: GIVEN_TWICE } : e))
     // A field can break more than one rule: the count is of fields, all of them; the answer lists the first MAX_LISTED_ISSUES.
     const wrong = new Set(all.map((e) => e.path.join("\u0000"))).size
