@@ -294,7 +294,7 @@ describe("start and stop", { timeout: 180_000 }, () => {
     }
   })
 
-  it("requests Node refuses itself are problem+json too: malformed (400) and oversized headers (431)", async () => {
+  it("requests Node refuses itself are problem+json too: malformed (400), oversized headers (431), an oversized URI (414)", async () => {
     const server = api({})
     const port = portOf(await server.url)
     const malformed = await rawExchange(port, "NOT HTTP AT ALL\r\n\r\n")
@@ -304,6 +304,11 @@ describe("start and stop", { timeout: 180_000 }, () => {
     const huge = await rawExchange(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`)
     expect(huge.reply).toMatch(/^HTTP\/1\.1 431 /)
     expect(huge.reply).toContain("application/problem+json")
+    // A URI past the 16 KiB a head may take is a URI too long, not headers too large.
+    const longUri = await rawExchange(port, `GET /entities/${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`)
+    expect(longUri.reply).toMatch(/^HTTP\/1\.1 414 /)
+    expect(longUri.reply).toContain("application/problem+json")
+    expect(JSON.parse(longUri.reply.split("\r\n\r\n")[1]!)).toMatchObject({ status: 414, title: "URI Too Long" })
   })
 
   it("connections over HTTP_MAX_CONNECTIONS are refused; the ones within it are served", async () => {
