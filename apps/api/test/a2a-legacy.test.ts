@@ -296,6 +296,14 @@ for (const variant of variants) {
 
           expect(codeOf(yield* rpc(base, send03({ id: "t-1" }, "tasks/get")))).toBe(-32001)
           expect(codeOf(yield* rpc(base, send03({ id: "t-1" }, "tasks/cancel")))).toBe(-32001)
+          // Without a task's id, or with one that is no string, the request is wrong, not the task missing: invalid params.
+          for (const params of [{}, { id: 5 }, { id: " " }]) {
+            for (const method of ["tasks/get", "tasks/cancel"]) {
+              const wrong = yield* rpc(base, send03(params, method))
+              expect(codeOf(wrong), `${method} ${JSON.stringify(params)}`).toBe(-32602)
+              expect(bodyOf<{ error: { message: string } }>(wrong).error.message).toMatch(/\bid\b/)
+            }
+          }
           expect(codeOf(yield* rpc(base, send03({ message: {} }, "message/stream")))).toBe(-32004)
           expect(codeOf(yield* rpc(base, send03({ id: "t-1" }, "tasks/resubscribe")))).toBe(-32004)
           expect(codeOf(yield* rpc(base, send03({ taskId: "t-1" }, "tasks/pushNotificationConfig/set")))).toBe(-32003)

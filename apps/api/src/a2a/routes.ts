@@ -108,6 +108,16 @@ const LEGACY_NAME: Partial<Record<Operation, LegacyMethod>> = Object.fromEntries
   [...RENAMED].flatMap(([legacy, operation]) => (isLegacyMethod(legacy) ? [[operation, legacy]] : []))
 )
 
+/**
+ * A task operation's refusal: no task is kept, so every well-formed one is not found, but a request without a
+ * task's id (or with one that is no string) is a wrong request, and says so, in 0.3 as in 1.0.
+ */
+const taskRefusal = (params: unknown): A2aError => {
+  const id = isRecord(params) ? params.id : undefined
+  if (id !== undefined && typeof id !== "string") return invalidParams([{ path: ["id"], message: "must be a string: the task's id" }])
+  return id === undefined || id.trim() === "" ? invalidParams([{ path: ["id"], message: "is required: the task's id" }]) : noTask(id)
+}
+
 const noTask = (id: string) =>
   new A2aError({
     kind: "TaskNotFound",
@@ -225,14 +235,12 @@ export const A2aLive = HttpRouter.use((router) =>
       base: string | undefined,
       caster: Effect.Effect<Caster, A2aError>
     ): Effect.Effect<unknown, A2aError> => {
-      const id = isRecord(params) && typeof params.id === "string" ? params.id : ""
       switch (operation) {
         case "SendMessage":
           return sendMessage(params, base, caster)
         case "GetTask":
         case "CancelTask":
-          // No task is kept, but a request without a task's id is still a wrong request, and says so.
-          return Effect.fail(id.trim() === "" ? invalidParams([{ path: ["id"], message: "is required: the task's id" }]) : noTask(id))
+          return Effect.fail(taskRefusal(params))
         case "ListTasks": {
           const pageSize = isRecord(params) ? params.pageSize : undefined
           if (pageSize !== undefined && !(Number.isInteger(pageSize) && (pageSize as number) >= 1 && (pageSize as number) <= 100)) {
@@ -261,7 +269,6 @@ export const A2aLive = HttpRouter.use((router) =>
       base: string | undefined,
       caster: Effect.Effect<Caster, A2aError>
     ): Effect.Effect<unknown, A2aError> => {
-      const id = isRecord(params) && typeof params.id === "string" ? params.id : ""
       switch (operation) {
         case "message/send":
           return binding === "jsonrpc"
@@ -275,7 +282,7 @@ export const A2aLive = HttpRouter.use((router) =>
               )
         case "tasks/get":
         case "tasks/cancel":
-          return Effect.fail(noTask(id))
+          return Effect.fail(taskRefusal(params))
         case "message/stream":
         case "tasks/resubscribe":
           return Effect.fail(legacyNoStreaming)
