@@ -30,6 +30,7 @@ import { unsafeIdIn, unsafeIdMessage } from "../http/jsonRpcIds.ts"
 import { Callers, refusalResponse } from "../auth/callers.ts"
 import { problem } from "../http/problemResponses.ts"
 import { allowingOrigin, isPreflight, preflight } from "./cors.ts"
+import { foreignListCursor } from "./listCursors.ts"
 import { answeredAsSession, SESSION_REVISIONS } from "./revisions.ts"
 import { McpSessions } from "./sessions.ts"
 import { makeSubscriptionEdge } from "./subscriptions.ts"
@@ -312,6 +313,12 @@ export const makeMcpEdge = Effect.gen(function* () {
       }
       if (request.method === "GET") return tidy(yield* subscriptions.openStream(forwarded), false)
       const response = yield* Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, forwarded)
+      // A list request with a cursor: answered by the library (its session checked, nothing changed), then refused.
+      if (request.method === "POST" && response.status === 200) {
+        const text = yield* Effect.option(forwarded.text)
+        const listCursor = text._tag === "Some" ? foreignListCursor(text.value) : undefined
+        if (listCursor !== undefined) return HttpServerResponse.jsonUnsafe(listCursor)
+      }
       // The library's bare 400 to a batch in a revision without batches: said as that, not as "initialize first".
       if (request.method === "POST" && response.status === 400 && isEmpty(response)) {
         const bytes = yield* Effect.option(forwarded.arrayBuffer)
