@@ -137,6 +137,25 @@ for (const variant of storeVariants()) {
         }).pipe(Effect.scoped)
       )
 
+      it.effect("params that do not decode are refused naming each wrong field, not with a bare 'Invalid method parameters'", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const headers = { accept: "application/json, text/event-stream" }
+          const clientInfo = { name: "x", version: "1" }
+          for (const [params, fields] of [
+            [{ capabilities: {}, clientInfo }, ["protocolVersion"]],
+            [{ protocolVersion: 5, capabilities: {}, clientInfo }, ["protocolVersion"]],
+            [{ protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { version: "1" } }, ["clientInfo.name"]],
+            [{ capabilities: 3, clientInfo: {} }, ["protocolVersion", "capabilities", "clientInfo.name", "clientInfo.version"]]
+          ] as const) {
+            const reply = yield* postJson(`${base}/mcp`, { jsonrpc: "2.0", id: 1, method: "initialize", params }, headers)
+            const { error } = bodyOf<{ error: { code: number; message: string } }>(reply)
+            expect(error.code, JSON.stringify(params)).toBe(-32602)
+            for (const field of fields) expect(error.message, JSON.stringify(params)).toContain(`params.${field}`)
+          }
+        })
+      )
+
       it.effect("search, read a product and its problems, list categories", () =>
         Effect.gen(function* () {
           const base = yield* baseUrl

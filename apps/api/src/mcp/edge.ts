@@ -31,6 +31,7 @@ import { Callers, refusalResponse } from "../auth/callers.ts"
 import { problem } from "../http/problemResponses.ts"
 import { allowingOrigin, isPreflight, preflight } from "./cors.ts"
 import { foreignListCursor } from "./listCursors.ts"
+import { INVALID_PARAMS, namedParamIssues } from "./paramIssues.ts"
 import { answeredAsSession, SESSION_REVISIONS } from "./revisions.ts"
 import { McpSessions } from "./sessions.ts"
 import { makeSubscriptionEdge } from "./subscriptions.ts"
@@ -218,6 +219,21 @@ const withoutStreamedCapabilities = (value: unknown): unknown => {
   return { ...value, result: { ...value.result, capabilities } }
 }
 
+const INVALID_PARAMS_BYTES = Buffer.from(INVALID_PARAMS)
+
+const bodyOf = (response: HttpServerResponse.HttpServerResponse): Uint8Array =>
+  response.body._tag === "Uint8Array" ? response.body.body : new Uint8Array()
+
+/** The library's bare invalid-params answer with `named` (paramIssues.ts) as its message, when there is one. */
+const withNamedParams = (response: HttpServerResponse.HttpServerResponse, named: string | undefined) => {
+  if (named === undefined || !(response.headers["content-type"] ?? "").startsWith("application/json")) return response
+  const json = JSON.parse(new TextDecoder().decode(bodyOf(response))) as unknown
+  const answered = eachError((reply) =>
+    reply.error.message === INVALID_PARAMS ? { ...reply, error: { ...reply.error, message: named } } : reply
+  )(json)
+  return HttpServerResponse.jsonUnsafe(answered, { status: response.status, headers: response.headers })
+}
+
 const ALLOWED_METHODS = "GET, POST, DELETE"
 
 /** The stateless protocol revision: a request names it in every MCP-Protocol-Version header. */
@@ -324,7 +340,12 @@ export const makeMcpEdge = Effect.gen(function* () {
         const bytes = yield* Effect.option(forwarded.arrayBuffer)
         if (bytes._tag === "Some" && new TextDecoder().decode(bytes.value).trimStart().startsWith("[")) return problem(400, BATCH_REFUSED)
       }
-      return tidy(yield* subscriptions.complete(forwarded, response), request.headers["mcp-protocol-version"] === STATELESS_REVISION)
+      const answer = yield* subscriptions.complete(forwarded, response)
+      const named = contains(bodyOf(answer), INVALID_PARAMS_BYTES) ? yield* Effect.option(forwarded.text) : Option.none()
+      return tidy(
+        Option.isSome(named) ? withNamedParams(answer, namedParamIssues(named.value)) : answer,
+        request.headers["mcp-protocol-version"] === STATELESS_REVISION
+      )
     })
 
   return <E, R>(

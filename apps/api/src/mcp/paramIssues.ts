@@ -1,0 +1,28 @@
+/**
+ * The MCP library refuses a request whose params do not decode with a bare "Invalid method parameters"
+ * (-32602), naming nothing: an initialize without protocolVersion, a logging/setLevel to "loud". The
+ * request is decoded again here with the library's own schema of its method, and the answer names every
+ * wrong field in the words every other refusal of this API uses.
+ */
+import { Predicate, Result, Schema } from "effect"
+import { McpSchema } from "effect/ai"
+import { describeFieldErrors, fieldErrors } from "@productdir/contract"
+
+export const INVALID_PARAMS = "Invalid method parameters"
+
+/** The bare message said with the fields of `text` (the request) that are wrong; undefined when they cannot be told. */
+export const namedParamIssues = (text: string): string | undefined => {
+  let message: unknown
+  try {
+    message = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  if (!Predicate.isObject(message) || typeof message.method !== "string") return undefined
+  const rpc = McpSchema.ClientRequestRpcs.requests.get(message.method)
+  if (rpc === undefined) return undefined
+  const decoded = Schema.decodeUnknownResult(rpc.payloadSchema as Schema.Codec<unknown, unknown>)(message.params ?? {}, { errors: "all" })
+  if (Result.isSuccess(decoded)) return undefined
+  const errors = fieldErrors(decoded.failure.issue, "params")
+  return errors.length === 0 ? undefined : `${INVALID_PARAMS}: ${describeFieldErrors(errors, false)}.`
+}
