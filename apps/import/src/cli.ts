@@ -136,13 +136,13 @@ export const exportCommand = Command.make(
         process.stdout.on("error", (error: NodeJS.ErrnoException) => {
           if (error.code === "EPIPE") process.exit(0)
         })
+      } else {
+        const why = unwritableFile(file)
+        if (why !== undefined) return yield* new InputError({ message: `cannot write the export to ${file}: ${why}; nothing was exported` })
       }
       const sink: Writable = file === "-" ? process.stdout : createWriteStream(file)
-      const count = yield* runExport(sink)
-      if (file !== "-") {
-        yield* Effect.callback<void>((resume) => void sink.end(() => resume(Effect.void)))
-        yield* Console.error(`exported ${count.toLocaleString("en")} products to ${file}`)
-      }
+      const count = yield* runExport(sink, file === "-" ? "stdout" : file, file !== "-")
+      if (file !== "-") yield* Console.error(`exported ${count.toLocaleString("en")} products to ${file}`)
     }).pipe(Effect.provide(layerForCatalog(ROLE, { readOnly: false })))
 ).pipe(
   Command.withDescription(

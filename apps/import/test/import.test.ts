@@ -465,6 +465,20 @@ for (const variant of targets()) {
       const first = (await exported()).find((r) => r.id === input[0]!.id)!
       expect(first.problems).toEqual(["Sync stalls above 1M rows"])
       expect(first.trust.trust_up).toBe(input[0]!.trust!.trust_up)
+      // A file that cannot be written, or that fails as it is written (a full disk), is one line and exit 2: it hung
+      // without a word on the full disk, and printed a stack trace for the others.
+      for (const [path, says] of [
+        ["/dev/full", "no space left on device"],
+        [join(dir, "missing", "out.ndjson"), "does not exist"],
+        [dir, "it is a folder"]
+      ] as const) {
+        const { child, done } = spawnCli(["export", path], target.env)
+        const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+        const failed = await done.finally(() => clearTimeout(timer))
+        expect(failed.code, `${path}: ${failed.stderr}`).toBe(2)
+        expect(failed.stderr.trim().split("\n"), path).toEqual([expect.stringContaining(says)])
+        expect(failed.stderr).toContain(`cannot write the export to ${path}`)
+      }
     })
 
     it("given trust values that disagree with the counts are warnings", async () => {
