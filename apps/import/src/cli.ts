@@ -11,7 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Readable, Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
-import { RecordsRejected } from "./errors.ts"
+import { PruneRefused, RecordsRejected } from "./errors.ts"
 import { runExport } from "./exporter.ts"
 import { CatalogImport } from "@productdir/usecases"
 import { rejectionLine, reportJson, summaryText } from "./output.ts"
@@ -112,6 +112,7 @@ export const importCommand = Command.make(
         })
       }
       if (result.tally.rejected > 0) return yield* new RecordsRejected({ count: result.tally.rejected })
+      if (result.pruneSkipped !== undefined) return yield* new PruneRefused({ reason: result.pruneSkipped })
       // A connection per batch in flight: the batches' transactions run side by side (usecases CatalogImport.ts).
     }).pipe(
       Effect.scoped,
@@ -120,7 +121,7 @@ export const importCommand = Command.make(
     )
 ).pipe(
   Command.withDescription(
-    "Import a product catalog (NDJSON or a JSON array) into the productdir store. Exit 0: all loaded; 1: some records rejected; 2: usage, file or connection error."
+    "Import a product catalog (NDJSON or a JSON array) into the productdir store. Exit 0: all loaded; 1: some records rejected; 2: usage, file or connection error, or --prune refused (an input with no records)."
   )
 )
 

@@ -3,7 +3,7 @@
  * productdir-import: the entry point and its wiring.
  *
  *   argv ─► cli (import | export) ─► CatalogImport / CatalogExport over the store from the environment
- *   outcome ─► exit code: 0 all loaded, 1 records rejected, 2 usage, file or connection error
+ *   outcome ─► exit code: 0 all loaded, 1 records rejected, 2 usage, file or connection error, or a prune refused
  */
 import { Console, Effect } from "effect"
 import { Command } from "effect/cli"
@@ -20,6 +20,9 @@ runCli({
       // The summary and each rejection are already printed.
       case "RecordsRejected":
         return Effect.succeed(1)
+      // The summary said why the prune asked for was not done.
+      case "PruneRefused":
+        return Effect.succeed(2)
       case "InputError":
         return Console.error(`productdir-import: ${error.message}`).pipe(Effect.as(2))
       default:

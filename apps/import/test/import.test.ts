@@ -343,6 +343,18 @@ for (const variant of targets()) {
       const restored = await cli([file("all2.ndjson", ndjson(input))])
       expect(restored.stdout).toMatch(/updated\s+2/)
       expect((await exported()).length).toBe(5)
+      // An input with no records (an export that failed, an empty pipe) would prune every product: refused, exit 2.
+      for (const [args, stdin] of [
+        [[file("empty.ndjson", ""), "--prune"], undefined],
+        [[file("blank.ndjson", "\n\n  \n"), "--prune", "--strict"], undefined],
+        [["-", "--prune"], ""]
+      ] as const) {
+        const refused = await cli(args, stdin)
+        expect(refused.code, args.join(" ")).toBe(2)
+        expect(refused.stdout).toMatch(/removed\s+0/)
+        expect(refused.stdout).toContain("prune skipped: the input holds no records")
+      }
+      expect((await exported()).length).toBe(5)
     })
 
     it("ids that share their first 16 hex digits are different products, to the duplicate check and to --prune", async () => {

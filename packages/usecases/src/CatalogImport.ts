@@ -201,6 +201,14 @@ export const runImport = <E>(options: ImportOptions<E>) =>
     tally.read = tally.created + tally.updated + tally.unchanged + tally.rejected
 
     if (!options.prune) return result({})
+    // Every product is absent from an input with none: an export that failed, an empty pipe. Pruning to it would
+    // empty the catalog.
+    if (tally.read === 0) {
+      return result({
+        pruneSkipped:
+          "the input holds no records, and pruning to it would remove every product (an export that failed leaves such a file). Nothing was removed."
+      })
+    }
     if (tally.rejected > 0) {
       return result({
         pruneSkipped: `${tally.rejected} record(s) were rejected; a rejected record's product would be pruned by mistake. Fix them and rerun.`
