@@ -74,52 +74,56 @@ async function* ndjsonRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<Raw
 /** A JSON array's bytes that are not UTF-8: the run stops there, as for a malformed array. */
 class NotUtf8 extends Error {}
 
+/** stream-json's pipes are stream-chain's: called with its `none` (a registry symbol, shared by every copy), one flushes. */
+const FLUSH = Symbol.for("object-stream.none")
+
+type ArrayPipe = (chunk: Buffer | symbol) => AsyncIterable<{ readonly key: number; readonly value: unknown }>
+
+/**
+ * A chunk cut after each `}`. The parser answers the bytes it is given as one batch of tokens, made whole before
+ * any is handed on: bytes that break the array lose every record that ended in the same piece. Cut there, a
+ * record's last byte ends its piece, so each record whole before a break is handed on before the break is read.
+ */
+function* cutAfterBraces(chunk: Buffer): Generator<Buffer> {
+  let from = 0
+  for (let at = chunk.indexOf(0x7d); at !== -1; at = chunk.indexOf(0x7d, at + 1)) {
+    yield chunk.subarray(from, at + 1)
+    from = at + 1
+  }
+  if (from < chunk.length) yield chunk.subarray(from)
+}
+
+/**
+ * The records of a JSON array, each as the parser makes it. The parser is driven as a pipe that is pulled
+ * from, piece by piece (cutAfterBraces), not as a stream of whole chunks: records whole before a break in the
+ * same chunk were lost, and the run said it broke after an earlier record (index 24 of an array broken after
+ * 39; a small array with text after it "before its first record") and imported only those. Pulled, the parser
+ * makes a record only when the one before was taken.
+ */
 async function* arrayRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawRecord> {
   const repeats = repeatTracker()
-  const parser = streamArray.withParserAsStream({ reviver: repeats.reviver })
-  // A parser that fails is destroyed and never drains: waiting for `drain` alone waited forever (and held
-  // the data directory's lock), so the feed also stops when the parser closes.
-  const writable = () =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        parser.off("drain", done)
-        parser.off("close", done)
-        resolve()
-      }
-      parser.once("drain", done)
-      parser.once("close", done)
-    })
+  const pipe = streamArray.withParser({ reviver: repeats.reviver }) as unknown as ArrayPipe
   const utf8 = utf8Checker()
   /** Why the input stopped being UTF-8, once it has: the parser is given the bytes before, then ended. */
   let broken: string | undefined
-  const feed = (async () => {
-    try {
-      for await (const chunk of chunks) {
-        if (parser.destroyed) return
-        const bad = utf8(chunk)
-        if (bad !== undefined) {
-          // The records whole before the bad byte are read and imported, as the run's message says: the
-          // chunk's bytes before it go to the parser, which then ends (on an unfinished array).
-          broken = bad.message
-          if (bad.validBytes > 0 && !parser.write(chunk.subarray(0, bad.validBytes))) await writable()
-          // Ending an unfinished array fails the parser, and a failed stream drops what it holds: first
-          // every record it has made is taken by the reader.
-          for (let idle = 0; idle < 3 && !parser.destroyed; idle = parser.readableLength > 0 ? 0 : idle + 1) {
-            await new Promise((resolve) => setTimeout(resolve, 5))
-          }
-          break
-        }
-        if (!parser.write(chunk)) await writable()
+  async function* parsed() {
+    for await (const chunk of chunks) {
+      const bad = utf8(chunk)
+      if (bad !== undefined) {
+        // The records whole before the bad byte are read and imported, as the run's message says.
+        broken = bad.message
+        for (const piece of cutAfterBraces(chunk.subarray(0, bad.validBytes))) yield* pipe(piece)
+        break
       }
-      if (!parser.destroyed) parser.end()
-    } catch (error) {
-      parser.destroy(error as Error)
+      for (const piece of cutAfterBraces(chunk)) yield* pipe(piece)
     }
-  })()
+    // The end of the input: an array not closed by then fails here.
+    yield* pipe(FLUSH)
+  }
   /** Where the array broke, for the report: after the last record read whole. */
   let last: number | undefined
   try {
-    for await (const item of parser as AsyncIterable<{ key: number; value: unknown }>) {
+    for await (const item of parsed()) {
       last = item.key
       const position = { index: item.key }
       const bytes = Buffer.byteLength(JSON.stringify(item.value))
@@ -137,8 +141,6 @@ async function* arrayRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawR
         ? `${notUtf8} (${where}); nothing after that point was read`
         : `the JSON array is malformed ${where} (${(error as Error).message}); nothing after that point was read`
     )
-  } finally {
-    await feed
   }
 }
 

@@ -439,6 +439,26 @@ for (const variant of targets()) {
       expect(next.code, next.stderr).toBe(0)
     })
 
+    it("a JSON array broken part-way: every record before the break is imported, and the break is said after the last of them", async () => {
+      const all = records(16, 44).map((r) => JSON.stringify(r))
+      for (const [name, text, imported] of [
+        ["mid.json", `[${all.slice(0, 40).join(",")},@@@,${all.slice(40).join(",")}]`, 40],
+        ["trailing.json", `[${all.join(",")}]\nxyz`, 44],
+        ["small.json", `[${all.slice(0, 2).join(",")}] trailing`, 2]
+      ] as const) {
+        const fresh = await variant.make()
+        try {
+          const run = await runCli([file(name, text)], fresh.env)
+          expect(run.code, `${name}: ${run.stderr}`).toBe(2)
+          expect(run.stderr, name).toContain(`the JSON array is malformed after the record at index ${imported - 1}`)
+          const out = await runCli(["export", "-"], fresh.env)
+          expect(out.stdout.split("\n").filter((l) => l.length > 0).length, name).toBe(imported)
+        } finally {
+          await fresh.dispose()
+        }
+      }
+    })
+
     it("an empty file imports nothing and succeeds; a missing file is exit 2 with a clear message", async () => {
       const empty = await cli([file("empty.ndjson", "")])
       expect(empty.code).toBe(0)
