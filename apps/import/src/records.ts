@@ -9,7 +9,7 @@ import type { RawRecord } from "@productdir/usecases"
 import type { Readable } from "node:stream"
 import streamArray from "stream-json/streamers/stream-array.js"
 import { repeatTracker } from "./repeatedNames.ts"
-import { notUtf8, utf16Refusal, utf8Checker, withoutBom } from "./utf8.ts"
+import { binaryRefusal, notUtf8, utf16Refusal, utf8Checker, withoutBom } from "./utf8.ts"
 
 export const MAX_RECORD_BYTES = 1024 * 1024
 
@@ -161,7 +161,7 @@ async function* detect(source: Readable, format: Format | "auto"): AsyncGenerato
     const bytes = typeof value === "string" ? Buffer.from(value) : value
     if (!first) return bytes
     first = false
-    const refusal = utf16Refusal(bytes)
+    const refusal = utf16Refusal(bytes) ?? binaryRefusal(bytes)
     if (refusal !== undefined) throw new Error(refusal)
     return withoutBom(bytes)
   }

@@ -18,6 +18,36 @@ export const utf16Refusal = (bytes: Buffer): string | undefined =>
     ? "the input is UTF-16 text (it starts with a UTF-16 byte order mark): save it as UTF-8 and import it again"
     : undefined
 
+/** Archives' and compressors' first bytes, and what to do with each. */
+const PACKED: ReadonlyArray<readonly [magic: ReadonlyArray<number>, what: string]> = [
+  [[0x1f, 0x8b], "gzip-compressed: decompress it first (gunzip -c file.gz | productdir-import -)"],
+  [[0x28, 0xb5, 0x2f, 0xfd], "zstd-compressed: decompress it first (zstd -dc file.zst | productdir-import -)"],
+  [[0x42, 0x5a, 0x68], "bzip2-compressed: decompress it first (bzip2 -dc file.bz2 | productdir-import -)"],
+  [[0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], "xz-compressed: decompress it first (xz -dc file.xz | productdir-import -)"],
+  [[0x50, 0x4b, 0x03, 0x04], "a zip archive: unzip it and import the NDJSON or JSON file inside"]
+]
+
+/** Control bytes (NUL and the like; not tab, line feed, form feed or carriage return), which JSON text holds none of. */
+const isControl = (byte: number) => byte < 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0c && byte !== 0x0d
+
+/**
+ * Input that is no text at all, refused at once (exit 2) with what it is: a compressed file or an archive (by its
+ * first bytes), or bytes of which more than one in twenty of the first kilobytes are control bytes (random bytes
+ * have one in nine; a catalog with a stray NUL in a record has its record rejected, as before). Read line by line,
+ * such a file was hundreds of rejected "lines", each advising to save a Latin-1 file as UTF-8.
+ */
+export const binaryRefusal = (bytes: Buffer): string | undefined => {
+  for (const [magic, what] of PACKED) {
+    if (magic.every((byte, i) => bytes[i] === byte)) return `the input is ${what}`
+  }
+  const head = bytes.subarray(0, 4096)
+  let controls = 0
+  for (const byte of head) if (isControl(byte)) controls++
+  return controls * 20 > head.length
+    ? "the input is not text (one byte in twenty or more is a control byte): give an NDJSON or JSON array file, saved as UTF-8"
+    : undefined
+}
+
 /** The offset of the first byte that breaks UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF); -1 for none. */
 const firstBrokenByte = (bytes: Uint8Array): number => {
   for (let i = 0; i < bytes.length; ) {

@@ -6,6 +6,7 @@ import type { ImportRecord } from "@productdir/domain"
 import { generateRecord } from "@productdir/fixtures/generator"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { gzipSync } from "node:zlib"
 import { runCli, spawnCli, type Target, targets, workDir } from "./cli.ts"
 
 type Exported = ImportRecord & { id: string; slug: string; version: number; updated_at: string; trust: { trust_up: number } }
@@ -169,6 +170,18 @@ for (const variant of targets()) {
       ])
       expect(utf16.code).toBe(2)
       expect(utf16.stderr).toContain("the input is UTF-16 text (it starts with a UTF-16 byte order mark): save it as UTF-8")
+      expect((await exported()).length).toBe(4)
+      // A compressed file, or bytes that are no text, is one line and exit 2: not a rejection for each "line" of it.
+      const packed = gzipSync(Buffer.from(ndjson(records(17, 3))))
+      const noise = Buffer.from(Array.from({ length: 20_000 }, (_, i) => (i * 7919 + 13) % 256))
+      for (const [name, bytes, says] of [
+        ["catalog.ndjson.gz", packed, "the input is gzip-compressed: decompress it first"],
+        ["noise.bin", noise, "the input is not text"]
+      ] as const) {
+        const refused = await cli([bytesFile(name, bytes)])
+        expect(refused.code, name).toBe(2)
+        expect(refused.stderr.trim().split("\n"), name).toEqual([expect.stringContaining(says)])
+      }
       expect((await exported()).length).toBe(4)
     })
 
