@@ -2,8 +2,17 @@
 import type { ImportResult, Tally } from "@productdir/usecases"
 import type { Rejection } from "@productdir/usecases"
 
+/**
+ * Text from the input as a terminal may show it: control characters (an escape sequence that clears the screen,
+ * a NUL, C1 controls) and the bidirectional overrides as `\u` escapes. A rejection quotes the line it could not
+ * read, and a file could otherwise write to the terminal of whoever imports it.
+ */
+export const printable = (text: string): string =>
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this function's purpose.
+  text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
 export const rejectionLine = (r: Rejection): string =>
-  `${r.where}: rejected: ${r.errors.map((e) => `${e.path}: ${e.message.replace(/\s+/g, " ")}`).join("; ")}`
+  printable(`${r.where}: rejected: ${r.errors.map((e) => `${e.path}: ${e.message.replace(/\s+/g, " ")}`).join("; ")}`)
 
 const perSecond = (tally: Tally, ms: number) => Math.round((tally.read / Math.max(ms, 1)) * 1000)
 
@@ -25,7 +34,7 @@ export const summaryText = (input: string, result: ImportResult, dryRun: boolean
       ([label, n]) =>
         `  ${label.padEnd(10)} ${n.toLocaleString("en").padStart(width)}${dryRun && n > 0 && label !== "rejected" && label !== "warnings" ? " (would be)" : ""}`
     ),
-    ...result.warnings.slice(0, 20).map((w) => `  warning: ${w.where}: ${w.message}`),
+    ...result.warnings.slice(0, 20).map((w) => `  warning: ${printable(`${w.where}: ${w.message}`)}`),
     ...(result.warnings.length > 20 ? [`  … ${tally.warnings - 20} more warnings (--report has them all)`] : []),
     ...(result.pruneSkipped ? [`  prune skipped: ${result.pruneSkipped}`] : [])
   ].join("\n")

@@ -32,7 +32,7 @@ const isControl = (byte: number) => byte < 0x20 && byte !== 0x09 && byte !== 0x0
 
 /**
  * Input that is no text at all, refused at once (exit 2) with what it is: a compressed file or an archive (by its
- * first bytes), or bytes of which more than one in twenty of the first kilobytes are control bytes (random bytes
+ * first bytes), or bytes of which more than one in twenty of the first kilobytes (and at least 16) are control bytes (random bytes
  * have one in nine; a catalog with a stray NUL in a record has its record rejected, as before). Read line by line,
  * such a file was hundreds of rejected "lines", each advising to save a Latin-1 file as UTF-8.
  */
@@ -43,7 +43,7 @@ export const binaryRefusal = (bytes: Buffer): string | undefined => {
   const head = bytes.subarray(0, 4096)
   let controls = 0
   for (const byte of head) if (isControl(byte)) controls++
-  return controls * 20 > head.length
+  return controls >= 16 && controls * 20 > head.length
     ? "the input is not text (one byte in twenty or more is a control byte): give an NDJSON or JSON array file, saved as UTF-8"
     : undefined
 }

@@ -81,6 +81,11 @@ for (const variant of targets()) {
       const csv = await cli([file("catalog.csv", "name,category\nPulse,Analytics\n")])
       expect(csv.stderr).toContain("line 1: rejected: (record): not valid JSON")
       expect(csv.stderr).toContain("each line must be one JSON object (NDJSON): CSV and other formats are not read")
+      // A line that would write to the terminal (an escape sequence, a bidirectional override) is quoted escaped.
+      const hostile = await cli([file("hostile.ndjson", "\u001b[2Jhello\n\u202egnp.exe\n")])
+      expect(hostile.stderr).toContain("\\u001b[2Jhello")
+      expect(hostile.stderr).toContain("\\u202egnp")
+      expect(hostile.stderr).not.toMatch(/[\u001b\u202e]/u)
       expect(run.stderr).toContain("line 5: rejected: pricing.plans[0].price: must be text")
       expect(run.stdout).toMatch(/created\s+3/)
       expect(run.stdout).toMatch(/rejected\s+3/)
