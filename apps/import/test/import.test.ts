@@ -85,7 +85,7 @@ for (const variant of targets()) {
       const hostile = await cli([file("hostile.ndjson", "\u001b[2Jhello\n\u202egnp.exe\n")])
       expect(hostile.stderr).toContain("\\u001b[2Jhello")
       expect(hostile.stderr).toContain("\\u202egnp")
-      expect(hostile.stderr).not.toMatch(/[\u001b\u202e]/u)
+      expect(hostile.stderr.includes("\u001b") || hostile.stderr.includes("\u202e")).toBe(false)
       expect(run.stderr).toContain("line 5: rejected: pricing.plans[0].price: must be text")
       expect(run.stdout).toMatch(/created\s+3/)
       expect(run.stdout).toMatch(/rejected\s+3/)
