@@ -83,7 +83,10 @@ for (const variant of storeVariants()) {
           expect(tools.map((t) => t.name).sort()).toEqual(["get_problems", "get_product", "list_categories", "search_products", "vote"])
           const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
           // Every list is one page: a cursor is none this server issued, and is refused as invalid params, not ignored.
-          for (const list of [() => client.listTools({ cursor: "zzz" }), () => client.listResources({ cursor: "zzz" })]) {
+          for (const list of [
+            () => client.listTools({ cursor: "zzz" }) as Promise<unknown>,
+            () => client.listResources({ cursor: "zzz" })
+          ]) {
             const refused = yield* refusalOf(list)
             expect(refused?.code).toBe(-32602)
             expect(refused?.message).toContain("not one this server issued")
