@@ -5,18 +5,14 @@
  * The protocol's pagination says an invalid cursor SHOULD be refused as invalid params (-32602).
  */
 import { Predicate } from "effect"
+import { rpcRequestOf } from "./rpcMessage.ts"
 
 const LISTS: ReadonlySet<string> = new Set(["tools/list", "resources/list", "resources/templates/list", "prompts/list"])
 
 /** The JSON-RPC error answer to `text` when it is one list request with a cursor; undefined for anything else. */
 export const foreignListCursor = (text: string): object | undefined => {
-  let message: unknown
-  try {
-    message = JSON.parse(text)
-  } catch {
-    return undefined
-  }
-  if (!Predicate.isObject(message) || typeof message.method !== "string" || !LISTS.has(message.method)) return undefined
+  const message = rpcRequestOf(text)
+  if (message === undefined || !LISTS.has(message.method)) return undefined
   const cursor = Predicate.isObject(message.params) ? message.params.cursor : undefined
   if (cursor === undefined) return undefined
   const shown = JSON.stringify(cursor) ?? String(cursor)
