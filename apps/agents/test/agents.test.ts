@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { existsSync, mkdtempSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { type AgentId, AgentRegistry, addressVoter, agentVoter, CatalogStore, IntegrityLedger, VoteLedger } from "@productdir/domain"
@@ -58,12 +58,17 @@ for (const variant of testTargets()) {
 
     if (variant.name === "pglite") {
       it("a DATA_DIR that holds no catalog is said, and not created", async () => {
-        const missing = join(mkdtempSync(join(tmpdir(), "productdir-agents-typo-")), "no-such-data")
-        for (const args of [["list"], ["groups"]]) {
-          const refused = await spawnApp(BIN, args, { ...target.env, DATA_DIR: missing }).done
-          expect(refused.code, args.join(" ")).toBe(2)
-          expect(refused.stderr).toContain("holds no productdir catalog (nothing was created)")
-          expect(existsSync(missing)).toBe(false)
+        const parent = mkdtempSync(join(tmpdir(), "productdir-agents-typo-"))
+        const missing = join(parent, "no-such-data")
+        try {
+          for (const args of [["list"], ["groups"]]) {
+            const refused = await spawnApp(BIN, args, { ...target.env, DATA_DIR: missing }).done
+            expect(refused.code, args.join(" ")).toBe(2)
+            expect(refused.stderr).toContain("holds no productdir catalog (nothing was created)")
+            expect(existsSync(missing)).toBe(false)
+          }
+        } finally {
+          rmSync(parent, { recursive: true, force: true })
         }
       })
     }

@@ -4,7 +4,7 @@ import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import type { ImportRecord } from "@productdir/domain"
 import { generateRecord } from "@productdir/fixtures/generator"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { gzipSync } from "node:zlib"
 import { runCli, spawnCli, type Target, targets, workDir } from "./cli.ts"
@@ -41,6 +41,7 @@ for (const variant of targets()) {
     })
     afterEach(async () => {
       await target.dispose()
+      rmSync(dir, { recursive: true, force: true })
     })
 
     it("imports a clean file, and a rerun changes nothing", async () => {
