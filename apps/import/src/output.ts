@@ -29,7 +29,7 @@ export const summaryText = (input: string, result: ImportResult, dryRun: boolean
   const width = Math.max(...rows.map(([, n]) => n.toLocaleString("en").length))
   const verb = dryRun ? "checked (dry run, nothing written)" : result.wroteNothing ? "checked (strict: nothing written)" : "imported"
   return [
-    `${verb} ${input}: ${tally.read.toLocaleString("en")} records in ${(result.durationMs / 1000).toFixed(1)} s (${perSecond(tally, result.durationMs).toLocaleString("en")} records/s)`,
+    `${verb} ${input}: ${tally.read.toLocaleString("en")} ${tally.read === 1 ? "record" : "records"} in ${(result.durationMs / 1000).toFixed(1)} s (${perSecond(tally, result.durationMs).toLocaleString("en")} records/s)`,
     ...rows.map(
       ([label, n]) =>
         `  ${label.padEnd(10)} ${n.toLocaleString("en").padStart(width)}${dryRun && n > 0 && label !== "rejected" && label !== "warnings" ? " (would be)" : ""}`

@@ -456,6 +456,7 @@ for (const variant of targets()) {
       expect(new Set((await exported()).map((r) => r.id))).toEqual(new Set([first.id]))
       const next = await cli([file("after.ndjson", ndjson(records(15, 1)))])
       expect(next.code, next.stderr).toBe(0)
+      expect(next.stdout).toMatch(/: 1 record in /)
     })
 
     it("a JSON array broken part-way: every record before the break is imported, and the break is said after the last of them", async () => {
