@@ -579,3 +579,21 @@ for (const variant of targets()) {
     })
   })
 }
+
+describe("productdir-import's data directory", () => {
+  it("a DATA_DIR that cannot be made (under /proc, whose entries no one makes) is one line and exit 2, not a process spinning", async () => {
+    const dir = workDir()
+    try {
+      const input = join(dir, "one.ndjson")
+      writeFileSync(input, ndjson(records(18, 1)))
+      const { child, done } = spawnCli([input], { DATA_DIR: "/proc/productdir-import-test/data" })
+      // Node's recursive mkdir retried there without end, deaf to SIGTERM: a hang is a failure, not a timeout.
+      const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+      const run = await done.finally(() => clearTimeout(timer))
+      expect(run.code, run.stderr).toBe(2)
+      expect(run.stderr).toContain("cannot use the data directory /proc/productdir-import-test/data")
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -32,7 +32,7 @@ import {
   writeFileSync
 } from "node:fs"
 import { DatabaseSync } from "node:sqlite"
-import { join, resolve } from "node:path"
+import { dirname, join, resolve } from "node:path"
 
 const LOCK_FILE = "productdir-owner.lock"
 const OWNER_FILE = "productdir-owner.json"
@@ -154,6 +154,17 @@ export interface Ownership {
 }
 
 /**
+ * `dir` and its missing parents, made one level at a time (private to their owner). Node's recursive mkdir
+ * retries without end where a parent refuses every new entry with ENOENT (a DATA_DIR under /proc): the import
+ * spun at full CPU, deaf to SIGTERM, where one level at a time fails with that error.
+ */
+const makeFolders = (dir: string): void => {
+  const missing: Array<string> = []
+  for (let at = dir; !existsSync(at) && dirname(at) !== at; at = dirname(at)) missing.push(at)
+  for (const folder of missing.reverse()) mkdirSync(folder, { mode: 0o700 })
+}
+
+/**
  * Tries to take the lock on `dataDir` (created when missing), as `tool`. Fails at
  * once with `DataDirOwned` when another process holds it; the lock is released with
  * the scope. `OwnerInfo` of the holder is read for the message: the owner writes it
@@ -166,7 +177,7 @@ export const acquire = (dataDir: string, tool: string): Effect.Effect<Ownership,
       const dir = resolve(dataDir)
       const lock = yield* Effect.try({
         try: () => {
-          mkdirSync(dir, { recursive: true, mode: 0o700 })
+          makeFolders(dir)
           createPrivateFile(join(dir, LOCK_FILE))
           const db = new DatabaseSync(join(dir, LOCK_FILE), { timeout: 0 })
           try {
