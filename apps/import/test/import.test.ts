@@ -426,6 +426,12 @@ for (const variant of targets()) {
       expect(run.stdout).toContain('line 2: slug "review-test" is another product\'s: this one is "review-test-2"')
       const slugs = new Map((await exported()).map((r) => [r.id, r.slug]))
       expect([slugs.get(first!.id), slugs.get(second!.id)]).toEqual(["review-test", "review-test-2"])
+      // A product already in the catalog asking for a free slug keeps its own: the run says so, not that another holds it.
+      const renamed = await cli([file("renamed.ndjson", ndjson([{ ...first!, slug: "brand-new-slug" }]))])
+      expect(renamed.stdout).toContain(
+        'line 1: slug "brand-new-slug" is not given: a product keeps the slug it was first given ("review-test")'
+      )
+      expect(renamed.stdout).not.toContain("another product's")
     })
 
     it("a JSON array broken anywhere ends the run at once with exit 2 and where it broke; it never hangs holding the store", async () => {

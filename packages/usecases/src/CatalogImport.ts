@@ -143,10 +143,17 @@ export const runImport = <E>(options: ImportOptions<E>) =>
     const writeIsolating = (batch: ReadonlyArray<Valid>): Effect.Effect<ReadonlyArray<UpsertStatus | "rejected">, StoreError> =>
       Effect.map(catalog.upsert(batch.map((c) => c.input)), (outcomes) =>
         outcomes.map((o, i) => {
-          // A slug the record asked for that another product holds: it got another, and the operator is told which.
+          // A slug the record asked for and did not get, and why: a new product's was another's, so it got another;
+          // a product already in the catalog keeps the slug it was first given, so that links to it stay good.
           const asked = batch[i]?.input.slug
           if (asked !== undefined && o.slug !== asked) {
-            warn({ where: batch[i]!.where, message: `slug "${asked}" is another product's: this one is "${o.slug}"` })
+            warn({
+              where: batch[i]!.where,
+              message:
+                o.status === "created"
+                  ? `slug "${asked}" is another product's: this one is "${o.slug}"`
+                  : `slug "${asked}" is not given: a product keeps the slug it was first given ("${o.slug}"), so that links to it stay good`
+            })
           }
           return o.status
         })
