@@ -4,11 +4,8 @@
  * it (and what the registry installs with them), and its README's example run there with plain Node. The client's example
  * runs against this API, served on a real socket.
  */
-import { describe, expect, it, layer } from "@effect/vitest"
+import { afterAll, describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import {
   installInFreshProject,
   pack,
@@ -18,7 +15,9 @@ import {
   packTypeScript,
   readmeExample,
   readmeExamples,
+  removeScratchFolders,
   runExample,
+  scratchFolder,
   typeCheck
 } from "@productdir/testkit"
 import { baseUrl, memoryStores, serverLayer } from "./harness.ts"
@@ -27,8 +26,10 @@ import { baseUrl, memoryStores, serverLayer } from "./harness.ts"
 const effect = () => packInstalled("effect")
 
 describe("published packages", { timeout: 180_000 }, () => {
+  afterAll(removeScratchFolders)
+
   it("@productdir/domain installs with only effect, and its README's example runs", async () => {
-    const tarballs = mkdtempSync(join(tmpdir(), "productdir-pack-"))
+    const tarballs = scratchFolder("productdir-pack-")
     const dir = installInFreshProject([pack("domain", tarballs), effect(), ...packDependenciesOf("domain")])
     const output = await runExample(dir, readmeExample("domain"))
     expect(output).toContain("trust of 90 up, 10 down: 83")
@@ -38,7 +39,7 @@ describe("published packages", { timeout: 180_000 }, () => {
   })
 
   it("@productdir/contract installs with its domain and effect, and its README's example runs", async () => {
-    const tarballs = mkdtempSync(join(tmpdir(), "productdir-pack-"))
+    const tarballs = scratchFolder("productdir-pack-")
     const dir = installInFreshProject([
       pack("domain", tarballs),
       pack("contract", tarballs),
@@ -57,7 +58,7 @@ describe("published packages", { timeout: 180_000 }, () => {
       () =>
         Effect.gen(function* () {
           const base = yield* baseUrl
-          const tarballs = mkdtempSync(join(tmpdir(), "productdir-pack-"))
+          const tarballs = scratchFolder("productdir-pack-")
           const dir = installInFreshProject([
             pack("domain", tarballs),
             pack("contract", tarballs),

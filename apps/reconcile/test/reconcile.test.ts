@@ -17,7 +17,7 @@ import { execFileSync, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { spawnApp, type TestTarget, testTargets, waitForOutput } from "@productdir/store-postgres/testing"
 import { freshInput } from "@productdir/testkit"
-import { existsSync, mkdtempSync, readFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
@@ -52,6 +52,7 @@ for (const variant of testTargets()) {
     })
     afterEach(async () => {
       await target.dispose()
+      rmSync(dir, { recursive: true, force: true })
     })
 
     it("finds drift injected by SQL with --check, repairs it, and a second --check is clean", async () => {

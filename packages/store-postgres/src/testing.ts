@@ -7,11 +7,13 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { type ChildProcess, spawn } from "node:child_process"
-import { cpSync, mkdtempSync, rmSync } from "node:fs"
+import { createHash } from "node:crypto"
+import { cpSync, existsSync, mkdtempSync, renameSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve as resolvePath } from "node:path"
 import type { Stores } from "@productdir/domain"
 import { socketPathFor } from "./embedded/SocketServer.ts"
+import { KNOWN_MIGRATIONS } from "./migrations/index.ts"
 import { layerPglite, layerPostgres } from "./StoreLayer.ts"
 
 const withAdmin = <A, E>(url: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
@@ -40,21 +42,44 @@ export interface TestTarget {
   readonly dispose: () => Promise<void>
 }
 
-let template: string | undefined
+/**
+ * The migrated store every PGlite target starts from, one per set of migrations, shared by every test process
+ * and kept between runs. Each test process made its own (about 100 MB) and left it in the system's temporary
+ * directory: a CI run left some thirty. Migrations only add (a store upgrades by the ids it has not run), so one
+ * made by an earlier run of the same set is this one. Built aside and renamed into place: another process finds
+ * it whole, or builds its own and keeps whichever was renamed first.
+ */
+const templateOf = async (): Promise<string> => {
+  const key = createHash("sha256").update(KNOWN_MIGRATIONS.join("\n")).digest("hex").slice(0, 16)
+  const folder = join(tmpdir(), `productdir-template-${key}`)
+  const dir = join(folder, "data")
+  if (existsSync(dir)) return dir
+  const building = mkdtempSync(join(tmpdir(), "productdir-template-building-"))
+  try {
+    await Effect.runPromise(Effect.scoped(Layer.build(layerPglite({ dataDir: join(building, "data") }))))
+    try {
+      renameSync(building, folder)
+    } catch {
+      // Another process renamed its own first: that one is the template.
+    }
+  } finally {
+    rmSync(building, { recursive: true, force: true })
+  }
+  return dir
+}
+
+let template: Promise<string> | undefined
 
 const pgliteTarget = async (): Promise<TestTarget> => {
-  if (template === undefined) {
-    const dir = join(mkdtempSync(join(tmpdir(), "productdir-template-")), "data")
-    await Effect.runPromise(Effect.scoped(Layer.build(layerPglite({ dataDir: dir }))))
-    template = dir
-  }
-  const dir = join(mkdtempSync(join(tmpdir(), "productdir-test-")), "data")
-  cpSync(template, dir, { recursive: true })
+  template ??= templateOf()
+  const folder = mkdtempSync(join(tmpdir(), "productdir-test-"))
+  const dir = join(folder, "data")
+  cpSync(await template, dir, { recursive: true })
   return {
     name: "pglite",
     env: { DATA_DIR: dir },
     run: (effect) => Effect.runPromise(Effect.provide(effect, layerPglite({ dataDir: dir }))),
-    dispose: async () => rmSync(dir, { recursive: true, force: true })
+    dispose: async () => rmSync(folder, { recursive: true, force: true })
   }
 }
 

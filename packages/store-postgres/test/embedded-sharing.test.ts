@@ -7,7 +7,7 @@ import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PgliteDuplex } from "../src/embedded/PgliteDuplex.ts"
@@ -24,7 +24,11 @@ const shared = Effect.gen(function* () {
     (db) => Effect.promise(() => db.close())
   )
   const session = new PgliteSession(db)
-  const path = join(mkdtempSync(join(tmpdir(), "productdir-socket-")), SocketServer.SOCKET_NAME)
+  const folder = yield* Effect.acquireRelease(
+    Effect.sync(() => mkdtempSync(join(tmpdir(), "productdir-socket-"))),
+    (folder) => Effect.sync(() => rmSync(folder, { recursive: true, force: true }))
+  )
+  const path = join(folder, SocketServer.SOCKET_NAME)
   yield* SocketServer.serve(session, path)
   yield* Effect.promise(() =>
     db.exec("CREATE TABLE counter (n int NOT NULL); INSERT INTO counter VALUES (0); CREATE TABLE marks (who text)")

@@ -4,7 +4,7 @@
  * workspace, and a README's example run there with plain Node.
  */
 import { execFile, execFileSync } from "node:child_process"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
@@ -31,6 +31,21 @@ export const pack = (name: string, into: string): string => {
 
 const packed = new Map<string, string>()
 
+const scratch: Array<string> = []
+
+/** A folder in the system's temporary directory, kept until removeScratchFolders (packs are reused within a test file). */
+export const scratchFolder = (prefix: string): string => {
+  const folder = mkdtempSync(join(tmpdir(), prefix))
+  scratch.push(folder)
+  return folder
+}
+
+/** Removes every scratch folder made so far: a test file's afterAll (each run left its packs and projects in /tmp). */
+export const removeScratchFolders = (): void => {
+  for (const folder of scratch.splice(0)) rmSync(folder, { recursive: true, force: true })
+  packed.clear()
+}
+
 /**
  * A third-party package as installed in the workspace, packed once per test process: the same files
  * a user gets from the registry, with no network (effect has no dependencies of its own).
@@ -38,7 +53,7 @@ const packed = new Map<string, string>()
 export const packInstalled = (name: string): string => {
   const known = packed.get(name)
   if (known !== undefined) return known
-  const into = mkdtempSync(join(tmpdir(), "productdir-pack-"))
+  const into = scratchFolder("productdir-pack-")
   const output = execFileSync("npm", ["pack", "--json", "--pack-destination", into, join(ROOT, "node_modules", name)], {
     cwd: into,
     env: userEnv(),
@@ -84,7 +99,7 @@ export const packNodeTypes = (): ReadonlyArray<string> => [packInstalled("@types
 
 /** A fresh project outside the workspace with the given tarballs installed, offline. */
 export const installInFreshProject = (tarballs: ReadonlyArray<string>): string => {
-  const dir = mkdtempSync(join(tmpdir(), "productdir-user-"))
+  const dir = scratchFolder("productdir-user-")
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "user-project", private: true, type: "module" }))
   execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--no-package-lock", ...tarballs], {
     cwd: dir,
