@@ -120,16 +120,24 @@ const decodeKey = Schema.decodeUnknownResult(Schema.fromJsonString(SortKeyJson))
 
 export const encodeCursor = (key: SortKey): string => Base64Url.encode(JSON.stringify(key))
 
-export const decodeCursor = (cursor: string, sort: ListSort): Result.Result<SortKey, InvalidCursor> => {
+/**
+ * What a cursor holds, read by `decode` from its base64url JSON: a cursor that is not base64url, or not the JSON
+ * `decode` reads, is none this service issued (the keyset, offset and bound cursors alike).
+ */
+const readCursor = <A>(cursor: string, decode: (json: string) => Result.Result<A, unknown>): Result.Result<A, InvalidCursor> => {
   const text = Base64Url.decodeString(cursor)
-  if (Result.isFailure(text)) return Result.fail(new InvalidCursor({ cursor, reason: "not a cursor this service issued" }))
-  const key = decodeKey(text.success)
-  if (Result.isFailure(key)) return Result.fail(new InvalidCursor({ cursor, reason: "not a cursor this service issued" }))
-  if (key.success.sort !== sort) {
-    return Result.fail(new InvalidCursor({ cursor, reason: `the cursor belongs to sort=${key.success.sort}, not sort=${sort}` }))
-  }
-  return Result.succeed(key.success)
+  const value = Result.isSuccess(text) ? decode(text.success) : undefined
+  return value !== undefined && Result.isSuccess(value)
+    ? Result.succeed(value.success)
+    : Result.fail(new InvalidCursor({ cursor, reason: "not a cursor this service issued" }))
 }
+
+export const decodeCursor = (cursor: string, sort: ListSort): Result.Result<SortKey, InvalidCursor> =>
+  Result.flatMap(readCursor(cursor, decodeKey), (key) =>
+    key.sort === sort
+      ? Result.succeed(key)
+      : Result.fail(new InvalidCursor({ cursor, reason: `the cursor belongs to sort=${key.sort}, not sort=${sort}` }))
+  )
 
 /** The offset cursor of small in-memory lists (problems): opaque, validated like the keyset ones. */
 export const encodeOffsetCursor = (offset: number): string => Base64Url.encode(JSON.stringify({ offset }))
@@ -138,13 +146,8 @@ const decodeOffset = Schema.decodeUnknownResult(
   Schema.fromJsonString(Schema.Struct({ offset: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 })) }))
 )
 
-export const decodeOffsetCursor = (cursor: string): Result.Result<number, InvalidCursor> => {
-  const text = Base64Url.decodeString(cursor)
-  const offset = Result.isSuccess(text) ? decodeOffset(text.success) : undefined
-  return offset !== undefined && Result.isSuccess(offset)
-    ? Result.succeed(offset.success.offset)
-    : Result.fail(new InvalidCursor({ cursor, reason: "not a cursor this service issued" }))
-}
+export const decodeOffsetCursor = (cursor: string): Result.Result<number, InvalidCursor> =>
+  Result.map(readCursor(cursor, decodeOffset), ({ offset }) => offset)
 
 /**
  * A cursor as clients get it: a store's position (a keyset or offset cursor above) bound to the list it is a
@@ -161,11 +164,9 @@ const decodeBound = Schema.decodeUnknownResult(BoundCursorJson)
 export const bindCursor = (cursor: string, list: string): string => Base64Url.encode(JSON.stringify({ at: cursor, of: fnv1a(list) }))
 
 /** The position a bound cursor holds, when it was bound to `list`; `other` says what a cursor of another list belongs to. */
-export const unbindCursor = (cursor: string, list: string, other: string): Result.Result<string, InvalidCursor> => {
-  const text = Base64Url.decodeString(cursor)
-  const bound = Result.isSuccess(text) ? decodeBound(text.success) : undefined
-  if (bound === undefined || Result.isFailure(bound))
-    return Result.fail(new InvalidCursor({ cursor, reason: "not a cursor this service issued" }))
-  if (bound.success.of !== fnv1a(list)) return Result.fail(new InvalidCursor({ cursor, reason: `the cursor belongs to ${other}` }))
-  return Result.succeed(bound.success.at)
-}
+export const unbindCursor = (cursor: string, list: string, other: string): Result.Result<string, InvalidCursor> =>
+  Result.flatMap(readCursor(cursor, decodeBound), (bound) =>
+    bound.of === fnv1a(list)
+      ? Result.succeed(bound.at)
+      : Result.fail(new InvalidCursor({ cursor, reason: `the cursor belongs to ${other}` }))
+  )

@@ -253,9 +253,8 @@ const tidy = (response: HttpServerResponse.HttpServerResponse, stateless: boolea
     if (detail !== undefined) return problem(response.status, detail, headers)
   }
   const contentType = response.headers["content-type"] ?? ""
-  const bytes = response.body._tag === "Uint8Array" ? response.body.body : undefined
+  const bytes = bodyOf(response)
   if (
-    bytes !== undefined &&
     contentType.startsWith("application/json") &&
     [
       TAG,

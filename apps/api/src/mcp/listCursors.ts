@@ -11,6 +11,8 @@ const LISTS: ReadonlySet<string> = new Set(["tools/list", "resources/list", "res
 
 /** The JSON-RPC error answer to `text` when it is one list request with a cursor; undefined for anything else. */
 export const foreignListCursor = (text: string): object | undefined => {
+  // Asked of every answered POST: a body that does not say "cursor" is not parsed a second time.
+  if (!text.includes('"cursor"')) return undefined
   const message = rpcRequestOf(text)
   if (message === undefined || !LISTS.has(message.method)) return undefined
   const cursor = Predicate.isObject(message.params) ? message.params.cursor : undefined
