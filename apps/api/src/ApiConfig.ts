@@ -12,6 +12,12 @@ import {
   type NetworkLevel
 } from "@productdir/usecases"
 
+/**
+ * Requests worked on at once. The process does its work on one thread (the embedded database too), so work beside
+ * other work mostly waits for it: a few at once keep a PostgreSQL server busy while a client's turn comes soon.
+ */
+export const DEFAULT_CONCURRENCY = 4
+
 /** MCP sessions a process keeps: ~140 MB of them at most. */
 export const DEFAULT_MCP_MAX_SESSIONS = 10_000
 
@@ -53,6 +59,13 @@ export interface ApiSettings {
   readonly keepAliveTimeout: Duration.Duration
   /** Connections beyond this are refused. */
   readonly maxConnections: number
+  /**
+   * Requests the application works on at once (HTTP_CONCURRENCY); the others wait for their turn, taken in
+   * turn by client network (http/fairShare.ts).
+   */
+  readonly concurrency: number
+  /** How long a request may wait for its turn before it is answered 503 (HTTP_QUEUE_TIMEOUT, seconds). */
+  readonly queueTimeout: Duration.Duration
   /**
    * Connections one client network (an IPv4 address, an IPv6 /64) may hold at once; 0 for no cap of
    * its own. Off by default behind a proxy (TRUST_PROXY), whose own address every connection has.
@@ -157,6 +170,14 @@ export const ApiConfigFromEnv = Config.all({
   requestTimeout: NonNegativeInt("HTTP_REQUEST_TIMEOUT", 30).pipe(Config.map((s) => Duration.seconds(s))),
   keepAliveTimeout: NonNegativeInt("HTTP_KEEP_ALIVE_TIMEOUT", 5).pipe(Config.map((s) => Duration.seconds(s))),
   maxConnections: NonNegativeInt("HTTP_MAX_CONNECTIONS", 1024),
+  concurrency: Config.schema(
+    Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1024 })),
+    "HTTP_CONCURRENCY"
+  ).pipe(Config.withDefault(DEFAULT_CONCURRENCY)),
+  queueTimeout: Config.schema(Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1)), "HTTP_QUEUE_TIMEOUT").pipe(
+    Config.withDefault(10),
+    Config.map((s) => Duration.seconds(s))
+  ),
   maxConnectionsPerAddress: Config.option(
     Config.schema(Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0)), "HTTP_MAX_CONNECTIONS_PER_ADDRESS")
   ),
@@ -248,6 +269,8 @@ export const layerWith = (overrides: Partial<ApiSettings> = {}) =>
     requestTimeout: Duration.seconds(30),
     keepAliveTimeout: Duration.seconds(5),
     maxConnections: 1024,
+    concurrency: DEFAULT_CONCURRENCY,
+    queueTimeout: Duration.seconds(10),
     maxConnectionsPerAddress: DEFAULT_CONNECTIONS_PER_ADDRESS,
     utm: defaultUtm,
     mcpAllowedOrigins: [],

@@ -31,6 +31,8 @@ import { Connections, watch as watchConnections } from "./http/connections.ts"
 import { constantReads } from "./http/constantReads.ts"
 import { DocsLive } from "./http/docsPage.ts"
 import { answerFailures } from "./http/failures.ts"
+import * as FairShare from "./http/fairShare.ts"
+import { takeTurns } from "./http/fairShare.ts"
 import * as FrontDoor from "./http/frontDoor.ts"
 import { RequestValidationLive } from "./http/requestValidation.ts"
 import { HotReadsLive } from "./cache/hotReads.ts"
@@ -100,12 +102,14 @@ export const AppRoutes = Layer.mergeAll(
   MetricsListenerLive,
   // Around every route, the docs and the fallback, outermost first: failures as problems,
   // compression of what is not prepared already, the prepared constant reads, the edge of /mcp,
-  // the query's encoding, the body policy. (Request ids, the access log and the connection policy are the front door's,
+  // the query's encoding, the body policy, then each request's turn of the process's work (http/fairShare.ts). (Request ids, the access log and the connection policy are the front door's,
   // and the product reads the cache holds are answered there: HotReadsLive.)
   HttpRouter.middleware(
-    Effect.map(
+    Effect.zipWith(
       makeMcpEdge,
-      (mcpEdge) => (httpEffect) => answerFailures(compress(serveConstantReads(mcpEdge(queryEncoding(bodyPolicy(httpEffect))))))
+      takeTurns,
+      (mcpEdge, inTurn) => (httpEffect) =>
+        answerFailures(compress(serveConstantReads(mcpEdge(queryEncoding(bodyPolicy(inTurn(httpEffect)))))))
     ),
     { global: true }
   )
@@ -117,7 +121,9 @@ export const AppRoutes = Layer.mergeAll(
   Layer.provide(McpSessions.layer),
   // The A2A card's signing key (a2a/signing.ts): the card's handler and the JWK Set share it.
   Layer.provide(CardSigning.layer),
-  Layer.provide(UseCasesLive)
+  Layer.provide(UseCasesLive),
+  // One share of work for every door: HTTP, each message of MCP, A2A (and a key directory's fetch gives its turn back).
+  Layer.provideMerge(FairShare.layer)
 )
 
 /**

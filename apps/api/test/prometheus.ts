@@ -13,14 +13,29 @@ import { freePort } from "./processes.ts"
 export const INSTALL_HINT =
   "The metrics test scrapes the API with a real Prometheus, and `prometheus` is not on PATH. Install it: `apt-get install -y prometheus` (Debian/Ubuntu; .ci/run does this), or put a Prometheus 2.x binary on PATH."
 
-/** Whether a `prometheus` binary runs here; the answer says how to get one when it does not. */
-export const prometheusVersion = (): string => {
+/** The first line `prometheus --version` prints, or undefined when no `prometheus` runs here. */
+export const installedPrometheus = (): string | undefined => {
   try {
     return execFileSync("prometheus", ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).split("\n")[0]!
   } catch {
-    throw new Error(INSTALL_HINT)
+    return undefined
   }
 }
+
+/** Whether a `prometheus` binary runs here; the answer says how to get one when it does not. */
+export const prometheusVersion = (): string => {
+  const version = installedPrometheus()
+  if (version === undefined) throw new Error(INSTALL_HINT)
+  return version
+}
+
+/**
+ * Why the real-Prometheus test cannot run here, or undefined when it can. A newcomer's machine without the
+ * binary reports the test skipped with this reason; CI (`CI` set), which installs it, fails instead: a test
+ * that silently stopped running there would hide what it checks.
+ */
+export const prometheusMissing = (): string | undefined =>
+  installedPrometheus() === undefined && process.env.CI === undefined ? `skipped: no prometheus binary on PATH. ${INSTALL_HINT}` : undefined
 
 export interface ScrapeTarget {
   /** host:port of the API. */

@@ -20,7 +20,8 @@ export const ROUTES = {
   llms: "/llms.txt",
   healthz: "/healthz",
   readyz: "/readyz",
-  metrics: "/metrics"
+  metrics: "/metrics",
+  mcp: "/mcp"
 } as const
 
 /** A template with its parameters filled in (`/products/:id` → `/products/0b7f…`). */

@@ -11,12 +11,13 @@
  * one URL share one fetch. Each fetch is paid for from the client's vote budget
  * before it starts (callers.ts), so a client cannot make more fetches than votes.
  */
-import { Cache, Context, Duration, Effect, Exit, Layer, Schema } from "effect"
+import { Cache, Context, Duration, Effect, Exit, Layer, Option, Schema } from "effect"
 import { createHash, createPublicKey, type KeyObject } from "node:crypto"
 import { lookup as dnsLookup, type LookupAddress } from "node:dns"
 import { get as httpGet, type IncomingMessage } from "node:http"
 import { get as httpsGet } from "node:https"
 import { BlockList, isIP, type LookupFunction } from "node:net"
+import { FairShare } from "../http/fairShare.ts"
 
 export const WELL_KNOWN_PATH = "/.well-known/http-message-signatures-directory"
 
@@ -188,6 +189,8 @@ export const layer = (options: { readonly httpHosts: ReadonlyArray<string> }) =>
   Layer.effect(
     KeyDirectories,
     Effect.gen(function* () {
+      // The API's fair share of work, when there is one (http/fairShare.ts): a fetch gives its turn back while it waits.
+      const share = yield* Effect.serviceOption(FairShare)
       const plainHttp = new Set(options.httpHosts.map((h) => h.toLowerCase()))
       const allowsPlainHttp = (url: URL) => plainHttp.has(url.host.toLowerCase()) || plainHttp.has(url.hostname.toLowerCase())
 
@@ -241,8 +244,11 @@ export const layer = (options: { readonly httpHosts: ReadonlyArray<string> }) =>
         keys: (url, payForFetch) =>
           Effect.gen(function* () {
             // Two requests that both find it missing may both pay: a fetch is never made unpaid.
-            if (!(yield* Cache.has(directories, url))) yield* payForFetch
-            return (yield* Cache.get(directories, url)).keys
+            if (yield* Cache.has(directories, url)) return (yield* Cache.get(directories, url)).keys
+            yield* payForFetch
+            // A wait on a server elsewhere holds no turn of this process's work (http/fairShare.ts).
+            const fetched = Cache.get(directories, url)
+            return (yield* Option.match(share, { onNone: () => fetched, onSome: (s) => s.released(fetched) })).keys
           })
       })
     })

@@ -21,8 +21,7 @@ import { ByteSize, Context, Effect, Exit, Predicate, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, OpenApi } from "effect/http-api"
 import { Api, type FieldIssue, fieldErrors, fieldName, GIVEN_TWICE } from "@productdir/contract"
-import { deeperThan, duplicateKeys } from "@productdir/domain"
-import { MCP_PATH } from "../mcp/edge.ts"
+import { deeperThan, duplicateKeys, ROUTES } from "@productdir/domain"
 import { badFields, problem, TOO_LARGE } from "./problemResponses.ts"
 
 export const MAX_BODY = ByteSize.kibibytes(16)
@@ -129,7 +128,7 @@ export const bodyPolicy = <E, R>(
           if (deeperThan(text, MAX_NESTING)) return tooDeep(path)
           const repeated = duplicateKeys(text)
           if (repeated.length > 0) return namesRepeated(path, repeated, payloadChecks.get(`${request.method} ${path}`), text)
-          if (path === MCP_PATH) {
+          if (path === ROUTES.mcp) {
             const call = toolCallProblem(text)
             if (call !== undefined) return call
           }
@@ -167,7 +166,7 @@ const namesRepeated = (
   check: ((value: unknown) => ReadonlyArray<FieldIssue>) | undefined,
   text: string
 ): HttpServerResponse.HttpServerResponse => {
-  if (path === MCP_PATH)
+  if (path === ROUTES.mcp)
     return jsonRpcRefusal(-32600, `Invalid Request: ${repeated.map((p) => `${fieldName(p)} ${GIVEN_TWICE}`).join("; ")}`)
   const given = repeated.map((p): FieldIssue => ({ path: ["payload", ...p], message: GIVEN_TWICE }))
   const others = check === undefined ? [] : othersOf(check, text)
@@ -225,8 +224,8 @@ const toolCallProblem = (text: string): HttpServerResponse.HttpServerResponse | 
 
 /** A JSON body nested past MAX_NESTING, refused in the words of the door it came to. */
 const tooDeep = (path: string): HttpServerResponse.HttpServerResponse =>
-  path === MCP_PATH ? jsonRpcRefusal(-32600, `Invalid Request: ${TOO_DEEP}`) : problem(400, TOO_DEEP)
+  path === ROUTES.mcp ? jsonRpcRefusal(-32600, `Invalid Request: ${TOO_DEEP}`) : problem(400, TOO_DEEP)
 
 /** A JSON body that is not UTF-8, refused in the words of the door it came to. */
 const notUtf8 = (path: string): HttpServerResponse.HttpServerResponse =>
-  path === MCP_PATH ? jsonRpcRefusal(-32700, `Parse error: ${NOT_UTF8}`) : problem(400, NOT_UTF8)
+  path === ROUTES.mcp ? jsonRpcRefusal(-32700, `Parse error: ${NOT_UTF8}`) : problem(400, NOT_UTF8)

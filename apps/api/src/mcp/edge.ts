@@ -23,20 +23,35 @@
  */
 import { Clock, Duration, Effect, Option, Predicate } from "effect"
 import { Headers, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ROUTES } from "@productdir/domain"
 import { ApiConfig } from "../ApiConfig.ts"
 import { clientAddress } from "../http/clientAddress.ts"
 import { hostnameOf, isLoopbackHost, isLoopbackName } from "../http/hosts.ts"
 import { unsafeIdIn, unsafeIdMessage } from "../http/jsonRpcIds.ts"
 import { Callers, refusalResponse } from "../auth/callers.ts"
 import { problem } from "../http/problemResponses.ts"
+import { Busy, busyResponse, FairShare, whenBusy } from "../http/fairShare.ts"
 import { allowingOrigin, isPreflight, preflight } from "./cors.ts"
 import { foreignListCursor } from "./listCursors.ts"
 import { INVALID_PARAMS, namedParamIssues } from "./paramIssues.ts"
-import { answeredAsSession, SESSION_REVISIONS } from "./revisions.ts"
+import { answeredAsSession, BATCH_REVISIONS, SESSION_REVISIONS } from "./revisions.ts"
+import {
+  answeredBy,
+  BATCH_ANSWER_BYTES,
+  batchAnswer,
+  batchOf,
+  isInitialize,
+  MAX_BATCH_MESSAGES,
+  notRun,
+  notRunMessage,
+  requestIdOf,
+  TOO_MANY_MESSAGES,
+  withBody
+} from "./batches.ts"
 import { McpSessions } from "./sessions.ts"
 import { makeSubscriptionEdge } from "./subscriptions.ts"
 
-export const MCP_PATH = "/mcp"
+export const MCP_PATH = ROUTES.mcp
 
 /** The host of the DELETE requests that end idle sessions in the library: a loopback name passes every host check. */
 const LOCAL_ORIGIN = "127.0.0.1"
@@ -281,12 +296,15 @@ export const makeMcpEdge = Effect.gen(function* () {
   const callers = yield* Callers
   const subscriptions = yield* makeSubscriptionEdge
   const sessions = yield* McpSessions
+  const share = yield* FairShare
   const idleMillis = Duration.toMillis(config.mcpSessionIdle)
   const policy = { loopback: isLoopbackHost(config.host), publicUrl: config.publicUrl, allowed: config.mcpAllowedOrigins }
   /** A request the edge lets in, to the MCP server (with the subscriptions and sessions done here). */
+  /** One request (or, with `body`, one message of a batch: batches.ts) let in, to the MCP server. */
   const serve = <E, R>(
     request: HttpServerRequest.HttpServerRequest,
-    httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+    body?: string
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
     Effect.gen(function* () {
       if (request.headers.authorization !== undefined) {
@@ -295,9 +313,10 @@ export const makeMcpEdge = Effect.gen(function* () {
       }
       // Checked here, more finely than the MCP server's fixed list: it gets the request without Origin.
       const withoutOrigin = Headers.remove(request.headers, "origin")
-      const forwarded = request.modify({
+      const modified = request.modify({
         headers: answeredAsSession(request.headers) ? Headers.remove(withoutOrigin, "mcp-protocol-version") : withoutOrigin
       })
+      const forwarded = body === undefined ? modified : withBody(modified, body)
       if (request.method === "POST") {
         // An id the library would read as another number, and answer so (http/jsonRpcIds.ts): refused as the
         // transport refuses input that is no request, before it can start or end anything.
@@ -347,6 +366,62 @@ export const makeMcpEdge = Effect.gen(function* () {
       )
     })
 
+  /**
+   * A POST: its message in its client's turn, or, a batch of a session whose revision takes batches, each of
+   * its messages in a turn of its own, their answers put together (batches.ts).
+   */
+  const post = <E, R>(
+    request: HttpServerRequest.HttpServerRequest,
+    httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+    Effect.gen(function* () {
+      const address = clientAddress(request, config.trustProxy)
+      const sessionId = request.headers["mcp-session-id"]
+      const text = yield* Effect.option(request.text)
+      const batch = text._tag === "Some" ? batchOf(text.value) : undefined
+      // What the library refuses as a batch (an empty one, one with initialize, one in a revision without batches) goes to it whole.
+      if (
+        batch === undefined ||
+        batch.length === 0 ||
+        batch.some(isInitialize) ||
+        sessionId === undefined ||
+        !BATCH_REVISIONS.has(sessions.revisionOf(sessionId) ?? "")
+      ) {
+        // The body read here is the one the library reads: a request's body can be read once.
+        return yield* share
+          .run(address, serve(request, httpEffect, text._tag === "Some" ? text.value : undefined))
+          .pipe(whenBusy(busyResponse))
+      }
+      if (batch.length > MAX_BATCH_MESSAGES) {
+        return HttpServerResponse.jsonUnsafe(
+          { jsonrpc: "2.0", id: null, error: { code: -32600, message: TOO_MANY_MESSAGES } },
+          { status: 400 }
+        )
+      }
+      const replies: Array<unknown> = []
+      let spent = 0
+      let headers = Headers.empty
+      for (const message of batch) {
+        const id = requestIdOf(message)
+        if (spent >= BATCH_ANSWER_BYTES) {
+          if (id !== undefined) replies.push(notRun(id, notRunMessage))
+          continue
+        }
+        const response = yield* share.run(address, serve(request, httpEffect, JSON.stringify(message))).pipe(whenBusy((busy) => busy))
+        if (response instanceof Busy) {
+          if (id !== undefined) replies.push(notRun(id, `Not run: ${response.message}`))
+          continue
+        }
+        const answered = yield* answeredBy(response)
+        // Refused as a request (an unknown session, a bad header): that is the batch's answer, as it would have been whole.
+        if (answered === undefined) return response
+        replies.push(...answered.messages)
+        spent += answered.bytes
+        headers = Headers.removeMany(response.headers, ["content-type", "content-length"])
+      }
+      return batchAnswer(replies, headers)
+    })
+
   return <E, R>(
     httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
@@ -358,7 +433,8 @@ export const makeMcpEdge = Effect.gen(function* () {
       // Past the refusal, an Origin is one this endpoint serves: a browser's, which may read what it is answered.
       const origin = request.headers.origin
       if (isPreflight(request.method, request.headers) && origin !== undefined) return preflight(origin, ALLOWED_METHODS)
-      const answer = yield* serve(request, httpEffect)
+      // A POST's messages take their turns (http/fairShare.ts); a stream (GET) and the end of a session do not.
+      const answer = request.method === "POST" ? yield* post(request, httpEffect) : yield* serve(request, httpEffect)
       return origin === undefined ? answer : allowingOrigin(answer, origin)
     })
 })

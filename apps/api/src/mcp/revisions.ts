@@ -27,3 +27,10 @@ export const answeredAsSession = (headers: Readonly<Record<string, string | unde
   const version = headers["mcp-protocol-version"]
   return headers["mcp-session-id"] !== undefined && version !== undefined && SESSION_REVISIONS.has(version)
 }
+
+/** The session revisions whose POSTs may carry a JSON-RPC batch (2025-03-26; removed in 2025-06-18). */
+export const BATCH_REVISIONS: ReadonlySet<string> = new Set(
+  PROTOCOLS.filter((protocol) => protocol.runtime._tag === "Stateful" && protocol.runtime.transport.jsonRpc.acceptsBatches).map(
+    (protocol) => protocol.protocolVersion
+  )
+)

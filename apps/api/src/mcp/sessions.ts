@@ -85,6 +85,8 @@ interface Session {
   feed: Scope.Closeable | undefined
   /** Epoch milliseconds of its last request. */
   seen: number
+  /** The protocol revision initialize agreed. */
+  revision: string | undefined
 }
 
 export interface SessionStats {
@@ -98,8 +100,13 @@ export interface SessionStats {
 export class McpSessions extends Context.Service<
   McpSessions,
   {
-    /** A session initialize started (its MCP-Session-Id), at `now` (epoch milliseconds), for the client at `address`. */
-    readonly opened: (sessionId: string, now: number, address?: string) => void
+    /**
+     * A session initialize started (its MCP-Session-Id), at `now` (epoch milliseconds), for the client at `address`,
+     * in the protocol revision it agreed.
+     */
+    readonly opened: (sessionId: string, now: number, address?: string, revision?: string) => void
+    /** The protocol revision the session agreed, when this process started it. */
+    readonly revisionOf: (sessionId: string) => string | undefined
     /** A request of a session this process knows, at `now`: it is not idle. */
     readonly touched: (sessionId: string, now: number) => void
     /**
@@ -175,7 +182,15 @@ export const make = Effect.gen(function* () {
     if (session === undefined) {
       const networks = sharesOf(address)
       for (const network of networks) heldBy(network.key).sessions++
-      session = { networks, subscriptions: new Map(), unsent: new Set(), outbox: undefined, feed: undefined, seen: now }
+      session = {
+        networks,
+        subscriptions: new Map(),
+        unsent: new Set(),
+        outbox: undefined,
+        feed: undefined,
+        seen: now,
+        revision: undefined
+      }
       sessions.set(sessionId, session)
     }
     return session
@@ -365,7 +380,10 @@ export const make = Effect.gen(function* () {
   }
 
   const service = McpSessions.of({
-    opened: (sessionId, now, address) => void sessionOf(sessionId, now, address),
+    opened: (sessionId, now, address, revision) => {
+      sessionOf(sessionId, now, address).revision = revision
+    },
+    revisionOf: (sessionId) => sessions.get(sessionId)?.revision,
     touched,
     toEnd,
     knows: (sessionId) => sessions.has(sessionId),

@@ -133,7 +133,8 @@ export const makeSubscriptionEdge = Effect.gen(function* () {
         Effect.sync(() => {
           const sessionId = sent.headers["mcp-session-id"]
           // Its client's networks: what their shares of sessions and subscriptions count (sessions.ts).
-          if (sessionId !== undefined) sessions.opened(sessionId, now, clientAddress(request, config.trustProxy))
+          if (sessionId !== undefined)
+            sessions.opened(sessionId, now, clientAddress(request, config.trustProxy), json.result?.protocolVersion)
           return sent
         })
       )

@@ -5,11 +5,10 @@
  * random paths cannot grow the series. A walk down a tree of path segments, no regular expression
  * and no allocation beyond the split: it runs for every request, the cache's reads included.
  */
-import { ROUTES } from "@productdir/domain"
 import { JSONRPC_PATH, JWKS_PATH, REST_PATH } from "../a2a/card.ts"
 import { DOCS_PATH } from "../http/docsPage.ts"
 import { FAVICON_PATH } from "../http/favicon.ts"
-import { MCP_PATH } from "../mcp/edge.ts"
+import { ROUTES } from "@productdir/domain"
 import { templateOf } from "./templateOf.ts"
 
 export const UNMATCHED = "unmatched"
@@ -22,7 +21,6 @@ export const SERVED_PATHS: ReadonlyArray<string> = [
   "/openapi.json",
   DOCS_PATH,
   FAVICON_PATH,
-  MCP_PATH,
   JSONRPC_PATH,
   `${REST_PATH}/*`,
   JWKS_PATH

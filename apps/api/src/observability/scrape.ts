@@ -11,7 +11,8 @@
  * The same rule decides who is told which database servers /readyz reaches (http/readiness.ts):
  * the loopback listener serves GET /readyz too, with them.
  */
-import { Data, Effect, Layer, Option, Redacted } from "effect"
+import { Data, Effect, Layer, Metric, Option, Redacted } from "effect"
+import { FairShare, type FairShareStats } from "../http/fairShare.ts"
 import { HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { timingSafeEqual } from "node:crypto"
@@ -27,16 +28,28 @@ import { refreshDatabaseGauges, refreshFeedLag } from "./storeMetrics.ts"
 
 export const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 const NO_STORE = { "cache-control": "no-store" }
+
+const WORK_RUNNING = Metric.gauge("productdir_http_work_running", {
+  description: "Requests the application works on now, each under one of HTTP_CONCURRENCY's permits."
+})
+const WORK_WAITING = Metric.gauge("productdir_http_work_waiting", {
+  description: "Requests waiting for their turn of the process's work (taken in turn by client network)."
+})
+
+const refreshWorkGauges = (stats: FairShareStats) =>
+  Effect.andThen(Metric.update(WORK_RUNNING, stats.running), Metric.update(WORK_WAITING, stats.waiting))
 const CHALLENGE = { "www-authenticate": 'Bearer realm="metrics"' }
 
 /** The body of a scrape. */
 export const makeScrape = Effect.gen(function* () {
   const cache = yield* ReadCache
   const runtime = yield* RuntimeMetrics
+  const share = yield* FairShare
   const context = yield* Effect.context<never>()
   return Effect.gen(function* () {
     yield* refreshDatabaseGauges
     yield* refreshFeedLag
+    yield* refreshWorkGauges(share.stats())
     return prometheusText(cache.stats()) + runtime.scrape() + PrometheusMetrics.formatUnsafe(context)
   }).pipe(Effect.provideContext(context))
 })
