@@ -38,9 +38,13 @@ interface VoteReply {
   readonly trust: { readonly trust_score: number }
 }
 
-/** Reads until `done` holds of what `read` answers, for up to the second a change takes to reach every process; the last answer. */
+/**
+ * Reads until `done` holds of what `read` answers (a change reaching every process: within a second, which
+ * bench:api measures); the last answer. The deadline is one no busy machine reaches: the test checks what arrives,
+ * not how fast this machine was.
+ */
 const withinASecond = async <A>(read: () => Promise<A>, done: (a: A) => boolean): Promise<A> => {
-  const deadline = Date.now() + 1_000
+  const deadline = Date.now() + 30_000
   for (;;) {
     const seen = await read()
     if (done(seen) || Date.now() > deadline) return seen

@@ -34,11 +34,12 @@ const counters = async (base: string, id: string) =>
 type Trust = Awaited<ReturnType<typeof counters>>
 
 /**
- * Reads `id` from `base` until `expected` holds of its counters, for up to the second a change
- * made through another process takes to reach this one; answers the last counters seen.
+ * Reads `id` from `base` until `expected` holds of its counters (a change made through another process reaches this
+ * one within a second, which bench:api measures; the deadline here is one no busy machine reaches); answers the last
+ * counters seen.
  */
 const countersReach = async (base: string, id: string, expected: (trust: Trust) => boolean) => {
-  const deadline = Date.now() + 1_000
+  const deadline = Date.now() + 30_000
   for (;;) {
     const seen = await counters(base, id)
     if (expected(seen) || Date.now() > deadline) return seen

@@ -142,17 +142,31 @@ export const spawnApp = (bin: string, args: ReadonlyArray<string>, env: Record<s
 }
 
 /** Waits until `child` writes `text` to stdout or stderr (or fails after `ms`). */
-export const waitForOutput = (child: ChildProcess, text: string, ms = 60_000) =>
+/**
+ * Waits until `child` has written `text` (to stdout or stderr, across chunks), and fails as soon as it exits without
+ * having written it, with what it wrote. No deadline of its own: the test's timeout is the one, so a busy machine
+ * waits as long as the test may; `ms` sets one where a test must not wait that long.
+ */
+export const waitForOutput = (child: ChildProcess, text: string, ms?: number) =>
   new Promise<void>((resolveWait, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "${text}" within ${ms} ms`)), ms)
+    let seen = ""
+    const timer = ms === undefined ? undefined : setTimeout(() => finish(new Error(`no "${text}" within ${ms} ms; it wrote:\n${seen}`)), ms)
     const onData = (d: Buffer) => {
-      if (d.toString().includes(text)) {
-        clearTimeout(timer)
-        resolveWait()
-      }
+      seen += d.toString()
+      if (seen.includes(text)) finish()
+    }
+    const onClose = (code: number | null) => finish(new Error(`it exited (${code}) without writing "${text}"; it wrote:\n${seen}`))
+    const finish = (error?: Error) => {
+      if (timer !== undefined) clearTimeout(timer)
+      child.stdout!.off("data", onData)
+      child.stderr!.off("data", onData)
+      child.off("close", onClose)
+      if (error === undefined) resolveWait()
+      else reject(error)
     }
     child.stdout!.on("data", onData)
     child.stderr!.on("data", onData)
+    child.once("close", onClose)
   })
 
 export * as ConnectionProxy from "./ConnectionProxy.ts"
