@@ -95,6 +95,8 @@ for (const variant of storeVariants()) {
             expect.arrayContaining(["q", "category", "limit", "cursor"])
           )
           expect(byName.vote!.inputSchema.required).toEqual(["entity_id"])
+          // A field a model sees is one it fills in: the vote's arguments are a ballot, with no voter_id to invent.
+          expect(Object.keys(byName.vote!.inputSchema.properties ?? {}).sort()).toEqual(["direction", "entity_id", "reason"])
           expect(byName.get_product!.outputSchema).toBeDefined()
           for (const name of ["search_products", "get_product", "get_problems", "list_categories"]) {
             expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true })
@@ -471,7 +473,7 @@ for (const variant of storeVariants()) {
           expect(said.misspelt).toContain("query is not an argument of this tool")
           // Beside an unknown argument, the tool's own: the agent can send the call again right.
           expect(said.misspelt).toMatch(/This tool's arguments are q, .*limit/)
-          expect(said.extra).toContain("This tool's arguments are entity_id, direction, voter_id, reason.")
+          expect(said.extra).toContain("This tool's arguments are entity_id, direction, reason.")
           expect(said.none).toContain("This tool takes no arguments.")
           expect(said.missing).not.toContain("This tool's arguments")
           expect(said.extra).toContain("score is not an argument of this tool")

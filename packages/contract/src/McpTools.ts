@@ -13,8 +13,8 @@ import {
   ProblemList,
   ProductPage,
   ProductRef,
-  VoteOutcome,
-  VoteRequest
+  VoteBallot,
+  VoteOutcome
 } from "@productdir/domain"
 import { CATEGORY_LABEL, SEARCH_RESULTS, SEARCH_WORDS } from "./descriptions.ts"
 import { Cursor, Limit } from "./params.ts"
@@ -96,8 +96,8 @@ export const ListCategories = Tool.make("list_categories", {
 export const Vote = Tool.make("vote", {
   description:
     "Vote for (up) or against (down) a product after using it, so the next agent knows more. One live vote per product and voter: the same vote again changes nothing, the other direction moves your vote. With down, give a reason: it is reported as a problem. The vote counts for your agent when this MCP connection sends Authorization: Bearer <api_key> (register with POST /agents), else for your network address; counted_as in the result says which. Returns the new trust counters.",
-  // The vote request of POST /vote, defined once (domain Vote.ts): the same fields and rules over both.
-  parameters: VoteRequest,
+  // The ballot of POST /vote (domain Vote.ts): the same fields and rules, without the ignored `voter_id`.
+  parameters: VoteBallot,
   success: VoteOutcome,
   failure: ToolProblem
 })

@@ -48,24 +48,40 @@ const reasonOnlyWhenDown: FieldRule = (vote) =>
     ? { path: ["reason"], message: 'goes only with direction "down": an up vote reports no problem' }
     : undefined
 
-export const VoteRequest = Schema.Struct({
+/** What a vote says, over every door: the product, the direction, and a down vote's reason. */
+const ballotFields = {
   entity_id: ProductRef.annotate({ description: "The product id (a slug is accepted too)" }),
   direction: Schema.optionalKey(VoteDirection).annotate({ description: "Defaults to `up`" }),
-  voter_id: Schema.optionalKey(VoterId),
   reason: Schema.optionalKey(VoteReason)
+}
+
+const voteExamples = [
+  {
+    entity_id: "0b7f3c8e-3b52-4c8e-9d0a-6f1f2d3c4b5a",
+    direction: "down" as const,
+    reason: "No SSO on the team plan"
+  }
+]
+
+/** POST /vote's body: a ballot, and `voter_id`, accepted for older clients and ignored (a stated name is no identity). */
+export const VoteRequest = Schema.Struct({
+  entity_id: ballotFields.entity_id,
+  direction: ballotFields.direction,
+  voter_id: Schema.optionalKey(VoterId),
+  reason: ballotFields.reason
 })
   .pipe(withFieldRules(reasonOnlyWhenDown))
-  .annotate({
-    identifier: "VoteRequest",
-    examples: [
-      {
-        entity_id: "0b7f3c8e-3b52-4c8e-9d0a-6f1f2d3c4b5a",
-        direction: "down",
-        reason: "No SSO on the team plan"
-      }
-    ]
-  })
+  .annotate({ identifier: "VoteRequest", examples: voteExamples })
 export type VoteRequest = typeof VoteRequest.Type
+
+/**
+ * The MCP vote tool's arguments: a ballot alone. A field a model sees in a tool's schema is one it fills in, and
+ * `voter_id` would change nothing (the voter is who sent the request).
+ */
+export const VoteBallot = Schema.Struct(ballotFields)
+  .pipe(withFieldRules(reasonOnlyWhenDown))
+  .annotate({ identifier: "VoteBallot", examples: voteExamples })
+export type VoteBallot = typeof VoteBallot.Type
 
 export const VoteStatus = Schema.Literals(["recorded", "unchanged", "changed"]).annotate({
   description: "`recorded`: a new vote (201); `unchanged`: the same vote again; `changed`: the vote moved to the other direction"
