@@ -2,7 +2,7 @@
 /**
  * productdir API: the entry point, and its wiring diagram.
  *
- *   environment ─► ApiConfig, store choice (STORE / DATABASE_URL / DATA_DIR; DATABASE_READ_URL's replicas for reads)
+ *   environment ─► ApiConfig ─► the port is free ─► store choice (STORE / DATABASE_URL / DATA_DIR; DATABASE_READ_URL's replicas for reads)
  *   store ─► migrations ─► sample seed (embedded stores, first start)
  *   HttpLive (routes, docs, limits) on NodeServerLive (HOST:PORT, timeouts, connection caps, the front door:
  *   request ids, the access log, the read cache)
@@ -25,7 +25,7 @@ import { type PgliteClient, SHARING_TOOL } from "@productdir/store-postgres"
 import { VERSION } from "@productdir/contract"
 import * as ApiConfig from "./ApiConfig.ts"
 import { commandLineAnswer } from "./commandLine.ts"
-import { listenFailureText } from "./startFailures.ts"
+import { listenable, listenFailureText } from "./startFailures.ts"
 import { seedSampleIfEmpty } from "./seed.ts"
 import { DrainOnShutdown, Lifecycle } from "./http/lifecycle.ts"
 import { HttpLive, NodeServerLive } from "./server.ts"
@@ -52,12 +52,15 @@ const ROLE: PgliteClient.Role = { tool: SHARING_TOOL, share: true }
 // The API reads from DATABASE_READ_URL's replicas too, when it names any (docs/operations.md, "Replicas").
 const StoresLive = Layer.provideMerge(SeedLive, layerFromConfig(ROLE, {}, { readReplicas: true }))
 
+/** A taken port is said before the store is opened (and, embedded, made and seeded). */
+const PortFreeLive = Layer.effectDiscard(Effect.flatMap(ApiConfig.ApiConfig, (config) => listenable(config.port, config.host)))
+
 // DrainOnShutdown is built after the server serves, so on SIGTERM it runs first: readiness
 // fails and keep-alive connections close while the server still answers.
 const MainLive = Layer.mergeAll(DrainOnShutdown, AnnounceLive).pipe(
   Layer.provideMerge(HttpLive),
   Layer.provide(Layer.provideMerge(NodeServerLive, Lifecycle.layer)),
-  Layer.provide(StoresLive),
+  Layer.provide(StoresLive.pipe(Layer.provide(PortFreeLive))),
   Layer.provide(ApiConfig.layerFromEnv),
   Layer.provide(LoggingLive)
 )

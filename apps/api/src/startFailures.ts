@@ -2,6 +2,9 @@
  * Why the API could not start listening, in one line that says what to change: the failures an operator meets
  * at start (a port taken, a HOST that is not this machine's) are not bugs, and get no stack trace.
  */
+import { Effect } from "effect"
+import { HttpServerError } from "effect/http"
+import { createServer } from "node:net"
 
 interface ListenError {
   readonly code?: string
@@ -30,3 +33,16 @@ export const listenFailureText = (cause: unknown, setting: "PORT" | "METRICS_POR
       return `cannot listen on ${where}: ${error.message ?? String(cause)}.`
   }
 }
+
+/**
+ * Fails with the error listening on `port` at `host` would meet, or succeeds having let go of it at once. Checked before
+ * the store is opened: a second API started on a taken port said so only after it had migrated and seeded a new
+ * data directory (16 s), and left that directory behind. The real listen later may still lose a race; it says so too.
+ */
+export const listenable = (port: number, host: string) =>
+  Effect.callback<void, HttpServerError.ServeError>((resume) => {
+    if (port === 0) return resume(Effect.void)
+    const probe = createServer()
+    probe.once("error", (cause) => resume(Effect.fail(new HttpServerError.ServeError({ cause }))))
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resume(Effect.void)))
+  })

@@ -5,11 +5,11 @@
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { get as httpGet } from "node:http"
 import { type AddressInfo, connect, createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { Agent, request as undiciRequest } from "undici"
 import { sampleRecords } from "@productdir/fixtures/sample"
 import { API_MAIN, json, run, signalGroup, start, startApi, type Started } from "./processes.ts"
@@ -352,6 +352,12 @@ describe("start and stop", { timeout: 180_000 }, () => {
       expect(oneLine(api)).toBe(
         `productdir API: cannot listen on 127.0.0.1:${port}: another process listens there. Stop it, or set PORT to a free port.`
       )
+      // Said before the store is opened: an embedded one is not made (and seeded) for nothing.
+      const unmade = join(mkdtempSync(join(tmpdir(), "productdir-port-taken-")), "data")
+      const embedded = await run(API_MAIN, [], { PORT: port, DATA_DIR: unmade })
+      expect(oneLine(embedded)).toContain("another process listens there")
+      expect(existsSync(unmade)).toBe(false)
+      rmSync(dirname(unmade), { recursive: true, force: true })
       const metrics = await run(API_MAIN, [], { STORE: "memory", PORT: "0", METRICS_PORT: port })
       expect(metrics.code).toBe(1)
       expect(oneLine(metrics)).toContain(`cannot listen on 127.0.0.1:${port}: another process listens there. Stop it, or set METRICS_PORT`)
