@@ -99,10 +99,11 @@ const products = (n: number) => `${n} product${n === 1 ? "" : "s"}`
 export const changeLine = (operation: "revoke" | "restore", change: StandingChange): string => {
   const who = `agent ${change.agent.id} (${shown(change.agent.name)})`
   if (!change.changed) return `${who} is already ${operation === "revoke" ? "revoked" : "active"}: nothing changed`
-  const votes = `${change.votes} vote${change.votes === 1 ? "" : "s"}`
+  const one = change.votes === 1
+  const votes = `${change.votes} vote${one ? "" : "s"}`
   return operation === "revoke"
-    ? `revoked ${who}: ${votes} no longer count; ${products(change.recounted.length)} recounted`
-    : `restored ${who}: ${votes} count again; ${products(change.recounted.length)} recounted`
+    ? `revoked ${who}: ${votes} no longer count${one ? "s" : ""}; ${products(change.recounted.length)} recounted`
+    : `restored ${who}: ${votes} count${one ? "s" : ""} again; ${products(change.recounted.length)} recounted`
 }
 
 export const recountLines = (change: { readonly recounted: ReadonlyArray<Recount> }): ReadonlyArray<string> =>
@@ -163,8 +164,9 @@ export const groupDetails = (group: VoteGroup): string =>
 export const decisionLine = (decision: GroupDecision): string => {
   const group = `group ${decision.group.id}`
   if (!decision.changed) return `${group} is already ${decision.group.status}: nothing changed`
-  const votes = `${decision.votes} vote${decision.votes === 1 ? "" : "s"}`
+  const one = decision.votes === 1
+  const votes = `${decision.votes} vote${one ? "" : "s"}`
   return decision.group.status === "cleared"
-    ? `cleared ${group}: ${votes} count again, and no later pass discounts them; ${products(decision.recounted.length)} recounted`
+    ? `cleared ${group}: ${votes} count${one ? "s" : ""} again, and no later pass discounts ${one ? "it" : "them"}; ${products(decision.recounted.length)} recounted`
     : `confirmed ${group}: its votes stay discounted (${votes} discounted now), its members lose standing; ${products(decision.recounted.length)} recounted`
 }

@@ -214,7 +214,7 @@ for (const variant of testTargets()) {
       const cleared = await cli(["clear", GROUP])
       expect(cleared.code, cleared.stderr).toBe(0)
       expect(cleared.stdout).toMatch(
-        new RegExp(`^cleared group ${GROUP}: 1 vote count again, and no later pass discounts them; 1 product recounted`)
+        new RegExp(`^cleared group ${GROUP}: 1 vote counts again, and no later pass discounts it; 1 product recounted`)
       )
       expect((await target.run(counters))[0]).toEqual({ up: discounted[0]!.up + 1, down: discounted[0]!.down })
       expect((await cli(["clear", GROUP])).stdout).toMatch(/is already cleared: nothing changed/)

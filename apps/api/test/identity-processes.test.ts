@@ -153,7 +153,7 @@ describe(`identity and limits across API processes (${server ? "two processes on
 
     const revoked = await run(AGENTS_BIN, ["revoke", agent.agent_id], env)
     expect(revoked.code, revoked.stderr).toBe(0)
-    expect(revoked.stdout).toContain("1 vote no longer count")
+    expect(revoked.stdout).toContain("1 vote no longer counts")
     for (const base of bases) {
       // A change made elsewhere (the CLI) reaches every API process within a second.
       expect(await countersReach(base, target, (t) => t.trust_down === before.trust_down)).toEqual(before)

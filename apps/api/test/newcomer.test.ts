@@ -117,6 +117,16 @@ describe("a new user's first hour", { timeout: 180_000 }, () => {
     })
   )
 
+  it.effect("npm run builds first without a word of its own: the program's output is the program's", () =>
+    Effect.gen(function* () {
+      const ran = yield* runWithUserPath("/usr/bin/env", ["npm", "run", "-s", "import", "--", "--help"])
+      expect(ran.code, ran.stderr).toBe(0)
+      expect(ran.stdout).toContain("DESCRIPTION")
+      expect(ran.stdout).not.toMatch(/turbo|Tasks:|Packages in scope/)
+      expect(ran.stderr).toBe("")
+    })
+  )
+
   layer(serverLayer(memoryStores()), { excludeTestServices: true })((it) => {
     it.effect("GET / describes every query parameter in the OpenAPI document's own words", () =>
       Effect.gen(function* () {
