@@ -49,7 +49,7 @@ async function* ndjsonRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<Raw
         : "; each line must be one JSON object (NDJSON): CSV and other formats are not read"
       return { _tag: "Unreadable", position, message: `not valid JSON (${withinTheLine((error as Error).message)})${hint}` }
     }
-    return { _tag: "Parsed", position, value, repeated: duplicateKeys(text) }
+    return { _tag: "Parsed", position, value, repeated: duplicateKeys(text), bytes }
   }
   for await (const chunk of chunks) {
     let start = 0
@@ -129,7 +129,7 @@ async function* arrayRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawR
       const bytes = Buffer.byteLength(JSON.stringify(item.value))
       yield bytes > MAX_RECORD_BYTES
         ? { _tag: "Unreadable", position, message: `the record is ${bytes} bytes, over the ${MAX_RECORD_BYTES}-byte limit` }
-        : { _tag: "Parsed", position, value: item.value, repeated: repeats.within(item.value) }
+        : { _tag: "Parsed", position, value: item.value, repeated: repeats.within(item.value), bytes }
     }
     if (broken !== undefined) throw new NotUtf8(broken)
   } catch (error) {

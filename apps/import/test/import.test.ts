@@ -3,6 +3,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import type { ImportRecord } from "@productdir/domain"
+import { bulkyRecord } from "@productdir/fixtures"
 import { generateRecord } from "@productdir/fixtures/generator"
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -61,6 +62,20 @@ for (const variant of targets()) {
       expect(again.stdout).toMatch(/created\s+0/)
       const after = await exported()
       expect(after.map((r) => [r.id, r.version, r.updated_at]).sort()).toEqual(before.map((r) => [r.id, r.version, r.updated_at]).sort())
+    })
+
+    it("records as large as the limits allow load with the default flags, in batches bounded by bytes, and export whole", async () => {
+      // 24 records of about 1 MB each: one batch of the default 500 records would hold them all at once.
+      const bulky = Array.from({ length: 24 }, (_, i) => bulkyRecord(i))
+      const run = await runCli([file("bulky.ndjson", ndjson(bulky))], { ...target.env, LOG_LEVEL: "debug" })
+      expect(run.code, run.stderr).toBe(0)
+      expect(run.stdout).toMatch(/created\s+24/)
+      const batches = `${run.stdout}${run.stderr}`.match(/batch committed/g) ?? []
+      // At most 4 MiB a batch: four records, so six batches or more.
+      expect(batches.length).toBeGreaterThanOrEqual(6)
+      const out = await exported()
+      expect(out).toHaveLength(24)
+      expect(out.map((r) => r.ai_summary).sort()).toEqual(bulky.map((r) => r.ai_summary).sort())
     })
 
     it("reports each bad line with its field paths and loads the good ones", async () => {

@@ -3,7 +3,7 @@ import { Context, type Effect, type Stream } from "effect"
 import type { InvalidCursor, ProductNotFound, ProductRemoved, StoreError } from "./errors.ts"
 import type { ProductId } from "./ids.ts"
 import type { ListQuery, Page } from "./Listing.ts"
-import type { Product, ProductInput, UpsertOutcome, UpsertStatus } from "./Product.ts"
+import type { ListedProduct, Product, ProductInput, UpsertOutcome, UpsertStatus } from "./Product.ts"
 import type { Slug } from "./slug.ts"
 
 export interface CategoryCount {
@@ -25,8 +25,8 @@ export class CatalogStore extends Context.Service<
     readonly upsert: (inputs: ReadonlyArray<ProductInput>) => Effect.Effect<ReadonlyArray<UpsertOutcome>, StoreError>
     /** What `upsert` would report for these inputs, writing nothing (dry runs). */
     readonly preview: (inputs: ReadonlyArray<ProductInput>) => Effect.Effect<ReadonlyArray<UpsertStatus>, StoreError>
-    /** Live products, filtered and ordered by the query, one page after the cursor. */
-    readonly list: (query: ListQuery) => Effect.Effect<Page<Product>, InvalidCursor | StoreError>
+    /** Live products, filtered and ordered by the query, one page after the cursor: their summaries' fields only. */
+    readonly list: (query: ListQuery) => Effect.Effect<Page<ListedProduct>, InvalidCursor | StoreError>
     /** Slugs of live products that start with `prefix` (any case), A→Z, at most `limit`: completions. */
     readonly slugsStartingWith: (prefix: string, limit: number) => Effect.Effect<ReadonlyArray<Slug>, StoreError>
     /** Categories of live products with their counts, by name. */

@@ -8,7 +8,7 @@ import { Base64Url } from "effect/encoding"
 import { InvalidCursor } from "./errors.ts"
 import { fnv1a } from "./hash.ts"
 import { boundedText } from "./text.ts"
-import type { Product } from "./Product.ts"
+import type { ListedProduct } from "./Product.ts"
 import { queryWords, roundRank } from "./search.ts"
 import { trustScore } from "./trust.ts"
 
@@ -41,7 +41,7 @@ export const defaultSort = (q: string | undefined): ListSort => (q !== undefined
 
 /** A product of a listing with how well it matched the query (0 without one). */
 export interface Ranked {
-  readonly product: Product
+  readonly product: ListedProduct
   readonly rank: number
 }
 

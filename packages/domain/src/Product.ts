@@ -20,6 +20,22 @@ export interface Product {
   readonly removedAt: Date | null
 }
 
+/** What a listing shows of a product's content: its summary's fields (ProductSummary.ts). */
+export interface ListedContent {
+  readonly name: ProductContent["name"]
+  readonly category: ProductContent["category"]
+  readonly ai_summary: ProductContent["ai_summary"]
+  readonly pricing: { readonly model: ProductContent["pricing"]["model"] }
+}
+
+/**
+ * A product as a listing holds it: everything but the content beyond its summary. A record may be a megabyte; a page
+ * of a hundred whole ones loaded to list them took the process past its heap.
+ */
+export interface ListedProduct extends Omit<Product, "content"> {
+  readonly content: ListedContent
+}
+
 /** What an import hands to the catalog for one product. */
 export interface ProductInput {
   readonly id: ProductId

@@ -2,7 +2,7 @@
 import { Schema } from "effect"
 import { ProductId } from "./ids.ts"
 import { agentCardPath, agentViewPath, problemsPath, productPath } from "./paths.ts"
-import type { Product } from "./Product.ts"
+import type { ListedProduct } from "./Product.ts"
 import { Slug } from "./slug.ts"
 import { Count, toTrust, Trust } from "./trust.ts"
 import { VoteTemplate, voteTemplateOf } from "./Vote.ts"
@@ -25,7 +25,7 @@ export const ProductSummary = Schema.Struct({
 }).annotate({ identifier: "ProductSummary" })
 export type ProductSummary = typeof ProductSummary.Type
 
-export const toProductSummary = (product: Product): ProductSummary => ({
+export const toProductSummary = (product: ListedProduct): ProductSummary => ({
   id: product.id,
   slug: product.slug,
   name: product.content.name,

@@ -37,7 +37,7 @@ import { ReadRouter } from "./ReadReplicas.ts"
 import { relevance, searchQuery, tsquery } from "./search.ts"
 import { searchCandidates } from "./searchLists.ts"
 import { stamp } from "./stamp.ts"
-import { PRODUCT_COLUMNS, type ProductRow, toProduct } from "./rows.ts"
+import { LISTED_COLUMNS, PRODUCT_COLUMNS, type ProductRow, toListedProduct, toProduct } from "./rows.ts"
 
 /** Serialises slug assignment between concurrent imports (transaction-scoped advisory lock). */
 const SLUG_LOCK = 0x70640001
@@ -57,6 +57,9 @@ const distinctRuns = (inputs: ReadonlyArray<ProductInput>): Array<Array<ProductI
   }
   return runs.filter((run) => run.length > 0)
 }
+
+/** Bytes of records (as JSON) one page of a scan carries at most; a record larger alone. */
+export const SCAN_BYTES = 8 * 1024 * 1024
 
 export const make = Effect.gen(function* () {
   const announcer = yield* Announcer
@@ -337,7 +340,7 @@ export const make = Effect.gen(function* () {
         }
         return yield* sql<ProductRow & { rank: number }>`
       SELECT * FROM (
-        SELECT ${sql.literal(PRODUCT_COLUMNS)}, trust_score, name_key, ${rank} AS rank FROM ${from}
+        SELECT ${sql.literal(LISTED_COLUMNS)}, trust_score, name_key, ${rank} AS rank FROM ${from}
         WHERE ${sql.and(filters)}
       ) AS matched
       WHERE ${outer.length > 0 ? sql.and(outer) : sql`true`}
@@ -345,7 +348,7 @@ export const make = Effect.gen(function* () {
       LIMIT ${query.limit + 1}`
       })
     const rows = yield* router.many(read).pipe(storeError("list"))
-    const items = rows.slice(0, query.limit).map((row): Ranked => ({ product: toProduct(row), rank: Number(row.rank) }))
+    const items = rows.slice(0, query.limit).map((row): Ranked => ({ product: toListedProduct(row), rank: Number(row.rank) }))
     const last = items.at(-1)
     return {
       items: items.map((ranked) => ranked.product),
@@ -382,15 +385,32 @@ export const make = Effect.gen(function* () {
     return rows.length
   })
 
+  /**
+   * Pages of at most `batchSize` products and SCAN_BYTES of them, whichever comes first: a page of a thousand
+   * records of a megabyte each was a gigabyte in this process. A page's records are sized in the database first
+   * (as JSON text), over as many as the last page suggests will fit, so that a catalog of large records is not
+   * rendered a thousand at a time to find the few that fit.
+   */
   const scan = (batchSize: number): Stream.Stream<Product, StoreError> =>
-    Stream.paginate("00000000-0000-0000-0000-000000000000", (after: string) =>
-      sql<ProductRow>`
-        SELECT ${sql.literal(PRODUCT_COLUMNS)} FROM products
-        WHERE removed_at IS NULL AND id > ${after}::uuid ORDER BY id LIMIT ${batchSize}`.pipe(
+    Stream.paginate({ after: "00000000-0000-0000-0000-000000000000", probe: batchSize }, ({ after, probe }) =>
+      sql<ProductRow & { probed: number }>`
+        WITH page AS (
+          SELECT id, octet_length(content::text) AS size FROM products
+          WHERE removed_at IS NULL AND id > ${after}::uuid ORDER BY id LIMIT ${probe}
+        ), sized AS (
+          SELECT id, coalesce(sum(size) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before FROM page
+        )
+        SELECT ${sql.literal(PRODUCT_COLUMNS)}, (SELECT count(*)::int FROM page) AS probed FROM products
+        WHERE id IN (SELECT id FROM sized WHERE before < ${SCAN_BYTES}) ORDER BY id`.pipe(
         storeError("scan"),
         Effect.map((rows) => {
           const last = rows.at(-1)
-          return [rows.map(toProduct), rows.length === batchSize && last ? Option.some(last.id) : Option.none()] as const
+          const probed = rows[0]?.probed ?? 0
+          const cut = rows.length < probed
+          const more = last !== undefined && (cut || probed === probe)
+          // Cut by its bytes: the next probe sizes about twice what fitted; else it grows back toward batchSize.
+          const next = { after: last?.id ?? after, probe: cut ? Math.max(1, 2 * rows.length) : Math.min(batchSize, 2 * probe) }
+          return [rows.map(toProduct), more ? Option.some(next) : Option.none()] as const
         })
       )
     )

@@ -1,6 +1,6 @@
 /** Rows of the `products` table and their mapping to the domain's Product. */
 import { Schema } from "effect"
-import { type Product, ProductContent, type ProductId, type Slug } from "@productdir/domain"
+import { type ListedProduct, type Product, ProductContent, type ProductId, type Slug } from "@productdir/domain"
 
 export interface ProductRow {
   readonly id: string
@@ -21,13 +21,38 @@ export const PRODUCT_COLUMNS = "id, slug, content, seed_up, seed_down, trust_up,
 const decodeContent = Schema.decodeUnknownSync(ProductContent)
 
 export const toProduct = (row: ProductRow): Product => ({
+  ...bookkeepingOf(row),
+  // jsonb comes back with its keys reordered; decoding restores the schema's order (and catches a hand-edited row).
+  content: decodeContent(row.content)
+})
+
+/** A row's identity, counters and bookkeeping: a product but for its content. */
+const bookkeepingOf = (row: ProductRow): Omit<Product, "content"> => ({
   id: row.id as ProductId,
   slug: row.slug as Slug,
-  // jsonb comes back with its keys reordered; decoding restores the schema's order (and catches a hand-edited row).
-  content: decodeContent(row.content),
   seed: { up: Number(row.seed_up), down: Number(row.seed_down) },
   counters: { up: Number(row.trust_up), down: Number(row.trust_down) },
   version: row.version,
   updatedAt: row.updated_at,
   removedAt: row.removed_at
 })
+
+/**
+ * The columns a listed product needs (ListedProduct): its content cut to its summary's fields in the database, so
+ * that a page never carries whole records out of it.
+ */
+export const LISTED_COLUMNS = `id, slug, jsonb_build_object(
+  'name', content->'name', 'category', content->'category', 'ai_summary', content->'ai_summary',
+  'pricing', jsonb_build_object('model', content#>'{pricing,model}')) AS content,
+  seed_up, seed_down, trust_up, trust_down, version, updated_at, removed_at`
+
+const decodeListed = Schema.decodeUnknownSync(
+  Schema.Struct({
+    name: ProductContent.fields.name,
+    category: ProductContent.fields.category,
+    ai_summary: ProductContent.fields.ai_summary,
+    pricing: Schema.Struct({ model: ProductContent.fields.pricing.fields.model })
+  })
+)
+
+export const toListedProduct = (row: ProductRow): ListedProduct => ({ ...bookkeepingOf(row), content: decodeListed(row.content) })

@@ -7,6 +7,7 @@ import { Effect } from "effect"
 import {
   CatalogStore,
   fromImportRecord,
+  type ListedProduct,
   type ListQuery,
   type Product,
   type ProductId,
@@ -65,7 +66,7 @@ export const uniqueCategory = () => `Contract ${rng.uuid().slice(0, 12)}`
 export const listAll = (query: Omit<ListQuery, "cursor">) =>
   Effect.gen(function* () {
     const store = yield* CatalogStore
-    const seen: Array<Product> = []
+    const seen: Array<ListedProduct> = []
     let cursor: string | undefined
     let pages = 0
     do {

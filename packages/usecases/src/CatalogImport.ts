@@ -49,6 +49,38 @@ export interface Warning {
  */
 export const BATCHES_IN_FLIGHT = 2
 
+/**
+ * Bytes of records one batch holds at most, whatever its count: a batch of 500 records of 1 MB each (within every
+ * documented limit) took the import past its heap with nothing written. With the batches read ahead and in flight,
+ * the import holds a few of these at once.
+ */
+export const BATCH_BYTES = 4 * 1024 * 1024
+
+interface Filling {
+  readonly batch: Array<Valid>
+  bytes: number
+}
+
+/** `size` records or BATCH_BYTES of them, whichever comes first (a record over it alone). */
+const batchesOf =
+  (size: number) =>
+  <E, R>(records: Stream.Stream<Valid, E, R>): Stream.Stream<ReadonlyArray<Valid>, E, R> =>
+    records.pipe(
+      Stream.mapAccum(
+        (): Filling => ({ batch: [], bytes: 0 }),
+        (state: Filling, record: Valid): readonly [Filling, ReadonlyArray<ReadonlyArray<Valid>>] => {
+          if (state.batch.length > 0 && (state.batch.length >= size || state.bytes + record.bytes > BATCH_BYTES)) {
+            return [{ batch: [record], bytes: record.bytes }, [state.batch]]
+          }
+          // The batch being filled is this state's alone: it grows in place.
+          state.batch.push(record)
+          state.bytes += record.bytes
+          return [state, []]
+        },
+        { onHalt: (state) => (state.batch.length > 0 ? [state.batch] : []) }
+      )
+    )
+
 /** Kept for the report; past this many, only the counts grow. */
 export const MAX_LISTED = 10_000
 
@@ -182,7 +214,7 @@ export const runImport = <E>(options: ImportOptions<E>) =>
     const checks = makeRecordChecks()
     const order = makeBatchOrder((batch: ReadonlyArray<Valid>) => batch.map((c) => canonicalProductId(c.input.id)))
     yield* checked(checks, true).pipe(
-      Stream.grouped(options.batchSize),
+      batchesOf(options.batchSize),
       // Read and validate the next batches while the store writes these.
       Stream.buffer({ capacity: 2 }),
       Stream.mapEffect(order),

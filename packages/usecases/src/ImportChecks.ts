@@ -33,7 +33,14 @@ export type FieldPath = ReadonlyArray<string | number>
  * rather than imported with one of the two values dropped without a word (domain's duplicateKeys.ts).
  */
 export type RawRecord =
-  | { readonly _tag: "Parsed"; readonly position: Position; readonly value: unknown; readonly repeated: ReadonlyArray<FieldPath> }
+  | {
+      readonly _tag: "Parsed"
+      readonly position: Position
+      readonly value: unknown
+      readonly repeated: ReadonlyArray<FieldPath>
+      /** Its size as read (bytes of JSON): what a batch of records weighs (CatalogImport.ts). */
+      readonly bytes: number
+    }
   | { readonly _tag: "Unreadable"; readonly position: Position; readonly message: string }
 
 export interface FieldError {
@@ -57,6 +64,8 @@ export type Checked =
       readonly idFrom: "id" | "slug" | "name"
       /** Given trust values that disagree with the counts, and a repeated id. */
       readonly warnings: ReadonlyArray<string>
+      /** Its size as read. */
+      readonly bytes: number
     }
   | { readonly _tag: "Rejected"; readonly rejection: Rejection }
 
@@ -103,7 +112,15 @@ export const checkRecord = (record: RawRecord): Checked => {
   const fallback = derivedId(value.slug !== undefined ? `slug:${value.slug}` : `name:${value.name}`)
   const imported = fromImportRecord(value, fallback)
   const idFrom = value.id !== undefined ? "id" : value.slug !== undefined ? "slug" : "name"
-  return { _tag: "Valid", position: record.position, where, input: imported.input, idFrom, warnings: imported.warnings }
+  return {
+    _tag: "Valid",
+    position: record.position,
+    where,
+    input: imported.input,
+    idFrom,
+    warnings: imported.warnings,
+    bytes: record.bytes
+  }
 }
 
 export interface RecordChecks {
