@@ -130,4 +130,45 @@ describe("embedded database shared on its socket", () => {
       }).pipe(Effect.scoped),
     60_000
   )
+
+  it.live(
+    "what a socket client sets in the session lasts its own turn: the owner's connection finds its settings, tables and statements",
+    () =>
+      Effect.gen(function* () {
+        const { path, session } = yield* shared
+        const owner = client({ stream: () => new PgliteDuplex(session) })
+        const read = SqlClient.SqlClient.use((sql) => sql<{ n: number }>`SELECT n FROM counter`)
+        // The owner prepares its statements first (they are named and kept, as the API's are).
+        for (let i = 0; i < 3; i++) assert.strictEqual((yield* read.pipe(Effect.provide(owner)))[0]!.n, 0)
+        // What psql or pg_dump may leave behind on the socket: settings, a shadowing temporary table, statements gone.
+        yield* SqlClient.SqlClient.use((sql) =>
+          Effect.gen(function* () {
+            yield* sql.unsafe("CREATE TEMP TABLE counter (n int)")
+            yield* sql.unsafe("DEALLOCATE ALL")
+            yield* sql.unsafe("PREPARE stray AS SELECT 1")
+            yield* sql.unsafe("SET search_path TO ''")
+            yield* sql.unsafe("SET statement_timeout = 1")
+            yield* sql.unsafe("SET default_transaction_read_only = on")
+          })
+        ).pipe(Effect.provide(client({ path })))
+        const after = yield* SqlClient.SqlClient.use((sql) =>
+          Effect.gen(function* () {
+            const rows = yield* sql<{ n: number }>`SELECT n FROM counter`
+            yield* sql`UPDATE counter SET n = n + 1`
+            const [settings] = yield* sql<{ path: string; readOnly: string }>`
+              SELECT current_setting('search_path') AS path, current_setting('default_transaction_read_only') AS "readOnly"`
+            const statements = yield* sql<{ name: string }>`SELECT name FROM pg_prepared_statements WHERE name = 'stray'`
+            return { n: rows[0]!.n, settings: settings!, strays: statements.length }
+          })
+        ).pipe(Effect.provide(owner))
+        assert.strictEqual(after.n, 0)
+        assert.notStrictEqual(after.settings.path, "")
+        assert.strictEqual(after.settings.readOnly, "off")
+        assert.strictEqual(after.strays, 0)
+        // And the next socket client starts clean as well.
+        const next = yield* read.pipe(Effect.provide(client({ path })))
+        assert.strictEqual(next[0]!.n, 1)
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })

@@ -12,6 +12,14 @@
  * closed, so the session is clean for the next one. A socket client that holds
  * the session while it sends nothing is cut off after a timeout: one stalled
  * client must not stop everyone.
+ *
+ * The session's state is the service's, not a client's: what a local client
+ * (psql, pg_dump, a CLI on the socket) sets in it (`SET search_path TO ''`, a
+ * role, a temporary table that shadows one of ours, a prepared statement it
+ * leaves or one of ours it deallocates) lasts only for its own turn. When the
+ * session passes from such a client to another connection, it is reset to the
+ * server's settings, statements no live connection prepared are dropped, and
+ * each connection finds its own prepared statements again at its next turn.
  */
 import type { PGlite } from "@electric-sql/pglite"
 import { CLOSE, closedStatementName, PARSE, parsedStatementName } from "./FrontendMessages.ts"
@@ -27,14 +35,70 @@ export interface SessionConnectionOptions {
   /** Cut the connection off when it holds the session this long without sending anything. */
   readonly idleTimeoutMs?: number | undefined
   readonly onIdleTimeout?: (() => void) | undefined
+  /** A client of the local socket: what it leaves in the session is undone before anyone else's turn. */
+  readonly foreign?: boolean | undefined
 }
+
+/** Back to the server's settings: every parameter, the role, open cursors, temporary tables. */
+const SESSION_RESET = "RESET ALL; SET SESSION AUTHORIZATION DEFAULT; CLOSE ALL; DISCARD TEMP"
 
 export class PgliteSession {
   private holder: Holder | undefined
   private readonly waiting: Array<{ readonly holder: Holder; readonly resume: () => void }> = []
   private nextId = 0
+  /** Who had the last turn, and whether it was a foreign client. */
+  private last: Holder | undefined
+  private lastForeign = false
+  /** Counts the resets: a connection whose statements were last checked before the latest one checks them again. */
+  private resets = 0
+  /** Every prepared statement of a live connection, by name. */
+  private readonly owned = new Map<string, SessionConnection>()
 
   constructor(readonly db: PGlite) {}
+
+  /**
+   * At the start of a turn of `holder`: the session cleaned of what a foreign client left in it, when one had the
+   * turn before; then, for a connection, its own prepared statements made again if a client removed them.
+   */
+  private async settle(holder: Holder, connection?: SessionConnection, foreign = false): Promise<void> {
+    if (this.last !== undefined && this.last !== holder && this.lastForeign) {
+      await this.db.exec(SESSION_RESET).catch(() => undefined)
+      for (const name of await this.preparedNames()) {
+        if (!this.owned.has(name)) await this.db.exec(`DEALLOCATE ${quoteIdentifier(name)}`).catch(() => undefined)
+      }
+      this.resets++
+    }
+    this.last = holder
+    this.lastForeign = foreign
+    if (connection !== undefined && connection.checkedAt < this.resets) {
+      connection.checkedAt = this.resets
+      const present = new Set(await this.preparedNames())
+      for (const [name, parse] of connection.parses) {
+        if (!present.has(name)) await this.db.runExclusive(() => this.db.execProtocolRaw(concat(parse, SYNC))).catch(() => undefined)
+      }
+    }
+  }
+
+  private async preparedNames(): Promise<ReadonlyArray<string>> {
+    const result = await this.db.query<{ name: string }>("SELECT name FROM pg_prepared_statements").catch(() => undefined)
+    return result?.rows.map((row) => row.name) ?? []
+  }
+
+  /** @internal A connection prepared (`parse` given) or closed a named statement. */
+  noteStatement(name: string, connection: SessionConnection, parse: Uint8Array | undefined): void {
+    if (parse !== undefined) {
+      this.owned.set(name, connection)
+      connection.parses.set(name, parse)
+    } else {
+      if (this.owned.get(name) === connection) this.owned.delete(name)
+      connection.parses.delete(name)
+    }
+  }
+
+  /** @internal The turn of `holder` begins. */
+  begin(holder: Holder, connection: SessionConnection, foreign: boolean): Promise<void> {
+    return this.settle(holder, connection, foreign)
+  }
 
   /** Waits until `holder` has the session. */
   private enter(holder: Holder): Promise<void> {
@@ -62,6 +126,7 @@ export class PgliteSession {
     const holder = { id: ++this.nextId }
     await this.enter(holder)
     try {
+      await this.settle(holder)
       return await f(this.db)
     } finally {
       this.leave(holder)
@@ -87,7 +152,10 @@ interface Gate {
 
 /** One client's view of the session. Messages must be sent one at a time (each `send` awaited). */
 export class SessionConnection {
-  private readonly statements = new Set<string>()
+  /** Its prepared statements by name, with the Parse message that made each (to make it again: PgliteSession.settle). */
+  readonly parses = new Map<string, Uint8Array>()
+  /** How many session resets its statements were last checked after. */
+  checkedAt = 0
   private idleTimer: ReturnType<typeof setTimeout> | undefined
   private closed = false
 
@@ -104,6 +172,7 @@ export class SessionConnection {
     await this.gate.enter(this.holder)
     this.clearIdleTimer()
     if (this.closed) return this.gate.leave(this.holder)
+    await this.session.begin(this.holder, this, this.options.foreign === true)
     // The last bytes of the backend's answer: a ReadyForQuery, when there is one, is the last message.
     let tail: Uint8Array = new Uint8Array(0)
     await this.session.db.runExclusive(() =>
@@ -116,10 +185,11 @@ export class SessionConnection {
     )
     if (type === PARSE) {
       const name = parsedStatementName(message)
-      if (name !== "") this.statements.add(name)
+      // A copy: the message's bytes are a view of a buffer its reader reuses.
+      if (name !== "") this.session.noteStatement(name, this, message.slice())
     } else if (type === CLOSE) {
       const name = closedStatementName(message)
-      if (name !== undefined) this.statements.delete(name)
+      if (name !== undefined) this.session.noteStatement(name, this, undefined)
     }
     const ready = tail.length === 6 && tail[0] === READY_FOR_QUERY && tail[4] === 5
     if (ready && tail[5] === IDLE) this.gate.leave(this.holder)
@@ -136,7 +206,7 @@ export class SessionConnection {
     this.clearIdleTimer()
     this.gate.forget(this.holder)
     const held = this.gate.holds(this.holder)
-    if (!held && this.statements.size === 0) return
+    if (!held && this.parses.size === 0) return
     await this.gate.enter(this.holder)
     try {
       const db = this.session.db
@@ -145,10 +215,10 @@ export class SessionConnection {
         await db.runExclusive(() => db.execProtocolRaw(SYNC)).catch(() => undefined)
         await db.exec("ROLLBACK").catch(() => undefined)
       }
-      for (const name of this.statements) {
-        await db.exec(`DEALLOCATE "${name.replaceAll('"', '""')}"`).catch(() => undefined)
+      for (const name of [...this.parses.keys()]) {
+        await db.exec(`DEALLOCATE ${quoteIdentifier(name)}`).catch(() => undefined)
+        this.session.noteStatement(name, this, undefined)
       }
-      this.statements.clear()
     } finally {
       this.gate.leave(this.holder)
     }
@@ -168,6 +238,15 @@ export class SessionConnection {
 }
 
 const SYNC = new Uint8Array([0x53, 0, 0, 0, 4])
+
+const quoteIdentifier = (name: string) => `"${name.replaceAll('"', '""')}"`
+
+const concat = (a: Uint8Array, b: Uint8Array): Uint8Array => {
+  const joined = new Uint8Array(a.length + b.length)
+  joined.set(a)
+  joined.set(b, a.length)
+  return joined
+}
 
 const concatTail = (tail: Uint8Array, data: Uint8Array): Uint8Array => {
   const joined = new Uint8Array(tail.length + data.length)

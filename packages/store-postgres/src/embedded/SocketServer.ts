@@ -33,7 +33,7 @@ export const socketPathFor = (dataDir: string): string => {
 
 const serveConnection = (session: PgliteSession, socket: Socket) => {
   const framer = new FrontendFramer()
-  const connection = session.connect({ idleTimeoutMs: IDLE_HOLD_TIMEOUT_MS, onIdleTimeout: () => socket.destroy() })
+  const connection = session.connect({ idleTimeoutMs: IDLE_HOLD_TIMEOUT_MS, onIdleTimeout: () => socket.destroy(), foreign: true })
   let work: Promise<void> = Promise.resolve()
   // A copy: PGlite hands out views of its own memory, which it reuses for the next bytes, while a socket
   // that cannot take a large answer at once keeps the view queued (the answer arrived garbled past ~1 MB).
