@@ -7,10 +7,11 @@
  *   HttpLive (routes, docs, limits) on NodeServerLive (HOST:PORT, timeouts, connection caps, the front door:
  *   request ids, the access log, the read cache)
  *   SIGTERM ─► DrainOnShutdown (readiness off, keep-alive closed) ─► server closes ─► store closes
+ *            └► DeadlineOnSignal: the process exits by SHUTDOWN_GRACE + ½ s, closed or not
  */
 // Each module by its own path: the package index also loads its Redis, cluster and WebSocket modules.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Console, Effect, Layer } from "effect"
+import { Console, Duration, Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import {
   layerFromConfig,
@@ -21,7 +22,7 @@ import {
   storeKind,
   teardown
 } from "@productdir/runtime"
-import { type PgliteClient, SHARING_TOOL } from "@productdir/store-postgres"
+import { armDiskGuard, type PgliteClient, SHARING_TOOL } from "@productdir/store-postgres"
 import { VERSION } from "@productdir/contract"
 import * as ApiConfig from "./ApiConfig.ts"
 import { commandLineAnswer } from "./commandLine.ts"
@@ -42,6 +43,8 @@ const AnnounceLive = Layer.effectDiscard(
   Effect.gen(function* () {
     const server = yield* HttpServer.HttpServer
     const base = HttpServer.formatAddress(server.address)
+    // Started, its settings written: from now on an embedded store's writes stop while its disk is low.
+    yield* armDiskGuard
     yield* Effect.logInfo(`productdir API listening on ${base}  (docs: ${base}/docs, agents: ${base}/llms.txt)`)
   })
 )
@@ -55,12 +58,44 @@ const StoresLive = Layer.provideMerge(SeedLive, layerFromConfig(ROLE, {}, { read
 /** A taken port is said before the store is opened (and, embedded, made and seeded). */
 const PortFreeLive = Layer.effectDiscard(Effect.flatMap(ApiConfig.ApiConfig, (config) => listenable(config.port, config.host)))
 
+/**
+ * SIGTERM ends the process within its grace, whatever it waits for: the drain takes at most SHUTDOWN_GRACE, and
+ * a store that does not close (an embedded database whose disk filled stops for good) is not waited for past it.
+ * What was acknowledged is on disk already; the process says why it did not stop cleanly, and exits 1.
+ */
+const DeadlineOnSignalLive = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const config = yield* ApiConfig.ApiConfig
+    const deadline = Duration.toMillis(config.shutdownGrace) + 500
+    const arm = () => {
+      setTimeout(() => {
+        process.stderr.write(
+          `${ROLE.tool}: did not stop within SHUTDOWN_GRACE (${Duration.format(config.shutdownGrace)}) and half a second: the store did not close; exiting\n`
+        )
+        process.exit(1)
+      }, deadline).unref()
+    }
+    yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        process.once("SIGTERM", arm)
+        process.once("SIGINT", arm)
+      }),
+      () =>
+        Effect.sync(() => {
+          process.off("SIGTERM", arm)
+          process.off("SIGINT", arm)
+        })
+    )
+  })
+)
+
 // DrainOnShutdown is built after the server serves, so on SIGTERM it runs first: readiness
 // fails and keep-alive connections close while the server still answers.
 const MainLive = Layer.mergeAll(DrainOnShutdown, AnnounceLive).pipe(
   Layer.provideMerge(HttpLive),
   Layer.provide(Layer.provideMerge(NodeServerLive, Lifecycle.layer)),
   Layer.provide(StoresLive.pipe(Layer.provide(PortFreeLive))),
+  Layer.provide(DeadlineOnSignalLive),
   Layer.provide(ApiConfig.layerFromEnv),
   Layer.provide(LoggingLive)
 )

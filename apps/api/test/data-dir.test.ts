@@ -146,3 +146,94 @@ describe("a full disk under DATA_DIR", { timeout: 240_000 }, () => {
     expect(check.stdout).toContain("checked 44 products")
   })
 })
+
+/**
+ * The API with DATA_DIR on a disk of its own (as onFullDisk), holding a copy of `source`, filled to `freeKb`
+ * kilobytes left; `free()` deletes the filling, from inside the child's mount namespace (a line on its stdin).
+ */
+const onFillingDisk = (source: string, freeKb: number, env: Record<string, string>) => {
+  const mount = mkdtempSync(join(tmpdir(), "productdir-filling-"))
+  const script = [
+    "set -e",
+    'mount -t tmpfs -o size=64m tmpfs "$MOUNT"',
+    'cp -a "$SOURCE" "$MOUNT/data"',
+    'avail=$(df --output=avail -k "$MOUNT" | tail -n 1)',
+    'dd if=/dev/zero of="$MOUNT/fill" bs=1K count=$((avail - FREE_KB)) 2>/dev/null || true',
+    'export DATA_DIR="$MOUNT/data"',
+    "set +e",
+    // A background list reads /dev/null as its stdin: the test's line comes on a copy of it.
+    "exec 3<&0",
+    '(read -r line <&3; rm -f "$MOUNT/fill"; echo "disk freed") &',
+    'exec "$@" < /dev/null'
+  ].join("\n")
+  const child = spawn("unshare", [...(isRoot ? ["-m"] : ["-rm"]), "sh", "-c", script, "sh", process.execPath, API_MAIN], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, MOUNT: mount, SOURCE: source, FREE_KB: String(freeKb), DATABASE_URL: "", STORE: "pglite", PORT: "0" },
+    stdio: ["pipe", "pipe", "pipe"],
+    // A process group of its own, which signalGroup signals as a service manager would.
+    detached: true
+  })
+  let output = ""
+  const url = new Promise<string>((resolveUrl, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(output)
+      if (match?.[1]) resolveUrl(match[1])
+    }
+    child.stdout.on("data", onData)
+    child.stderr.on("data", onData)
+    child.once("close", (code) => reject(new Error(`the API exited with ${code} before listening:\n${output}`)))
+  })
+  url.catch(() => undefined)
+  const exited = new Promise<number | null>((done) =>
+    child.once("close", (code) => {
+      rmSync(mount, { recursive: true, force: true })
+      done(code)
+    })
+  )
+  return { child, url, output: () => output, exited, free: () => child.stdin.write("free\n") }
+}
+
+describe("a disk that fills under the running API", { timeout: 240_000 }, () => {
+  const root = mkdtempSync(join(tmpdir(), "productdir-filling-"))
+  const source = join(root, "data")
+  beforeAll(async () => {
+    expect((await run(IMPORT_BIN, [SAMPLE], { DATA_DIR: source })).code).toBe(0)
+  })
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+  it("writes are refused with 503 and Retry-After, reads and liveness go on, writes resume when space is back, SIGTERM ends it", async () => {
+    const [first, second] = sampleRecords()
+    const api = onFillingDisk(source, 6 * 1024, { TRUST_PROXY: "1", CROWD_DEFENSE: "off", ANONYMOUS_VOTES_PER_NETWORK: "off" })
+    try {
+      const base = await api.url
+      const refused = await vote(base, { entity_id: first!.id }, { "x-forwarded-for": "198.51.100.1" })
+      expect(refused.status, api.output()).toBe(503)
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
+      expect((await fetch(`${base}/products/${first!.id}`)).status).toBe(200)
+      expect((await fetch(`${base}/products?q=invoice`)).status).toBe(200)
+      expect((await fetch(`${base}/healthz`)).status).toBe(200)
+      expect((await fetch(`${base}/readyz`)).status).toBe(200)
+      // Said in the log, with what to do.
+      expect(api.output()).toMatch(/disk has [\d.]+ MiB free, under the [\d.]+ MiB it keeps in reserve: writes are refused/)
+      // Space comes back: the next votes are taken (the disk is read every half second).
+      api.free()
+      let status = 0
+      const deadline = Date.now() + 60_000
+      for (let i = 0; status !== 201; i++) {
+        expect(Date.now(), api.output()).toBeLessThan(deadline)
+        await new Promise((r) => setTimeout(r, 250))
+        status = (await vote(base, { entity_id: second!.id }, { "x-forwarded-for": `198.51.100.${10 + (i % 200)}` })).status
+        expect([201, 503]).toContain(status)
+      }
+      // Said in the log too (it may reach this side a moment after the vote's answer).
+      while (!api.output().includes("free again: writes resume")) {
+        expect(Date.now(), api.output()).toBeLessThan(deadline)
+        await new Promise((r) => setTimeout(r, 50))
+      }
+    } finally {
+      signalGroup(api.child, "SIGTERM")
+    }
+    expect(await api.exited).toBe(0)
+  })
+})

@@ -182,7 +182,12 @@ export class DirectoryApi extends HttpApiGroup.make("directory")
     HttpApiEndpoint.get("healthz", ROUTES.healthz, {
       success: Schema.Struct({ status: Schema.Literal("ok") }),
       error: ServiceUnavailable
-    }).annotateMerge(describe("The process is up", "Liveness: answers while the process runs.")),
+    }).annotateMerge(
+      describe(
+        "The process is up",
+        "Liveness: 200 while the process runs; 503 when its embedded database has stopped answering (one statement for over 30 s), which only a restart brings back."
+      )
+    ),
     HttpApiEndpoint.get("readyz", ROUTES.readyz, {
       success: Schema.Struct({
         status: Schema.Literal("ready"),

@@ -34,10 +34,12 @@ export class InvalidCursor extends Schema.TaggedError<InvalidCursor>()("InvalidC
  * Why a store failed, for whoever runs the program, since each asks for something else:
  * - `unavailable` (the default): it could not be reached, or failed on its own side;
  * - `disk-full`: it has no space left to write;
+ * - `read-only`: it refuses writes for now, reads go on: the embedded store keeping its disk's last space in
+ *   reserve (it takes writes again when space is freed), or a server that is a read-only replica;
  * - `data`: what was written broke a rule of the store (a unique key, a size limit): the fault of
  *   one record, which an import names and skips (`constraint` or `column` says which field).
  */
-export const StoreFault = Schema.Literals(["unavailable", "disk-full", "data"])
+export const StoreFault = Schema.Literals(["unavailable", "disk-full", "read-only", "data"])
 export type StoreFault = typeof StoreFault.Type
 
 /**

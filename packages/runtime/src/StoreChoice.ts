@@ -7,11 +7,13 @@
  */
 import { existsSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
+import { Config, ConfigProvider, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { type Stores, StoreError } from "@productdir/domain"
 import * as MemoryStore from "@productdir/store-memory"
 import {
+  armDiskGuard,
   awaitServer,
+  DEFAULT_RESERVE,
   ConnectConfig,
   describeServer,
   layerPglite,
@@ -53,7 +55,12 @@ const DatabaseUrlConfig = Config.option(Config.Redacted("DATABASE_URL")).pipe(
 export const StoreConfig = Config.all({
   store: Config.Literals(["auto", "postgres", "pglite", "memory"], "STORE").pipe(Config.withDefault("auto" as const)),
   databaseUrl: DatabaseUrlConfig,
-  dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.data"))
+  dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.data")),
+  /** DATA_DIR_RESERVE: MiB the data directory's disk keeps free; writes are refused below (store-postgres DiskGuard.ts). */
+  dataDirReserve: Config.schema(Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0)), "DATA_DIR_RESERVE").pipe(
+    Config.map((mib) => mib * 1024 * 1024),
+    Config.withDefault(DEFAULT_RESERVE)
+  )
 })
 
 /**
@@ -104,8 +111,12 @@ export const layerFromConfig = (
       switch (kind) {
         case "memory":
           return MemoryStore.layer
-        case "pglite":
-          return layerPglite({ dataDir: config.dataDir, role })
+        case "pglite": {
+          const embedded = layerPglite({ dataDir: config.dataDir, role, reserve: config.dataDirReserve })
+          // A command's writes come once it has started: its disk guard is armed at once. The API arms its own once it
+          // listens, its settings written (apps/api main.ts).
+          return role.share ? embedded : Layer.provideMerge(Layer.effectDiscard(armDiskGuard), embedded)
+        }
         case "postgres": {
           if (Option.isNone(config.databaseUrl)) {
             return yield* new StoreError({ operation: "configure", detail: "STORE=postgres needs DATABASE_URL" })

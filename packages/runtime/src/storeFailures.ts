@@ -32,6 +32,18 @@ const whereDataLives = Effect.map(Effect.option(StoreConfig), (found) => Option.
 const diskFull = whereDataLives.pipe(Effect.map((where) => `the disk holding ${where} is full: free some space, then run this again.`))
 
 /**
+ * The one line for writes refused by a read-only store: the embedded one keeps its disk's last space in reserve
+ * (a full disk, as far as a write is concerned); a server refuses them as a replica does.
+ */
+const lowOnSpace = Effect.flatMap(Effect.option(StoreConfig), (config) =>
+  Option.isSome(config) && storeKind(config.value) === "pglite"
+    ? diskFull
+    : Effect.succeed(
+        "the PostgreSQL server refuses writes: DATABASE_URL names a read-only server (a replica, or one in recovery); point it at the primary."
+      )
+)
+
+/**
  * A setting that could not be read, in plain words: `PORT: Expected an integer`, `LOG_LEVEL must be one of …`,
  * not the library's `SchemaError(Expected an integer\n  at ["PORT"])`.
  */
@@ -67,6 +79,8 @@ export const storeFailureHandlers = (role: Role, code: number) => {
       switch (error.fault) {
         case "disk-full":
           return Effect.flatMap(diskFull, fail)
+        case "read-only":
+          return Effect.flatMap(lowOnSpace, fail)
         case "data":
           return fail(`the store refused the data during ${error.operation}: ${error.detail}.`)
         default:

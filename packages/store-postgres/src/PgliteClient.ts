@@ -11,9 +11,11 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import { StoreError } from "@productdir/domain"
 import * as DataDirOwner from "./embedded/DataDirOwner.ts"
+import * as DiskGuard from "./embedded/DiskGuard.ts"
 import { PgliteDuplex } from "./embedded/PgliteDuplex.ts"
 import { PgliteSession } from "./embedded/PgliteSession.ts"
 import * as SocketServer from "./embedded/SocketServer.ts"
+import { STALLED_AFTER_MS, StoreHealth } from "./StoreHealth.ts"
 
 /** How this process uses an embedded data directory it finds. */
 export interface Role {
@@ -81,7 +83,7 @@ export const layerInMemory = () =>
  * owner's socket, waiting while the owner starts, and refuses when the owner
  * does not share (another CLI).
  */
-export const layerDataDir = (dataDir: string, role: Role) =>
+export const layerDataDir = (dataDir: string, role: Role, options: { readonly reserve?: number } = {}) =>
   Layer.unwrap(
     Effect.gen(function* () {
       const ownership = yield* DataDirOwner.acquire(dataDir, role.tool).pipe(
@@ -99,6 +101,21 @@ export const layerDataDir = (dataDir: string, role: Role) =>
       // A new database is unpacked with files open to every user: closed before anything is written.
       yield* DataDirOwner.makePrivate(ownership.dataDir)
       const session = new PgliteSession(db)
+      // Writes stop before the disk is full (a full disk stops PGlite for good), and resume when space is back.
+      const disk = yield* DiskGuard.watch(
+        ownership.dataDir,
+        options.reserve ?? DiskGuard.DEFAULT_RESERVE,
+        (state) => session.setReadOnly(state.low),
+        role.share ? "Warn" : "Debug"
+      )
+      const health = StoreHealth.of({
+        stalled: () => {
+          const busy = session.busyFor()
+          return busy !== undefined && busy > STALLED_AFTER_MS ? busy : undefined
+        },
+        disk: disk.state,
+        armDiskGuard: disk.arm
+      })
       if (role.share) {
         const path = SocketServer.socketPathFor(ownership.dataDir)
         yield* SocketServer.serve(session, path).pipe(
@@ -108,7 +125,7 @@ export const layerDataDir = (dataDir: string, role: Role) =>
         )
         yield* ownership.announce(path)
       }
-      return PgClient.layer({ ...connection, stream: () => new PgliteDuplex(session) })
+      return Layer.merge(PgClient.layer({ ...connection, stream: () => new PgliteDuplex(session) }), Layer.succeed(StoreHealth, health))
     })
   )
 

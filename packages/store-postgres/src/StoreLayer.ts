@@ -126,7 +126,14 @@ export const layerPostgres = (url: Redacted.Redacted, options: PostgresOptions =
  * share one backend session, so the job lock is a file lock per job. Only one API
  * serves a directory, so its rate limits stay in its process.
  */
-export const layerPglite = (options: { readonly dataDir?: string | undefined; readonly role?: PgliteClient.Role } = {}) =>
+export const layerPglite = (
+  options: {
+    readonly dataDir?: string | undefined
+    readonly role?: PgliteClient.Role
+    /** Free bytes the data directory's disk keeps in reserve: writes are refused below (embedded/DiskGuard.ts). */
+    readonly reserve?: number | undefined
+  } = {}
+) =>
   options.dataDir === undefined
     ? Layer.mergeAll(
         sqlServices({ streamSnapshots: false, limitsInDatabase: false }, MemoryRateLimits, primaryReads(undefined)),
@@ -137,7 +144,13 @@ export const layerPglite = (options: { readonly dataDir?: string | undefined; re
         FileJobLock.layer(options.dataDir)
       ).pipe(
         Layer.provide(Migrated),
-        Layer.provideMerge(PgliteClient.layerDataDir(options.dataDir, options.role ?? { tool: "a productdir process", share: false }))
+        Layer.provideMerge(
+          PgliteClient.layerDataDir(
+            options.dataDir,
+            options.role ?? { tool: "a productdir process", share: false },
+            options.reserve === undefined ? {} : { reserve: options.reserve }
+          )
+        )
       )
 
 /** Failures a store layer can fail to build with. */

@@ -27,12 +27,14 @@ const fieldsOf = (error: SqlError): ServerFields => {
 
 /**
  * The fault behind an SQLSTATE: 53100 is a full disk (PGlite reports the file system's ENOSPC in
- * the message only); classes 22 (data exception), 23 (integrity constraint) and 54 (a program limit,
- * such as an index row too large) come from the data written.
+ * the message only); 25006, a write refused by a read-only session (the embedded store's disk kept in reserve:
+ * embedded/DiskGuard.ts, or a replica); classes 22 (data exception), 23 (integrity constraint) and 54 (a program
+ * limit, such as an index row too large) come from the data written.
  */
 export const faultOf = (fields: ServerFields): StoreFault => {
   const code = fields.code ?? ""
   if (code === "53100" || /no space left on device/i.test(fields.message ?? "")) return "disk-full"
+  if (code === "25006") return "read-only"
   if (code.startsWith("22") || code.startsWith("23") || code.startsWith("54")) return "data"
   return "unavailable"
 }

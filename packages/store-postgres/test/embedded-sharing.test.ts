@@ -4,7 +4,7 @@
  */
 import { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect, type Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -168,6 +168,30 @@ describe("embedded database shared on its socket", () => {
         // And the next socket client starts clean as well.
         const next = yield* read.pipe(Effect.provide(client({ path })))
         assert.strictEqual(next[0]!.n, 1)
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.live(
+    "a database that stops answering is seen: how long PGlite has been on one exchange, which /healthz reads",
+    () =>
+      Effect.gen(function* () {
+        const db = yield* Effect.acquireRelease(
+          Effect.promise(() => PGlite.create()),
+          (db) => Effect.promise(() => db.close())
+        )
+        const session = new PgliteSession(db)
+        expect(session.busyFor()).toBeUndefined()
+        // A stopped database, as a full disk leaves PGlite: its exchanges never end (a fault put in PGlite itself).
+        const stopped = new Promise<never>(() => undefined)
+        const run = db.runExclusive.bind(db)
+        db.runExclusive = (() => stopped) as typeof db.runExclusive
+        const connection = session.connect()
+        void connection.send(new Uint8Array([0x51, 0, 0, 0, 13, ...new TextEncoder().encode("SELECT 1"), 0]), 0x51, () => undefined)
+        yield* Effect.sleep("50 millis")
+        expect(session.busyFor()).toBeGreaterThanOrEqual(40)
+        expect(session.busyFor(performance.now() + 60_000)).toBeGreaterThan(60_000)
+        db.runExclusive = run
       }).pipe(Effect.scoped),
     60_000
   )

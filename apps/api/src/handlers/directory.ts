@@ -2,7 +2,8 @@
 import { Effect, Option } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "@productdir/contract"
+import { Api, ServiceUnavailable } from "@productdir/contract"
+import { StoreHealth } from "@productdir/store-postgres"
 import { Directory } from "@productdir/usecases"
 import { serveCard } from "../a2a/served.ts"
 import { CardSigner } from "../a2a/signing.ts"
@@ -22,6 +23,7 @@ export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =
     const directory = yield* Directory.Directory
     const config = yield* ApiConfig
     const readiness = yield* makeReadiness
+    const health = yield* Effect.serviceOption(StoreHealth)
     const signer = yield* CardSigner
     const metricsResponse = yield* makeMetricsResponse
     const index = serviceIndex()
@@ -47,8 +49,20 @@ export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =
             return yield* serveCard(own ? signer : undefined, baseUrlOf(config.publicUrl, Option.some(request)) ?? "")
           })
         )
-        // Health answers describe this moment: never reused by a cache.
-        .handle("healthz", () => Effect.succeed(HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: NO_STORE })))
+        // Health answers describe this moment: never reused by a cache. Alive unless the embedded database has stopped
+        // (an exchange that never ends): only a restart brings that back, and a liveness probe is what restarts.
+        .handle("healthz", () =>
+          Effect.suspend(() => {
+            const stalled = Option.isSome(health) ? health.value.stalled() : undefined
+            return stalled === undefined
+              ? Effect.succeed(HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: NO_STORE }))
+              : Effect.fail(
+                  new ServiceUnavailable({
+                    detail: `The embedded database has been on one statement for ${Math.round(stalled / 1000)} s and does not answer: restart the process.`
+                  })
+                )
+          })
+        )
         // Not ready once the server drains; ready while the primary answers, listing the servers reached to whoever
         // may read the metrics here (http/readiness.ts).
         .handle("readyz", () =>

@@ -53,8 +53,43 @@ export class PgliteSession {
   private resets = 0
   /** Every prepared statement of a live connection, by name. */
   private readonly owned = new Map<string, SessionConnection>()
+  /** Writes are refused (the disk is low: DiskGuard.ts); kept through the resets. */
+  private readOnly = false
+  /** When the exchange PGlite is working on began (performance.now()), while there is one. */
+  private busySince: number | undefined
 
   constructor(readonly db: PGlite) {}
+
+  /**
+   * Milliseconds PGlite has been working on one exchange, when it is; undefined when idle. An exchange that never
+   * ends is a database that has stopped, which only a restart brings back (the API's /healthz says so).
+   */
+  busyFor(now = performance.now()): number | undefined {
+    return this.busySince === undefined ? undefined : now - this.busySince
+  }
+
+  /** @internal Runs `f`, PGlite's work on one exchange, timed for busyFor. */
+  async timed<A>(f: () => Promise<A>): Promise<A> {
+    this.busySince = performance.now()
+    try {
+      return await f()
+    } finally {
+      this.busySince = undefined
+    }
+  }
+
+  /**
+   * Refuses every write from now on (`on`), or takes them again: `default_transaction_read_only` of the session,
+   * which every connection's turn keeps (a client that changes it changes it for its own turn only). Going read-only,
+   * a checkpoint first lets the WAL's older segments be reused rather than new ones written.
+   */
+  setReadOnly(on: boolean): Promise<void> {
+    this.readOnly = on
+    return this.exclusive(async (db) => {
+      if (on) await db.exec("CHECKPOINT").catch(() => undefined)
+      await db.exec(`SET default_transaction_read_only = ${on ? "on" : "off"}`)
+    })
+  }
 
   /**
    * At the start of a turn of `holder`: the session cleaned of what a foreign client left in it, when one had the
@@ -62,7 +97,7 @@ export class PgliteSession {
    */
   private async settle(holder: Holder, connection?: SessionConnection, foreign = false): Promise<void> {
     if (this.last !== undefined && this.last !== holder && this.lastForeign) {
-      await this.db.exec(SESSION_RESET).catch(() => undefined)
+      await this.db.exec(this.readOnly ? `${SESSION_RESET}; SET default_transaction_read_only = on` : SESSION_RESET).catch(() => undefined)
       for (const name of await this.preparedNames()) {
         if (!this.owned.has(name)) await this.db.exec(`DEALLOCATE ${quoteIdentifier(name)}`).catch(() => undefined)
       }
@@ -127,7 +162,7 @@ export class PgliteSession {
     await this.enter(holder)
     try {
       await this.settle(holder)
-      return await f(this.db)
+      return await this.timed(() => f(this.db))
     } finally {
       this.leave(holder)
     }
@@ -175,13 +210,15 @@ export class SessionConnection {
     await this.session.begin(this.holder, this, this.options.foreign === true)
     // The last bytes of the backend's answer: a ReadyForQuery, when there is one, is the last message.
     let tail: Uint8Array = new Uint8Array(0)
-    await this.session.db.runExclusive(() =>
-      this.session.db.execProtocolRawStream(message, {
-        onRawData: (data) => {
-          tail = data.length >= 6 ? data.subarray(data.length - 6) : concatTail(tail, data)
-          onData(data)
-        }
-      })
+    await this.session.timed(() =>
+      this.session.db.runExclusive(() =>
+        this.session.db.execProtocolRawStream(message, {
+          onRawData: (data) => {
+            tail = data.length >= 6 ? data.subarray(data.length - 6) : concatTail(tail, data)
+            onData(data)
+          }
+        })
+      )
     )
     if (type === PARSE) {
       const name = parsedStatementName(message)
