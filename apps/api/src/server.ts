@@ -155,12 +155,13 @@ export const NodeServerLive = Layer.unwrap(
     // answer is written, then the connection is closed.
     Object.assign(server, { httpAllowHalfOpen: true })
     server.on("clientError", answerClientError)
-    return Layer.mergeAll(
-      FrontDoor.layer(server, { port: config.port, host: config.host }),
-      NodeHttpServer.layerHttpServices,
-      Layer.succeed(Connections, watchConnections(server, { perAddress: config.maxConnectionsPerAddress }))
+    return Layer.mergeAll(FrontDoor.layer(server, { port: config.port, host: config.host }), NodeHttpServer.layerHttpServices).pipe(
+      Layer.provideMerge(
+        Layer.succeed(Connections, watchConnections(server, { perAddress: config.maxConnectionsPerAddress, max: config.maxConnections }))
+      ),
       // Each access-log entry also counted in the request metrics (observability/httpMetrics.ts).
-    ).pipe(Layer.provide(HttpMetrics.layerAccessLog.pipe(Layer.provide(AccessLog.layer))))
+      Layer.provide(HttpMetrics.layerAccessLog.pipe(Layer.provide(AccessLog.layer)))
+    )
   })
 )
 

@@ -226,6 +226,42 @@ describe("start and stop", { timeout: 180_000 }, () => {
     }
   })
 
+  it("400 connections from one address: every request is answered, 200 within its cap and 503 with Retry-After past it, none reset", async () => {
+    const server = api({})
+    const port = portOf(await server.url)
+    const sockets = await Promise.all(
+      Array.from(
+        { length: 400 },
+        () =>
+          new Promise<{ socket: Socket; reply: () => string; error: () => string | undefined; ended: Promise<void> }>((ready) => {
+            const socket = connect({ port, host: "127.0.0.1", localAddress: "127.0.0.3" })
+            let reply = ""
+            let error: string | undefined
+            const ended = new Promise<void>((done) => socket.on("close", () => done()))
+            socket.on("data", (d) => (reply += d))
+            socket.on("error", (e: NodeJS.ErrnoException) => (error = e.code ?? e.message))
+            socket.once("connect", () => ready({ socket, reply: () => reply, error: () => error, ended }))
+            socket.once("error", () => ready({ socket, reply: () => reply, error: () => error, ended }))
+          })
+      )
+    )
+    // Every connection open at once, then a request on each (keep-alive: the ones within the cap stay open).
+    for (const { socket } of sockets) socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    const deadline = Date.now() + 60_000
+    while (sockets.some((s) => !/\r\n\r\n\{/.test(s.reply()) && s.error() === undefined) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    const statuses = sockets.map((s) => s.error() ?? /^HTTP\/1\.1 (\d{3}) /.exec(s.reply())?.[1] ?? "no answer")
+    const counts = statuses.reduce<Record<string, number>>((c, status) => ({ ...c, [status]: (c[status] ?? 0) + 1 }), {})
+    expect(Object.keys(counts).sort(), JSON.stringify(counts)).toEqual(["200", "503"])
+    expect(counts["200"]).toBe(128)
+    for (const s of sockets.filter((s) => s.reply().startsWith("HTTP/1.1 503"))) {
+      expect(s.reply()).toMatch(/\r\nretry-after: 1\r\n/i)
+      expect(s.reply()).toContain("reuse the ones you have")
+    }
+    for (const { socket } of sockets) socket.destroy()
+  })
+
   it("the many addresses of one network cannot lock out other clients either: its wider networks are capped too", async () => {
     const server = api({ HTTP_MAX_CONNECTIONS: "200", HTTP_MAX_CONNECTIONS_PER_ADDRESS: "32" })
     const port = portOf(await server.url)

@@ -4,7 +4,10 @@
  *   (an IPv6 client by its /64, as a voter is), and no wider network of it more
  *   than a few times that (WIDER): one address, or the many /64s of one /48,
  *   holding sockets open cannot take the whole HTTP_MAX_CONNECTIONS from everyone
- *   else. A connection over a cap is closed at once, before a byte of it is read;
+ *   else. A connection over a cap is answered, not cut: its request gets a 503 with
+ *   Retry-After that says why (frontDoor.ts), and it is closed then, or after a
+ *   short wait for its request, so that a client cannot tell a cap from a crash only by
+ *   its resets; past OVERFLOW times the cap, a network's further connections are cut;
  * - at shutdown the server stops accepting connections and leaves the open ones
  *   to finish: a request written to an open connection is answered (draining
  *   responses carry `Connection: close`), an idle keep-alive connection ends at
@@ -22,6 +25,8 @@ export class Connections extends Context.Service<
   {
     /** Connections open now. */
     readonly open: () => number
+    /** Whether `socket` is over its network's cap: its request is answered 503 (frontDoor.ts), and it closes. */
+    readonly overCap: (socket: Socket) => boolean
     /**
      * Stops accepting connections; completes when the last open one has closed, or after
      * `grace`, when the ones still open are cut.
@@ -38,20 +43,52 @@ export class Connections extends Context.Service<
  */
 const WIDER: ReadonlyArray<number> = [1, 2, 4, 8]
 
+/** Connections over its cap a network may have answered at once (each for a moment), as a multiple of the cap. */
+const OVERFLOW = 4
+
+/** How long a connection over its cap waits for its request before it is closed. */
+const OVER_CAP_WAIT_MS = 2_000
+
 export interface ConnectionLimits {
   /** Connections one client network may hold at once; 0 for no limit of its own. */
   readonly perAddress: number
+  /**
+   * Connections the server holds at most (HTTP_MAX_CONNECTIONS; 0: no limit). Connections over a network's cap are
+   * answered only while the server holds fewer than half of these in all: they must not take the places of others.
+   */
+  readonly max: number
 }
 
 /** Watches `server`'s connections from now on and applies `limits` to them. */
 export const watch = (server: Server, limits: ConnectionLimits) => {
   const sockets = new Set<Socket>()
   const perNetwork = new Map<string, number>()
+  /** Connections over their network's cap, answered 503 as their request comes; and how many each network has. */
+  const over = new WeakSet<Socket>()
+  const overPerNetwork = new Map<string, number>()
+  let overInAll = 0
 
   server.on("connection", (socket: Socket) => {
     const networks = limits.perAddress > 0 ? networksOf(socket.remoteAddress ?? "").map((n) => n.prefix) : []
     if (networks.some((network, level) => (perNetwork.get(network) ?? 0) >= limits.perAddress * WIDER[level]!)) {
-      socket.destroy()
+      const own = networks[0]!
+      const overflowing = overPerNetwork.get(own) ?? 0
+      if (overflowing >= limits.perAddress * OVERFLOW || (limits.max > 0 && sockets.size + overInAll >= limits.max / 2)) {
+        socket.destroy()
+        return
+      }
+      overPerNetwork.set(own, overflowing + 1)
+      overInAll++
+      over.add(socket)
+      const timer = setTimeout(() => socket.destroy(), OVER_CAP_WAIT_MS)
+      timer.unref()
+      socket.once("close", () => {
+        clearTimeout(timer)
+        overInAll--
+        const left = (overPerNetwork.get(own) ?? 1) - 1
+        if (left === 0) overPerNetwork.delete(own)
+        else overPerNetwork.set(own, left)
+      })
       return
     }
     for (const network of networks) perNetwork.set(network, (perNetwork.get(network) ?? 0) + 1)
@@ -86,5 +123,5 @@ export const watch = (server: Server, limits: ConnectionLimits) => {
       })
     )
 
-  return Connections.of({ open: () => sockets.size, drain })
+  return Connections.of({ open: () => sockets.size, overCap: (socket) => over.has(socket), drain })
 }

@@ -27,6 +27,7 @@ import { randomUUID } from "node:crypto"
 import { type IncomingMessage, type Server, STATUS_CODES, type ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
 import { AccessLog } from "./accessLog.ts"
+import { Connections } from "./connections.ts"
 import { unreadableBody } from "./bodyPolicy.ts"
 import { Lifecycle } from "./lifecycle.ts"
 import { PROBLEM_JSON } from "./problemResponses.ts"
@@ -142,6 +143,7 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
     Effect.gen(function* () {
       const accessLog = yield* AccessLog
       const lifecycle = yield* Lifecycle
+      const connections = yield* Connections
       let first: Handler | undefined
       let application: ((request: IncomingMessage, response: ServerResponse) => void) | undefined
       /** Answers in the making: told to close their connection when the drain begins. */
@@ -180,6 +182,17 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
         const incoming = request.headers["x-request-id"]
         const requestId = typeof incoming === "string" && isSaneRequestId(incoming) ? incoming : randomUUID()
         const closing = lifecycle.isDraining()
+        // A connection over its network's cap (connections.ts): answered, never served, then closed.
+        if (connections.overCap(request.socket)) {
+          writeProblem(
+            response,
+            503,
+            "Your network holds as many connections to this server as it may at once: reuse the ones you have (keep-alive), or retry shortly.",
+            { "x-request-id": requestId, "retry-after": "1", connection: "close" }
+          )
+          log(request, 503, started, requestId)
+          return
+        }
         const { hosts, repeated } = singletonsOf(request.rawHeaders)
         const host = request.headers.host
         const badHost = hosts === 1 && host !== undefined && (host.length > 260 || !HOST_VALUE.test(host))
