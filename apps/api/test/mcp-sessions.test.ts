@@ -163,4 +163,42 @@ describe("MCP sessions", () => {
       yield* sessions.subscribe(`flood-${SESSIONS_PER_NETWORK * 2 + 3}`, "test://static/again", undefined)
     }).pipe(Effect.scoped, Effect.provide(MemoryStore.layer))
   )
+
+  it.effect(
+    "96 addresses in 24 /16s filling the process's subscriptions: a newcomer can still subscribe, the heaviest network gives way",
+    () =>
+      Effect.gen(function* () {
+        const { sessions } = yield* setup
+        const now = 2_000_000
+        let held = 0
+        // Four addresses in each of 24 /16s, each with sessions that subscribe until refused (as the edge asks for room first).
+        for (let net = 0; net < 24 && held < MAX_SUBSCRIPTIONS_IN_ALL; net++) {
+          for (let host = 0; host < 4; host++) {
+            const address = `10.${net}.${host}.1`
+            for (let s = 0; s < 2; s++) {
+              const id = `flood-${net}-${host}-${s}`
+              sessions.opened(id, now + held, address)
+              for (let i = 0; i < MAX_SUBSCRIPTIONS; i++) {
+                for (const ending of sessions.roomToSubscribe(address)) yield* sessions.ended(ending)
+                const added = yield* Effect.result(sessions.subscribe(id, `test://static/${i}`, undefined))
+                if (added._tag === "Failure") break
+                held++
+              }
+            }
+          }
+        }
+        expect(sessions.stats().subscriptions).toBe(MAX_SUBSCRIPTIONS_IN_ALL)
+        // A newcomer from elsewhere: room is made for it, by ending one session of the network holding most.
+        sessions.opened("newcomer", now + held, "192.0.2.50")
+        const room = sessions.roomToSubscribe("192.0.2.50")
+        expect(room).toHaveLength(1)
+        expect(room[0]).toMatch(/^flood-/)
+        // That network is made no room for itself: its next subscription is refused.
+        const heaviest = /^flood-(\d+)-/.exec(room[0]!)![1]
+        expect(sessions.roomToSubscribe(`10.${heaviest}.3.9`)).toEqual([])
+        for (const ending of room) yield* sessions.ended(ending)
+        yield* sessions.subscribe("newcomer", uriOf(a.id), a.id)
+        expect(sessions.knows("newcomer")).toBe(true)
+      }).pipe(Effect.scoped, Effect.provide(MemoryStore.layer))
+  )
 })

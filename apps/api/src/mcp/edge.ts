@@ -331,19 +331,25 @@ export const makeMcpEdge = Effect.gen(function* () {
       }
       const sessionId = request.headers["mcp-session-id"]
       const now = yield* Clock.currentTimeMillis
-      if (sessionId !== undefined) sessions.touched(sessionId, now)
-      else if (request.method === "POST") {
-        // Perhaps an initialize: room for its session first. Each ended in the library as a DELETE would.
-        for (const ending of sessions.toEnd(now, idleMillis, config.mcpMaxSessions, clientAddress(request, config.trustProxy))) {
+      /** Ends sessions in the library, as a DELETE would, and here. */
+      const end = (ending: ReadonlyArray<string>) =>
+        Effect.forEach(ending, (id) => {
           const deletion = HttpServerRequest.fromWeb(
-            new Request(`http://${LOCAL_ORIGIN}${MCP_PATH}`, {
-              method: "DELETE",
-              headers: { host: LOCAL_ORIGIN, "mcp-session-id": ending }
-            })
+            new Request(`http://${LOCAL_ORIGIN}${MCP_PATH}`, { method: "DELETE", headers: { host: LOCAL_ORIGIN, "mcp-session-id": id } })
           )
-          yield* Effect.ignore(Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, deletion))
-          yield* sessions.ended(ending)
-        }
+          return Effect.andThen(
+            Effect.ignore(Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, deletion)),
+            sessions.ended(id)
+          )
+        })
+      if (sessionId !== undefined) {
+        sessions.touched(sessionId, now)
+        // A subscription when the process holds all it may: room made by the network holding most (sessions.ts).
+        if (body?.includes('"resources/subscribe"') === true)
+          yield* end(sessions.roomToSubscribe(clientAddress(request, config.trustProxy)))
+      } else if (request.method === "POST") {
+        // Perhaps an initialize: room for its session first.
+        yield* end(sessions.toEnd(now, idleMillis, config.mcpMaxSessions, clientAddress(request, config.trustProxy)))
       }
       if (request.method === "GET") return tidy(yield* subscriptions.openStream(forwarded), false)
       const response = yield* Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, forwarded)

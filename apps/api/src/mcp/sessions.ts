@@ -115,6 +115,13 @@ export class McpSessions extends Context.Service<
      * `idleMillis`, and, while that leaves `max` or more, the least recently used idle ones.
      */
     readonly toEnd: (now: number, idleMillis: number, max: number, address?: string) => ReadonlyArray<string>
+    /**
+     * The sessions to end so that the client at `address` may subscribe when the process holds
+     * MAX_SUBSCRIPTIONS_IN_ALL: the least recently used one of the widest network holding the most, unless that is
+     * the client's own (then none, and its subscription is refused). A newcomer is never refused because strangers
+     * came first: the ones holding most give way.
+     */
+    readonly roomToSubscribe: (address?: string) => ReadonlyArray<string>
     /** Whether this process started the session and it has not ended. */
     readonly knows: (sessionId: string) => boolean
     readonly subscribe: (sessionId: string, uri: string, product: ProductId | undefined) => Effect.Effect<void, TooManySubscriptions>
@@ -229,6 +236,26 @@ export const make = Effect.gen(function* () {
 
   /** Subscriptions of every session, now. */
   let inAll = 0
+
+  const WIDEST = new Set(["v4/16", "v6/32"])
+
+  const roomToSubscribe = (address?: string): ReadonlyArray<string> => {
+    if (inAll < MAX_SUBSCRIPTIONS_IN_ALL) return []
+    let heaviest: string | undefined
+    let most = 0
+    for (const [key, h] of held) {
+      if (WIDEST.has(key.slice(0, key.indexOf(":"))) && h.subscriptions > most) {
+        heaviest = key
+        most = h.subscriptions
+      }
+    }
+    if (heaviest === undefined || sharesOf(address).some((n) => n.key === heaviest)) return []
+    // `sessions` is in the order they were last used: the first of that network's with subscriptions.
+    for (const [id, session] of sessions) {
+      if (session.subscriptions.size > 0 && session.networks.some((n) => n.key === heaviest)) return [id]
+    }
+    return []
+  }
 
   const unwatch = (session: Session, uri: string) => {
     const product = session.subscriptions.get(uri)
@@ -384,6 +411,7 @@ export const make = Effect.gen(function* () {
       sessionOf(sessionId, now, address).revision = revision
     },
     revisionOf: (sessionId) => sessions.get(sessionId)?.revision,
+    roomToSubscribe,
     touched,
     toEnd,
     knows: (sessionId) => sessions.has(sessionId),
