@@ -170,6 +170,27 @@ for (const variant of storeVariants()) {
           })
       )
 
+      it.effect("a cursor is sealed: one rebound to another search, or made up from a real one's position, is refused", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const issued = bodyOf<{ next_cursor: string | null }>(yield* request(`${base}/products?q=data&limit=1`)).next_cursor!
+          const bound = JSON.parse(Buffer.from(issued, "base64url").toString("utf8")) as { at: string; of: string }
+          const position = JSON.parse(Buffer.from(bound.at, "base64url").toString("utf8")) as Record<string, unknown>
+          // The public hash a cursor used to be bound with no longer makes one: the seal is a keyed hash.
+          const forge = (at: string, of: string) => Buffer.from(JSON.stringify({ at, of })).toString("base64url")
+          const edited = Buffer.from(JSON.stringify({ ...position, depth: 0, rank: 999 })).toString("base64url")
+          for (const [what, cursor] of [
+            ["its position edited", forge(edited, bound.of)],
+            ["its seal changed", forge(bound.at, `${bound.of.slice(0, -1)}${bound.of.endsWith("A") ? "B" : "A"}`)]
+          ] as const) {
+            const reply = yield* request(`${base}/products?q=data&limit=1&cursor=${cursor}`)
+            expectFieldRefused(reply, what, ["query", "cursor"])
+            expect(bodyOf<ProblemBody>(reply).detail, what).toContain("not issued by this service")
+          }
+          expect((yield* request(`${base}/products?q=data&limit=1&cursor=${issued}`)).status).toBe(200)
+        })
+      )
+
       it.effect(
         "over-long path parameters are a 400 naming the parameter at any length; broken percent-encoding is 400/404, never a 405",
         () =>

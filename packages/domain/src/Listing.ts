@@ -6,7 +6,6 @@
 import { Result, Schema } from "effect"
 import { Base64Url } from "effect/encoding"
 import { InvalidCursor } from "./errors.ts"
-import { fnv1a } from "./hash.ts"
 import { boundedText } from "./text.ts"
 import type { ListedProduct } from "./Product.ts"
 import { queryWords, roundRank } from "./search.ts"
@@ -47,7 +46,14 @@ export interface Ranked {
 
 /** The position after the last item of a page, in the order of its sort. */
 export type SortKey =
-  | { readonly sort: "relevance"; readonly rank: number; readonly score: number; readonly id: string }
+  | {
+      readonly sort: "relevance"
+      readonly rank: number
+      readonly score: number
+      readonly id: string
+      /** How many results came before the next page (a large catalog ranks a bounded window of the best matches). */
+      readonly depth?: number
+    }
   | { readonly sort: "trust"; readonly score: number; readonly id: string }
   | { readonly sort: "name"; readonly name: string; readonly id: string }
   | { readonly sort: "updated"; readonly at: number; readonly id: string }
@@ -106,7 +112,8 @@ const SortKeyJson = Schema.Union([
     sort: Schema.Literal("relevance"),
     rank: Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1_000 })),
     score: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100 })),
-    id: CursorId
+    id: CursorId,
+    depth: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 })))
   }),
   Schema.Struct({ sort: Schema.Literal("trust"), score: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100 })), id: CursorId }),
   Schema.Struct({ sort: Schema.Literal("name"), name: boundedText(1_000), id: CursorId }),
@@ -151,22 +158,33 @@ export const decodeOffsetCursor = (cursor: string): Result.Result<number, Invali
 
 /**
  * A cursor as clients get it: a store's position (a keyset or offset cursor above) bound to the list it is a
- * position in. A position means nothing in another list, a search with another `q` or a product's problems
- * read with another's cursor: it would start such a page at an arbitrary point, without a word. Bound, a cursor
- * sent with another list is refused saying so.
+ * position in, and sealed. A position means nothing in another list, a search with another `q` or a product's
+ * problems read with another's cursor: it would start such a page at an arbitrary point, without a word. Bound, a
+ * cursor sent with another list is refused saying so; sealed (a keyed hash of the list and the position, `seal`,
+ * whose key only the service has), a cursor that was edited or made up is refused too: a client can only send back
+ * positions the service handed out, the depth of a page included.
  */
 const BoundCursorJson = Schema.fromJsonString(
-  Schema.Struct({ at: Schema.String.check(Schema.isMaxLength(4_096)), of: Schema.String.check(Schema.isMaxLength(16)) })
+  Schema.Struct({ at: Schema.String.check(Schema.isMaxLength(4_096)), of: Schema.String.check(Schema.isMaxLength(64)) })
 )
 const decodeBound = Schema.decodeUnknownResult(BoundCursorJson)
 
-/** `cursor` bound to the list that `list` names (any text that differs between lists: their parameters). */
-export const bindCursor = (cursor: string, list: string): string => Base64Url.encode(JSON.stringify({ at: cursor, of: fnv1a(list) }))
+/** A keyed hash of a text, made with a key only the service holds (its use cases supply it). */
+export type CursorSeal = (text: string) => string
 
-/** The position a bound cursor holds, when it was bound to `list`; `other` says what a cursor of another list belongs to. */
-export const unbindCursor = (cursor: string, list: string, other: string): Result.Result<string, InvalidCursor> =>
+const sealed = (seal: CursorSeal, cursor: string, list: string) => seal(`${list}\u0000${cursor}`)
+
+/** `cursor` bound to the list that `list` names (any text that differs between lists: their parameters), sealed. */
+export const bindCursor = (cursor: string, list: string, seal: CursorSeal): string =>
+  Base64Url.encode(JSON.stringify({ at: cursor, of: sealed(seal, cursor, list) }))
+
+/**
+ * The position a bound cursor holds, when it was bound to `list` and sealed by this service; `other` says what a
+ * cursor of another list belongs to.
+ */
+export const unbindCursor = (cursor: string, list: string, other: string, seal: CursorSeal): Result.Result<string, InvalidCursor> =>
   Result.flatMap(readCursor(cursor, decodeBound), (bound) =>
-    bound.of === fnv1a(list)
+    bound.of === sealed(seal, bound.at, list)
       ? Result.succeed(bound.at)
-      : Result.fail(new InvalidCursor({ cursor, reason: `the cursor belongs to ${other}` }))
+      : Result.fail(new InvalidCursor({ cursor, reason: `the cursor belongs to ${other}, or was not issued by this service` }))
   )

@@ -35,7 +35,7 @@ import { Announcer } from "./ChangeFeed.ts"
 import { storeError } from "./errors.ts"
 import { ReadRouter } from "./ReadReplicas.ts"
 import { relevance, searchQuery, tsquery } from "./search.ts"
-import { searchCandidates } from "./searchLists.ts"
+import { LIST_DEPTH, searchCandidates } from "./searchLists.ts"
 import { stamp } from "./stamp.ts"
 import { LISTED_COLUMNS, PRODUCT_COLUMNS, type ProductRow, toListedProduct, toProduct } from "./rows.ts"
 
@@ -57,6 +57,13 @@ const distinctRuns = (inputs: ReadonlyArray<ProductInput>): Array<Array<ProductI
   }
   return runs.filter((run) => run.length > 0)
 }
+
+/**
+ * Results a search by relevance ranks on a large catalog (one with search lists): its best matches, every page of
+ * them, each at the cost of its own page. Past them there are no more pages: a query that wants more is narrowed
+ * (more words, a category), or listed in another order.
+ */
+export const RELEVANCE_WINDOW = LIST_DEPTH
 
 /** Bytes of records (as JSON) one page of a scan carries at most; a record larger alone. */
 export const SCAN_BYTES = 8 * 1024 * 1024
@@ -283,11 +290,14 @@ export const make = Effect.gen(function* () {
     const read = (sql: SqlClient.SqlClient) =>
       Effect.gen(function* () {
         const search = query.q === undefined ? undefined : yield* searchQuery(sql, query.q)
-        // A first page by relevance on a large catalog ranks a bounded set of candidates (searchLists.ts).
+        // A page by relevance on a large catalog ranks a bounded set of candidates (searchLists.ts): the best
+        // matches down to the page's depth, which its cursor carries. Past RELEVANCE_WINDOW there are no more pages.
+        const depth = after?.sort === "relevance" ? (after.depth ?? 0) : 0
         const candidates =
-          search !== undefined && query.sort === "relevance" && after === undefined && query.updatedSince === undefined
-            ? yield* searchCandidates(sql, primary, search.sought, query.category, query.limit)
+          search !== undefined && query.sort === "relevance" && query.updatedSince === undefined
+            ? yield* searchCandidates(sql, primary, search.sought, query.category, Math.min(depth + query.limit, RELEVANCE_WINDOW))
             : undefined
+        windowed = candidates !== undefined
         const filters = [sql`removed_at IS NULL`]
         // Searched, the category is matched beside the vector (one table, one bitmap AND); listed, on the products.
         if (query.category !== undefined)
@@ -347,12 +357,18 @@ export const make = Effect.gen(function* () {
       ORDER BY ${order}
       LIMIT ${query.limit + 1}`
       })
+    /** Whether the page was ranked among the best matches only (a large catalog): its depth is bounded. */
+    let windowed = false
     const rows = yield* router.many(read).pipe(storeError("list"))
     const items = rows.slice(0, query.limit).map((row): Ranked => ({ product: toListedProduct(row), rank: Number(row.rank) }))
     const last = items.at(-1)
+    const depth = (after?.sort === "relevance" ? (after.depth ?? 0) : 0) + items.length
+    const more = rows.length > query.limit && last !== undefined && !(windowed && depth >= RELEVANCE_WINDOW)
+    if (!more || last === undefined) return { items: items.map((ranked) => ranked.product), nextCursor: null }
+    const key = sortKeyOf(query.sort, last)
     return {
       items: items.map((ranked) => ranked.product),
-      nextCursor: rows.length > query.limit && last !== undefined ? encodeCursor(sortKeyOf(query.sort, last)) : null
+      nextCursor: encodeCursor(key.sort === "relevance" ? { ...key, depth } : key)
     }
   })
 

@@ -14,6 +14,7 @@ import { CatalogStore, fromImportRecord, type ProductId } from "@productdir/doma
 import { generateRecord } from "@productdir/fixtures/generator"
 import { layerPglite, layerPostgres } from "../src/index.ts"
 import { build, searchCandidates } from "../src/searchLists.ts"
+import { RELEVANCE_WINDOW } from "../src/SqlCatalogStore.ts"
 import { freshDatabaseUrl, testStores } from "../src/testing.ts"
 
 const COMMON = ["quillon", "marrowby", "tessaract"]
@@ -113,7 +114,46 @@ const behaviours = (name: string, stores: Layer.Layer<CatalogStore | SqlClient.S
     })
   })
 
+/** 300 products, all with one common word: more matches than a large catalog's search ranks (RELEVANCE_WINDOW). */
+const windowInputs = Array.from({ length: 300 }, (_, i) => {
+  const record = generateRecord(31, i)
+  return fromImportRecord({ ...record, ai_summary: `${record.ai_summary} zoltrax${i % 3 === 0 ? " zoltrax" : ""}` }, record.id as ProductId)
+    .input
+})
+
+const windowBehaviours = (name: string, stores: Layer.Layer<CatalogStore | SqlClient.SqlClient, unknown>) =>
+  describe(`relevance pages of a large catalog (${name})`, () => {
+    layer(stores, { timeout: "120 seconds" })((it) => {
+      it.effect(`every page ranks the best matches only: ${RELEVANCE_WINDOW} in all, each at the cost of its page`, () =>
+        Effect.gen(function* () {
+          const catalog = yield* CatalogStore
+          const sql = yield* SqlClient.SqlClient
+          yield* catalog.upsert(windowInputs)
+          expect(yield* build(sql)).toBeGreaterThan(0)
+          const seen: Array<string> = []
+          let cursor: string | undefined
+          let pages = 0
+          do {
+            const page = yield* catalog.list({ q: "zoltrax", sort: "relevance", limit: 30, cursor })
+            seen.push(...page.items.map((item) => item.id))
+            cursor = page.nextCursor ?? undefined
+            pages++
+          } while (cursor !== undefined && pages < 20)
+          expect(seen).toHaveLength(RELEVANCE_WINDOW)
+          expect(new Set(seen).size).toBe(RELEVANCE_WINDOW)
+          expect(pages).toBe(Math.ceil(RELEVANCE_WINDOW / 30))
+          // The first of those pages is the first page as it always was, and the best match (two zoltrax) leads.
+          const first = yield* catalog.list({ q: "zoltrax", sort: "relevance", limit: 30 })
+          expect(first.items.map((item) => item.id)).toEqual(seen.slice(0, 30))
+        })
+      )
+    })
+  })
+
 const { pglite, server } = testStores()
+if (pglite) windowBehaviours("pglite", layerPglite())
+if (server !== undefined)
+  windowBehaviours("postgres", Layer.unwrap(Effect.map(freshDatabaseUrl(server), ({ url }) => layerPostgres(Redacted.make(url)))))
 if (pglite) behaviours("pglite", layerPglite())
 if (server !== undefined)
   behaviours("postgres", Layer.unwrap(Effect.map(freshDatabaseUrl(server), ({ url }) => layerPostgres(Redacted.make(url)))))

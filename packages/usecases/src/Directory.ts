@@ -46,6 +46,7 @@ import {
   ledgerKey,
   type VoteOutcome
 } from "@productdir/domain"
+import { makeCursorSeal } from "./CursorSeal.ts"
 import type { NetworkLevel } from "./network.ts"
 
 export type ReadError = ProductNotFound | ProductRemoved | StoreError
@@ -127,6 +128,7 @@ export const layer = (config: DirectorySettings) =>
       const ledger = yield* VoteLedger
 
       const limits = yield* RateLimits
+      const seal = yield* makeCursorSeal
       const problemsFor = (product: Product) => Effect.map(reports.reported(product.id), (r) => problemsOf(product, r))
       const clientBudget = (address: string): Limit => ({ key: `address:${address}`, max: config.votesPerClient, windowSeconds: 60 })
 
@@ -144,7 +146,7 @@ export const layer = (config: DirectorySettings) =>
             page.cursor === undefined
               ? 0
               : yield* Effect.fromResult(
-                  Result.flatMap(unbindCursor(page.cursor, list, "another product's problems"), (at) => decodeOffsetCursor(at))
+                  Result.flatMap(unbindCursor(page.cursor, list, "another product's problems", seal), (at) => decodeOffsetCursor(at))
                 )
           const all = yield* problemsFor(product)
           const next = offset + (page.limit ?? DEFAULT_LIMIT)
@@ -152,7 +154,7 @@ export const layer = (config: DirectorySettings) =>
             entity: { id: product.id, slug: product.slug, name: product.content.name },
             problems: all.slice(offset, next),
             total: all.length,
-            next_cursor: next < all.length ? bindCursor(encodeOffsetCursor(next), list) : null
+            next_cursor: next < all.length ? bindCursor(encodeOffsetCursor(next), list, seal) : null
           }
         }),
         search: Effect.fn("Directory.search")(function* (query) {
@@ -165,7 +167,12 @@ export const layer = (config: DirectorySettings) =>
             query.cursor === undefined
               ? undefined
               : yield* Effect.fromResult(
-                  unbindCursor(query.cursor, list, "another search: send q, category and updated_since as they were for its first page")
+                  unbindCursor(
+                    query.cursor,
+                    list,
+                    "another search: send q, category and updated_since as they were for its first page",
+                    seal
+                  )
                 )
           const page = yield* catalog.list({
             ...query,
@@ -176,7 +183,7 @@ export const layer = (config: DirectorySettings) =>
           })
           return {
             items: page.items.map(toProductSummary),
-            next_cursor: page.nextCursor === null ? null : bindCursor(page.nextCursor, list)
+            next_cursor: page.nextCursor === null ? null : bindCursor(page.nextCursor, list, seal)
           }
         }),
         completeSlug: (prefix) => catalog.slugsStartingWith(prefix, SLUG_COMPLETIONS),
