@@ -69,6 +69,20 @@ const generated = Effect.promise(async () => {
 
 const encoder = new TextEncoder()
 
+/**
+ * What the official JS SDK's client (@a2a-js/sdk 1.3) verifies of a 1.0 card, when that is not the card itself: its
+ * resolver parses a card whose security schemes are protobuf JSON (no `type`) into protobuf objects, and the
+ * canonical form it then makes of those loses each scheme (a `oneof`; a2aproject/a2a-js#663), so no signature over
+ * the whole card verifies there. Such a card is also signed without them: the SDK's own client path then verifies
+ * it, and every other field stays covered. (Removing the optional Bearer scheme from a card would go unnoticed by
+ * that signature; docs/api.md, "A2A", says so.)
+ */
+const asSdkClientVerifies = (card: object): object | undefined => {
+  const { securitySchemes, ...rest } = card as { readonly securitySchemes?: Readonly<Record<string, object>> }
+  const [first] = Object.values(securitySchemes ?? {})
+  return first !== undefined && !("type" in first) ? rest : undefined
+}
+
 /** Cards signed per base URL (the interfaces and `jku` are absolute); a handful of hosts in practice, bounded anyway. */
 const SIGNED_CARDS_KEPT = 64
 
@@ -94,12 +108,21 @@ export const layer = Layer.effect(
         const known = signed.get(key)
         // The key is the card's whole JSON: a card signed under it is this card, signed.
         if (known !== undefined) return Effect.succeed(known as Signed<C>)
-        // RFC 8785: the card as served, less its signatures (it has none yet), each field set.
-        const payload = encoder.encode(canonicalize(card) ?? "")
+        // RFC 8785: the card as served, less its signatures (it has none yet), each field set; then, for a 1.0 card
+        // with security schemes, the card as the JS SDK's client verifies it.
+        const payloads = [card, asSdkClientVerifies(card)].flatMap((signed) =>
+          signed === undefined ? [] : [encoder.encode(canonicalize(signed) ?? "")]
+        )
         return Effect.promise(() =>
-          new FlattenedSign(payload).setProtectedHeader({ alg, typ: "JOSE", kid, jku: `${base}${JWKS_PATH}` }).sign(privateKey)
+          Promise.all(
+            payloads.map((payload) =>
+              new FlattenedSign(payload).setProtectedHeader({ alg, typ: "JOSE", kid, jku: `${base}${JWKS_PATH}` }).sign(privateKey)
+            )
+          )
         ).pipe(
-          Effect.map((jws): Signed<C> => ({ ...card, signatures: [{ protected: jws.protected ?? "", signature: jws.signature }] })),
+          Effect.map(
+            (jwss): Signed<C> => ({ ...card, signatures: jwss.map((jws) => ({ protected: jws.protected ?? "", signature: jws.signature })) })
+          ),
           Effect.tap((result) =>
             Effect.sync(() => {
               if (signed.size >= SIGNED_CARDS_KEPT) signed.clear()
