@@ -409,28 +409,32 @@ for (const variant of variants) {
         })
       )
 
-      it.effect("the SDK's own client verifies the card it fetched (createFromUrl, then getAgentCard with a verifier); a forged one fails", () =>
-        Effect.gen(function* () {
-          const base = yield* baseUrl
-          // A verifier that takes keys only from the directory's own JWK Set (as docs/api.md tells a client to).
-          const verifier = verifyAgentCardSignature(async (kid, jku) => {
-            if (jku === undefined || new URL(jku).origin !== new URL(base).origin) throw new Error(`untrusted jku ${jku}`)
-            const { keys } = (await (await fetch(jku)).json()) as { keys: Array<JsonWebKey & { kid: string }> }
-            const key = keys.find((k) => k.kid === kid)
-            if (key === undefined) throw new Error(`no key ${kid}`)
-            return key as never
+      it.effect(
+        "the SDK's own client verifies the card it fetched (createFromUrl, then getAgentCard with a verifier); a forged one fails",
+        () =>
+          Effect.gen(function* () {
+            const base = yield* baseUrl
+            // A verifier that takes keys only from the directory's own JWK Set (as docs/api.md tells a client to).
+            const verifier = verifyAgentCardSignature(async (kid, jku) => {
+              if (jku === undefined || new URL(jku).origin !== new URL(base).origin) throw new Error(`untrusted jku ${jku}`)
+              const { keys } = (await (await fetch(jku)).json()) as { keys: Array<JsonWebKey & { kid: string }> }
+              const key = keys.find((k) => k.kid === kid)
+              if (key === undefined) throw new Error(`no key ${kid}`)
+              return key as never
+            })
+            const client = yield* connect(base, "JSONRPC")
+            const card = yield* Effect.promise(() => client.getAgentCard(undefined, verifier))
+            expect(card.securitySchemes.bearer?.scheme?.$case).toBe("httpAuthSecurityScheme")
+            // The same path over a card someone changed: refused.
+            const raw = bodyOf<AgentCard>(yield* request(`${base}/.well-known/agent-card.json`, { headers: withVersion }))
+            const forged = yield* Effect.promise(() =>
+              new ClientFactory(ClientFactoryOptions.default).createFromAgentCard({ ...raw, description: "Now free forever." })
+            )
+            const error = yield* Effect.flip(
+              Effect.tryPromise({ try: () => forged.getAgentCard(undefined, verifier), catch: (e) => e as Error })
+            )
+            expect(error.message).toContain("No valid signatures")
           })
-          const client = yield* connect(base, "JSONRPC")
-          const card = yield* Effect.promise(() => client.getAgentCard(undefined, verifier))
-          expect(card.securitySchemes.bearer?.scheme?.$case).toBe("httpAuthSecurityScheme")
-          // The same path over a card someone changed: refused.
-          const raw = bodyOf<AgentCard>(yield* request(`${base}/.well-known/agent-card.json`, { headers: withVersion }))
-          const forged = yield* Effect.promise(() =>
-            new ClientFactory(ClientFactoryOptions.default).createFromAgentCard({ ...raw, description: "Now free forever." })
-          )
-          const error = yield* Effect.flip(Effect.tryPromise({ try: () => forged.getAgentCard(undefined, verifier), catch: (e) => e as Error }))
-          expect(error.message).toContain("No valid signatures")
-        })
       )
 
       it.effect(

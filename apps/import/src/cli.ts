@@ -11,14 +11,17 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Readable, Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
-import { PruneRefused, RecordsRejected } from "./errors.ts"
+import { PruneRefused, RecordsRejected, StoppedPartWay } from "./errors.ts"
 import { runExport } from "./exporter.ts"
 import { CatalogImport } from "@productdir/usecases"
 import { rejectionLine, reportJson, summaryText } from "./output.ts"
 import { makeProgress } from "./progress.ts"
 import { InputError, readRecords } from "./records.ts"
 
-/** A readable source that can be opened once per pass; stdin is spooled to a file when read twice. */
+/**
+ * A readable source that can be opened once per pass (stdin is spooled to a file when read twice), with its size when
+ * known and the bytes read of the pass last opened (for the progress line).
+ */
 const openSource = (file: string, passes: number) =>
   Effect.gen(function* () {
     if (file !== "-") {
@@ -28,9 +31,18 @@ const openSource = (file: string, passes: number) =>
           new InputError({ message: `cannot read ${file}: no such file. Give a path to an NDJSON or JSON array file, or - for stdin.` })
       })
       if (!stat.isFile()) return yield* new InputError({ message: `cannot read ${file}: not a file` })
-      return () => createReadStream(file) as Readable
+      let read = 0
+      const open = () => {
+        read = 0
+        const stream = createReadStream(file)
+        stream.on("data", (chunk) => {
+          read += chunk.length
+        })
+        return stream as Readable
+      }
+      return Object.assign(open, { bytes: stat.size as number | undefined, read: () => read })
     }
-    if (passes === 1) return () => process.stdin as Readable
+    if (passes === 1) return Object.assign(() => process.stdin as Readable, { bytes: undefined as number | undefined, read: () => 0 })
     const dir = yield* Effect.acquireRelease(
       Effect.sync(() => mkdtempSync(join(tmpdir(), "productdir-import-"))),
       (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
@@ -40,7 +52,7 @@ const openSource = (file: string, passes: number) =>
       try: () => pipeline(process.stdin, createWriteStream(spool)),
       catch: (error) => new InputError({ message: `cannot read stdin: ${String(error)}` })
     })
-    return () => createReadStream(spool) as Readable
+    return Object.assign(() => createReadStream(spool) as Readable, { bytes: undefined as number | undefined, read: () => 0 })
   })
 
 /** Fails unless `path` can be written: its folder exists and lets us write, and so does the file if it is there. */
@@ -89,7 +101,7 @@ export const importCommand = Command.make(
       // A report that cannot be written is said before anything is imported: after, exit 2 read as "nothing written".
       if (Option.isSome(options.report)) yield* writable(options.report.value)
       const open = yield* openSource(options.file, options.strict ? 2 : 1)
-      const progress = makeProgress()
+      const progress = makeProgress(open)
       const result = yield* CatalogImport.runImport({
         records: () => readRecords(open(), options.format),
         batchSize: options.batchSize,
@@ -104,6 +116,17 @@ export const importCommand = Command.make(
       }).pipe(Effect.ensuring(Effect.sync(progress.stop)))
       const input = options.file === "-" ? "stdin" : options.file
       yield* Console.log(summaryText(input, result, options.dryRun))
+      // Stopped part-way by the store: what it committed was just said; then why it stopped. Before any batch was
+      // committed, it is the store's own failure, said as at start.
+      if (result.stoppedBy !== undefined) {
+        const committed = result.tally.created + result.tally.updated + result.tally.unchanged
+        if (committed === 0) return yield* result.stoppedBy
+        return yield* new StoppedPartWay({
+          committed,
+          reason:
+            result.stoppedBy.fault === "disk-full" || result.stoppedBy.fault === "read-only" ? "the disk is full" : result.stoppedBy.detail
+        })
+      }
       if (Option.isSome(options.report)) {
         const path = options.report.value
         yield* Effect.try({

@@ -23,6 +23,10 @@ runCli({
       // The summary said why the prune asked for was not done.
       case "PruneRefused":
         return Effect.succeed(2)
+      case "StoppedPartWay":
+        return Console.error(
+          `productdir-import: the store failed part-way (${error.reason}) after ${error.committed.toLocaleString("en")} records were committed; they stay. Run the same import again to finish it.`
+        ).pipe(Effect.as(2))
       case "InputError":
         return Console.error(`productdir-import: ${error.message}`).pipe(Effect.as(2))
       default:

@@ -27,7 +27,13 @@ export const summaryText = (input: string, result: ImportResult, dryRun: boolean
     ["warnings", tally.warnings]
   ]
   const width = Math.max(...rows.map(([, n]) => n.toLocaleString("en").length))
-  const verb = dryRun ? "checked (dry run, nothing written)" : result.wroteNothing ? "checked (strict: nothing written)" : "imported"
+  const verb = dryRun
+    ? "checked (dry run, nothing written)"
+    : result.wroteNothing
+      ? "checked (strict: nothing written)"
+      : result.stoppedBy !== undefined
+        ? "stopped part-way through"
+        : "imported"
   return [
     `${verb} ${input}: ${tally.read.toLocaleString("en")} ${tally.read === 1 ? "record" : "records"} in ${(result.durationMs / 1000).toFixed(1)} s (${perSecond(tally, result.durationMs).toLocaleString("en")} records/s)`,
     ...rows.map(

@@ -5,10 +5,11 @@ import { SqlClient } from "effect/sql"
 import type { ImportRecord } from "@productdir/domain"
 import { bulkyRecord } from "@productdir/fixtures"
 import { generateRecord } from "@productdir/fixtures/generator"
+import { spawnSync } from "node:child_process"
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { gzipSync } from "node:zlib"
-import { runCli, spawnCli, type Target, targets, workDir } from "./cli.ts"
+import { BIN, runCli, spawnCli, type Target, targets, workDir } from "./cli.ts"
 
 type Exported = ImportRecord & { id: string; slug: string; version: number; updated_at: string; trust: { trust_up: number } }
 
@@ -16,6 +17,9 @@ type Exported = ImportRecord & { id: string; slug: string; version: number; upda
 type Generated = ImportRecord & { id: string; trust: { trust_up: number; trust_down: number } }
 const records = (seed: number, n: number) => Array.from({ length: n }, (_, i) => generateRecord(seed, i) as Generated)
 const ndjson = (rs: ReadonlyArray<unknown>) => `${rs.map((r) => JSON.stringify(r)).join("\n")}\n`
+
+/** util-linux's `script`, which gives a command a terminal of its own. */
+const hasScript = spawnSync("script", ["--version"]).status === 0
 
 for (const variant of targets()) {
   describe(`productdir-import on ${variant.name}`, { timeout: 180_000 }, () => {
@@ -76,6 +80,19 @@ for (const variant of targets()) {
       const out = await exported()
       expect(out).toHaveLength(24)
       expect(out.map((r) => r.ai_summary).sort()).toEqual(bulky.map((r) => r.ai_summary).sort())
+    })
+
+    it.skipIf(!hasScript)("on a terminal, the progress line shows the file's share done and the time left", async () => {
+      const path = file("terminal.ndjson", ndjson(records(5, 1_200)))
+      // A terminal of its own (util-linux's script): the line is drawn only on one.
+      const run = spawnSync("script", ["-qec", `"${process.execPath}" "${BIN}" "${path}"`, "/dev/null"], {
+        env: { ...process.env, ...target.env },
+        encoding: "utf8"
+      })
+      expect(run.status, run.stdout).toBe(0)
+      const drawn = run.stdout.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "")
+      expect(drawn).toMatch(/\d+% \| \d+ records \| \d+ records\/s \| 0 rejected \| \S+ left/)
+      expect(drawn).toContain("100% | 1200 records")
     })
 
     it("reports each bad line with its field paths and loads the good ones", async () => {

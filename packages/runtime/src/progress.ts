@@ -6,14 +6,21 @@ export interface Progress<P extends Record<string, number>> {
   readonly stop: () => void
 }
 
-/** `format` uses cli-progress tokens: `{value}` is the count, other `{names}` come from the payload. */
+/**
+ * `format` uses cli-progress tokens: `{value}` is the count, `{bar}`, `{percentage}` and `{eta_formatted}` are of
+ * `total` (when the work's size is known), other `{names}` come from the payload.
+ */
 export const makeProgress = <P extends Record<string, number>>(
   format: string,
   initial: P,
-  stream: NodeJS.WriteStream = process.stderr
+  stream: NodeJS.WriteStream = process.stderr,
+  total = 0
 ): Progress<P> => {
   if (!stream.isTTY) return { update: () => undefined, stop: () => undefined }
-  const bar = new cliProgress.SingleBar({ stream, format, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
-  bar.start(0, 0, initial)
+  const bar = new cliProgress.SingleBar(
+    { stream, format, hideCursor: true, clearOnComplete: true, etaBuffer: 50 },
+    cliProgress.Presets.shades_classic
+  )
+  bar.start(total, 0, initial)
   return { update: (count, payload) => bar.update(count, payload), stop: () => bar.stop() }
 }

@@ -7,7 +7,7 @@
  * they arrive as a stream of parsed records with their positions.
  */
 import { Effect, Stream } from "effect"
-import { CatalogStore, canonicalProductId, type StoreError, type UpsertStatus } from "@productdir/domain"
+import { CatalogStore, canonicalProductId, StoreError, type UpsertStatus } from "@productdir/domain"
 import { makeBatchOrder } from "./BatchOrder.ts"
 import { type Checked, makeRecordChecks, type RawRecord, type RecordChecks, type Rejection } from "./ImportChecks.ts"
 
@@ -92,6 +92,11 @@ export interface ImportResult {
   readonly pruneSkipped?: string
   /** Nothing was written (dry run, or a strict run with rejections). */
   readonly wroteNothing: boolean
+  /**
+   * The store failed part-way (a connection lost, a disk full): the run stopped there. The tally holds what was
+   * committed before; a rerun of the same input finishes the job (what was committed is unchanged by it).
+   */
+  readonly stoppedBy?: StoreError
   readonly durationMs: number
 }
 
@@ -213,7 +218,7 @@ export const runImport = <E>(options: ImportOptions<E>) =>
 
     const checks = makeRecordChecks()
     const order = makeBatchOrder((batch: ReadonlyArray<Valid>) => batch.map((c) => canonicalProductId(c.input.id)))
-    yield* checked(checks, true).pipe(
+    const written = yield* checked(checks, true).pipe(
       batchesOf(options.batchSize),
       // Read and validate the next batches while the store writes these.
       Stream.buffer({ capacity: 2 }),
@@ -235,9 +240,16 @@ export const runImport = <E>(options: ImportOptions<E>) =>
           options.onProgress?.(tally)
           return `batch ${options.dryRun ? "checked" : "committed"}: ${statuses.length} records, ${tally.read} so far`
         }).pipe(Effect.flatMap(Effect.logDebug))
+      ),
+      // A store that fails part-way stops the run: what was committed before is the result, said with the failure.
+      Effect.map(() => undefined),
+      Effect.catchIf(
+        (error): error is StoreError => error instanceof StoreError,
+        (error) => Effect.succeed(error)
       )
     )
     tally.read = tally.created + tally.updated + tally.unchanged + tally.rejected
+    if (written !== undefined) return result({ stoppedBy: written })
 
     if (!options.prune) return result({})
     // Every product is absent from an input with none: an export that failed, an empty pipe. Pruning to it would

@@ -121,7 +121,10 @@ export const layer = Layer.effect(
           )
         ).pipe(
           Effect.map(
-            (jwss): Signed<C> => ({ ...card, signatures: jwss.map((jws) => ({ protected: jws.protected ?? "", signature: jws.signature })) })
+            (jwss): Signed<C> => ({
+              ...card,
+              signatures: jwss.map((jws) => ({ protected: jws.protected ?? "", signature: jws.signature }))
+            })
           ),
           Effect.tap((result) =>
             Effect.sync(() => {
