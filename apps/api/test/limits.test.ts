@@ -8,6 +8,7 @@ import { sampleCatalog } from "@productdir/fixtures/sample"
 import { baseUrl, serverLayer } from "./harness.ts"
 import { bodyOf, postJson, type ProblemBody, request } from "./http.ts"
 import { makeAgentKey, serveKeyDirectory, signedHeaders } from "./signedAgent.ts"
+import { DEFAULT_ANONYMOUS_VOTES, DEFAULT_REGISTRATIONS, DEFAULT_REGISTRATIONS_PER_ADDRESS } from "@productdir/usecases"
 
 const [a, b, c] = sampleCatalog()
 
@@ -167,6 +168,40 @@ describe("rate limits", () => {
         expect(anonymous.length).toBeGreaterThanOrEqual(2)
         expect(voters.join(" ")).not.toContain("192.0.2")
         expect(anonymous.every((v) => /^ip:[0-9a-f]{32}$/.test(v))).toBe(true)
+      })
+    )
+  })
+})
+
+describe("a developer on the server's own machine", () => {
+  // The defaults a new user starts with, on loopback, no proxy declared.
+  const server = serverLayer(layerWithState, {
+    registrationsPerNetwork: {
+      ...DEFAULT_REGISTRATIONS,
+      "v4/32": DEFAULT_REGISTRATIONS_PER_ADDRESS,
+      "v6/64": DEFAULT_REGISTRATIONS_PER_ADDRESS
+    },
+    anonymousVotesPerNetwork: DEFAULT_ANONYMOUS_VOTES
+  })
+  layer(server, { excludeTestServices: true })((it) => {
+    it.effect("registers more than a day's budget and changes an anonymous vote back and forth; through a proxy the budgets apply", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const registered = yield* Effect.forEach(
+          Array.from({ length: DEFAULT_REGISTRATIONS_PER_ADDRESS + 2 }, (_, i) => i),
+          (i) => postJson(`${base}/agents`, { name: `dev-agent-${i}` })
+        )
+        expect(registered.map((r) => r.status)).toEqual(Array(DEFAULT_REGISTRATIONS_PER_ADDRESS + 2).fill(201))
+        const votes = yield* Effect.forEach(["up", "down", "up", "down"], (direction) =>
+          postJson(`${base}/vote`, { entity_id: c!.id, direction })
+        )
+        expect(votes.map((r) => r.status)).toEqual([201, 200, 200, 200])
+        // A request that came through a proxy (it says so) is not the developer's: the budgets hold.
+        const proxied = yield* Effect.forEach(
+          Array.from({ length: DEFAULT_REGISTRATIONS_PER_ADDRESS + 1 }, (_, i) => i),
+          (i) => postJson(`${base}/agents`, { name: `proxied-${i}` }, { "x-forwarded-for": "203.0.113.99" })
+        )
+        expect(proxied.at(-1)!.status).toBe(429)
       })
     )
   })

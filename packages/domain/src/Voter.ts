@@ -54,4 +54,10 @@ export interface Caster {
    * proving who sent it (a signed request's key directory and nonce): the vote does not draw again.
    */
   readonly budgetDrawn?: boolean
+  /**
+   * A client on the server's own machine, straight to it (no proxy declared, none seen): a developer trying the API.
+   * The per-network budgets (anonymous votes per product, new agents per day) do not apply: they stop a crowd of
+   * networks, and a developer who changed their mind twice was stuck for a day. Every other rule does.
+   */
+  readonly local?: boolean
 }

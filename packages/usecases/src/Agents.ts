@@ -16,6 +16,7 @@ import {
   type AgentRegistration,
   AgentRegistry,
   type Decision,
+  decide,
   RateLimits,
   type SignedIdentity,
   type StoreError
@@ -80,7 +81,8 @@ const KEY_PROOF_TTL = Duration.seconds(10)
 export class Agents extends Context.Service<
   Agents,
   {
-    readonly register: (request: AgentRegistration, address: string) => Effect.Effect<Registration, StoreError>
+    /** A new agent from `address`; a `local` client (on the server's machine, no proxy: Caster.local) draws no budget. */
+    readonly register: (request: AgentRegistration, address: string, local?: boolean) => Effect.Effect<Registration, StoreError>
     /** The agent an API key belongs to, if it is in good standing. */
     readonly authenticate: (apiKey: string) => Effect.Effect<Agent, InvalidCredentials | StoreError>
     /**
@@ -123,9 +125,9 @@ export const layer = (settings: AgentsSettings) =>
         )
 
       return Agents.of({
-        register: Effect.fn("Agents.register")(function* (request, address) {
+        register: Effect.fn("Agents.register")(function* (request, address, local) {
           const network = identity.addressKey(address)
-          const decision = yield* newIdentity(address)
+          const decision = local === true ? decide([]) : yield* newIdentity(address)
           if (decision._tag === "Limited") return { _tag: "Limited", decision } as const
           const apiKey = AgentKeys.newApiKey()
           const agent = yield* registry.register({

@@ -199,7 +199,8 @@ export const layer = (config: DirectorySettings) =>
           // A vote that proves no identity draws on its networks' budgets for this product, nested: a /48
           // is one neighbourhood however many /64s it holds. The budgets are the product's own: named by
           // its id, whichever ref the ballot used.
-          const anonymous = caster.voter._tag === "Address"
+          // A client on the server's own machine (Caster.local) has no network budgets to draw.
+          const anonymous = caster.voter._tag === "Address" && caster.local !== true
           const entity = canonicalRef(ballot.entity_id)
           const productId = !anonymous ? undefined : isProductId(entity) ? canonicalProductId(entity) : (yield* catalog.find(entity)).id
           const budgets = caster.networks.flatMap((network): ReadonlyArray<Limit> => {

@@ -18,7 +18,7 @@ import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { Caster, Decision, StoreError } from "@productdir/domain"
 import { Agents, Directory, type EnrolmentLimited, VoterIdentity } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
-import { clientAddress } from "../http/clientAddress.ts"
+import { clientAddress, isLocalClient } from "../http/clientAddress.ts"
 import { problem, RETRY_AFTER_UNAVAILABLE } from "../http/problemResponses.ts"
 import { tooManyRequests } from "../http/rateLimits.ts"
 import { refusals } from "../refusals.ts"
@@ -140,7 +140,8 @@ export const layer = Layer.effect(
               .pipe(Effect.catchTag("InvalidCredentials", (error) => refused("signature", `${error.message}.`)))
             return { ...identity.caster({ address, agent: agent.id }), budgetDrawn: true }
           }
-          return identity.caster({ address })
+          // No proof: the client's address votes; on this machine, straight to it, without network budgets.
+          return isLocalClient(request, config.trustProxy) ? { ...identity.caster({ address }), local: true } : identity.caster({ address })
         })
     })
   })

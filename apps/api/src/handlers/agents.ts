@@ -6,7 +6,7 @@ import type { AgentCredentials } from "@productdir/domain"
 import { Api } from "@productdir/contract"
 import { Agents } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
-import { clientAddress } from "../http/clientAddress.ts"
+import { clientAddress, isLocalClient } from "../http/clientAddress.ts"
 import { storeUnavailable } from "../http/domainProblems.ts"
 import { rateLimitHeaders, tooManyRequests } from "../http/rateLimits.ts"
 
@@ -17,7 +17,7 @@ export const AgentsLive = HttpApiBuilder.group(Api, "agents", (handlers) =>
     return handlers.handle("registerAgent", ({ payload }) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const result = yield* agents.register(payload, clientAddress(request, config.trustProxy))
+        const result = yield* agents.register(payload, clientAddress(request, config.trustProxy), isLocalClient(request, config.trustProxy))
         if (result._tag === "Limited") return tooManyRequests("Agent registration", result.decision)
         const { agent, apiKey, decision } = result
         const body: AgentCredentials = {

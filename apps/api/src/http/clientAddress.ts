@@ -31,3 +31,20 @@ export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trus
   const entry = chain[Math.max(0, chain.length - trustedHops)]!
   return ipOf(entry) ?? socket
 }
+
+/** Headers a proxy adds to what it forwards: a request that carries one came through a proxy. */
+const PROXY_HEADERS = ["x-forwarded-for", "forwarded", "x-real-ip", "via"] as const
+
+const isLoopback = (address: string) => address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.")
+
+/**
+ * Whether the request comes from this machine, straight to the server: no proxy declared (TRUST_PROXY=0), a loopback
+ * peer, and none of the headers a proxy adds. A developer trying the API on their own machine; the per-network
+ * budgets do not apply to it (domain Caster.local). A proxy on the same machine that forwards without saying so
+ * (no X-Forwarded-For, Forwarded, X-Real-IP or Via) would make every client look local: declare it with TRUST_PROXY
+ * (docs/operations.md says so), which ends the exemption.
+ */
+export const isLocalClient = (request: HttpServerRequest.HttpServerRequest, trustedHops: number): boolean =>
+  trustedHops <= 0 &&
+  isLoopback(Option.getOrElse(request.remoteAddress, () => "")) &&
+  PROXY_HEADERS.every((name) => request.headers[name] === undefined)
