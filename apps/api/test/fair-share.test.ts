@@ -66,6 +66,32 @@ describe("fair share of the process's work", () => {
     })
   )
 
+  it.effect("one client holds half the permits at most: another's request runs at once beside its work", () =>
+    Effect.gen(function* () {
+      const share = yield* make({ permits: 4, maxWait: Duration.minutes(1) })
+      const gate = yield* Deferred.make<void>()
+      const busy = yield* Effect.forEach(
+        Array.from({ length: 10 }, (_, i) => i),
+        (i) => Effect.forkChild(share.run(`198.51.100.${i + 1}`, Deferred.await(gate)), { startImmediately: true })
+      )
+      // Ten requests of one /16: two run, eight wait, two permits stay free for anyone else.
+      expect(share.stats()).toEqual({ running: 2, waiting: 8 })
+      const order: Array<string> = []
+      const lone = yield* Effect.forkChild(
+        share.run(
+          "203.0.113.9",
+          Effect.sync(() => order.push("lone"))
+        ),
+        { startImmediately: true }
+      )
+      yield* Fiber.join(lone)
+      expect(order).toEqual(["lone"])
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.joinAll(busy)
+      expect(share.stats()).toEqual({ running: 0, waiting: 0 })
+    })
+  )
+
   it.effect("a request that waits past the deadline is answered Busy and leaves the queue", () =>
     Effect.gen(function* () {
       const share = yield* make({ permits: 1, maxWait: Duration.seconds(10) })

@@ -1,8 +1,8 @@
 /**
  * The process's work, shared fairly between clients. Every request the application answers (a search, a read
- * the cache does not hold, a vote, each call of an MCP batch) runs under one of a few permits; a request that
- * finds them all taken waits in its client's queue, and a freed permit goes to the next client in turn, not to
- * the next request in arrival order. Turns go round the clients' networks as they nest (an IPv4 /16, its /24s,
+ * the cache does not hold, each call of an MCP batch; not a vote: WITHOUT_TURNS) runs under one of a few permits,
+ * one client (its widest network) under half of them at most; a request that finds none it may take waits in its
+ * client's queue, and a freed permit goes to the next client in turn, not to the next request in arrival order. Turns go round the clients' networks as they nest (an IPv4 /16, its /24s,
  * their addresses; an IPv6 /32, /48, /56, /64): a client with 64 connections, or a /48 with a thousand
  * addresses, gets one turn where a lone client gets one too, so it cannot make another client's request wait
  * behind all of its own.
@@ -51,12 +51,15 @@ export class FairShare extends Context.Service<
 /** A permit of the current fiber's work (`run` puts it there), so that `released` can lend it back meanwhile. */
 interface Permit {
   readonly address: string
+  readonly client: string
   held: boolean
 }
 
 const HeldPermit = Context.Reference<Permit | undefined>("@productdir/api/HeldPermit", { defaultValue: () => undefined })
 
 interface Waiter {
+  /** Its client: the widest network of its address, whose share of the permits it draws on. */
+  readonly client: string
   readonly grant: () => void
 }
 
@@ -89,35 +92,53 @@ export const make = (options: FairShareOptions) =>
   Effect.sync(() => {
     const root = newLevel()
     let running = 0
+    /**
+     * Permits one client (its widest network) may hold at once: half of them. Work runs on one thread, so a request
+     * beside others waits for them: a client that held every permit made another's request wait for a permit to
+     * free, then share the thread with all of its own (an MCP batch's searches of 100 results: 10× a lone search's
+     * p99 with 4 of 4 held, 2-3× with 2 of 4).
+     */
+    const cap = Math.max(1, Math.ceil(options.permits / 2))
+    /** Permits held, by widest network (a path's first key). */
+    const held = new Map<string, number>()
 
-    /** The next request in turn: at each level, the child whose turn it is, then the next one's. */
-    const takeFrom = (level: Level): Waiter | undefined => {
+    /** The next request in turn: at each level, the child whose turn it is, then the next one's; none of a capped client's. */
+    const takeFrom = (level: Level, top: boolean): Waiter | undefined => {
       if (level.turns.length === 0) return level.waiting.shift()
-      const at = level.next % level.turns.length
-      const key = level.turns[at]!
-      const child = level.children.get(key)!
-      const waiter = takeFrom(child)
-      child.size--
-      if (child.size === 0) {
-        level.children.delete(key)
-        level.turns.splice(at, 1)
-        level.next = at
-      } else level.next = at + 1
-      return waiter
+      for (let tried = 0; tried < level.turns.length; tried++) {
+        const at = (level.next + tried) % level.turns.length
+        const key = level.turns[at]!
+        if (top && (held.get(key) ?? 0) >= cap) continue
+        const child = level.children.get(key)!
+        const waiter = takeFrom(child, false)
+        child.size--
+        if (child.size === 0) {
+          level.children.delete(key)
+          level.turns.splice(at, 1)
+          level.next = at
+        } else level.next = at + 1
+        return waiter
+      }
+      return undefined
     }
 
     const dispatch = () => {
       while (running < options.permits && root.size > 0) {
-        const waiter = takeFrom(root)
+        const waiter = takeFrom(root, true)
+        // Every client with requests waiting holds its share: the permit stays free for one that does not.
+        if (waiter === undefined) return
         root.size--
-        if (waiter === undefined) continue
         running++
+        held.set(waiter.client, (held.get(waiter.client) ?? 0) + 1)
         waiter.grant()
       }
     }
 
-    const release = () => {
+    const release = (client: string) => {
       running--
+      const left = (held.get(client) ?? 1) - 1
+      if (left === 0) held.delete(client)
+      else held.set(client, left)
       dispatch()
     }
 
@@ -170,17 +191,14 @@ export const make = (options: FairShareOptions) =>
 
     const busy = (message: string) => new Busy({ message, retryAfterSeconds: 1 })
 
-    /** Waits for a permit for `address`; the permit is held when this succeeds. */
+    /** Waits for a permit for `address`; the permit is held when this succeeds (by the client `pathOf(address)[0]`). */
     const acquire = (address: string): Effect.Effect<void, Busy> =>
       Effect.suspend((): Effect.Effect<void, Busy> => {
-        if (running < options.permits && root.size === 0) {
-          running++
-          return Effect.void
-        }
         const path = pathOf(address)
         return Effect.callback<void, Busy>((resume) => {
           let granted = false
           const waiter: Waiter = {
+            client: path[0]!,
             grant: () => {
               granted = true
               resume(Effect.void)
@@ -190,10 +208,12 @@ export const make = (options: FairShareOptions) =>
             resume(Effect.fail(busy("This server has too many of your requests waiting; retry shortly.")))
             return
           }
+          // Granted at once when a permit is free and its client is within its share (and first in turn).
+          dispatch()
           // Interrupted while waiting (the client left, or the wait ran out): out of the queue; a permit it had just
           // been granted goes on to the next in turn.
           return Effect.sync(() => {
-            if (granted) release()
+            if (granted) release(waiter.client)
             else dequeue(path, waiter)
           })
         }).pipe(
@@ -209,7 +229,7 @@ export const make = (options: FairShareOptions) =>
       Effect.sync(() => {
         if (!permit.held) return
         permit.held = false
-        release()
+        release(permit.client)
       })
 
     // The wait for a turn can be interrupted (the client left, the deadline passed); the work, once it has its
@@ -217,7 +237,7 @@ export const make = (options: FairShareOptions) =>
     const run = <A, E, R>(address: string, work: Effect.Effect<A, E, R>): Effect.Effect<A, E | Busy, R> =>
       Effect.uninterruptibleMask((restore) =>
         Effect.flatMap(restore(acquire(address)), () => {
-          const permit: Permit = { address, held: true }
+          const permit: Permit = { address, client: pathOf(address)[0]!, held: true }
           return restore(Effect.provideService(work, HeldPermit, permit)).pipe(Effect.ensuring(giveBack(permit)))
         })
       )
@@ -236,6 +256,7 @@ export const make = (options: FairShareOptions) =>
                     Effect.catch(() =>
                       Effect.sync(() => {
                         running++
+                        held.set(permit.client, (held.get(permit.client) ?? 0) + 1)
                       })
                     ),
                     Effect.andThen(
@@ -259,8 +280,12 @@ export const layer = Layer.effect(
   Effect.flatMap(ApiConfig, (config) => make({ permits: config.concurrency, maxWait: config.queueTimeout }))
 )
 
-/** Paths answered without a turn: probes and scrapes must answer however busy the process is; /mcp takes a turn per message (mcp/edge.ts). */
-const WITHOUT_TURNS: ReadonlySet<string> = new Set([ROUTES.healthz, ROUTES.readyz, ROUTES.metrics, ROUTES.mcp])
+/**
+ * Paths answered without a turn: probes and scrapes must answer however busy the process is; /mcp takes a turn per
+ * message (mcp/edge.ts); a vote has budgets of its own (per voter, per client network) and is written in batches
+ * with others in flight (one transaction for many): queued behind reads, the batches would not form.
+ */
+const WITHOUT_TURNS: ReadonlySet<string> = new Set([ROUTES.healthz, ROUTES.readyz, ROUTES.metrics, ROUTES.mcp, ROUTES.vote])
 
 /** `effect` with a `Busy` (no turn) made into `onBusy`'s value; its other failures stay. */
 export const whenBusy =

@@ -413,19 +413,33 @@ export const makeMcpEdge = Effect.gen(function* () {
           if (id !== undefined) replies.push(notRun(id, notRunMessage))
           continue
         }
-        const response = yield* share.run(address, serve(request, httpEffect, JSON.stringify(message))).pipe(whenBusy((busy) => busy))
-        if (response instanceof Busy) {
-          if (id !== undefined) replies.push(notRun(id, `Not run: ${response.message}`))
+        // The answer is read within the turn too: taking a large answer apart is work of the process like any other.
+        const turn = yield* share
+          .run(
+            address,
+            Effect.flatMap(serve(request, httpEffect, JSON.stringify(message)), (response) =>
+              Effect.map(answeredBy(response), (answered) => ({ response, answered }))
+            )
+          )
+          .pipe(whenBusy((busy) => busy))
+        if (turn instanceof Busy) {
+          if (id !== undefined) replies.push(notRun(id, `Not run: ${turn.message}`))
           continue
         }
-        const answered = yield* answeredBy(response)
+        const { response, answered } = turn
         // Refused as a request (an unknown session, a bad header): that is the batch's answer, as it would have been whole.
         if (answered === undefined) return response
         replies.push(...answered.messages)
         spent += answered.bytes
         headers = Headers.removeMany(response.headers, ["content-type", "content-length"])
       }
-      return batchAnswer(replies, headers)
+      // And so is writing the batch's answer (up to a MiB of JSON).
+      return yield* share
+        .run(
+          address,
+          Effect.sync(() => batchAnswer(replies, headers))
+        )
+        .pipe(whenBusy(busyResponse))
     })
 
   return <E, R>(
