@@ -14,9 +14,11 @@ import {
 
 /**
  * Requests worked on at once. The process does its work on one thread (the embedded database too), so work beside
- * other work mostly waits for it: a few at once keep a PostgreSQL server busy while a client's turn comes soon.
+ * other work mostly waits for it: two at once keep a PostgreSQL server busy while this process writes an answer, and
+ * a client's turn comes soon (docs/benchmarks.md, "Issue 57": with 4, another client's search p99 under an MCP
+ * batch flood was 4-10× its unloaded p99; with 2, 3×).
  */
-export const DEFAULT_CONCURRENCY = 4
+export const DEFAULT_CONCURRENCY = 2
 
 /** MCP sessions a process keeps: ~140 MB of them at most. */
 export const DEFAULT_MCP_MAX_SESSIONS = 10_000

@@ -93,16 +93,18 @@ export const make = (options: FairShareOptions) =>
     const root = newLevel()
     let running = 0
     /**
-     * Permits one client (its widest network) may hold at once: half of them. Work runs on one thread, so a request
-     * beside others waits for them: a client that held every permit made another's request wait for a permit to
-     * free, then share the thread with all of its own (an MCP batch's searches of 100 results: 10× a lone search's
-     * p99 with 4 of 4 held, 2-3× with 2 of 4).
+     * Permits one client (its widest network) may hold at once: half of them, whether or not another client has work
+     * now (a client of sequential requests is idle between two of them, and would find every permit taken again).
+     * Work runs on one thread, so a request beside others waits for them: a client that held every permit made
+     * another's request wait for a permit to free, then share the thread with all of its own (an MCP batch's
+     * searches of 100 results: 10× a lone search's p99 with 4 of 4 held, 4× with 2 of 4, 3× with 1 of 2, 6× when a
+     * client could take both of 2 between another's requests).
      */
     const cap = Math.max(1, Math.ceil(options.permits / 2))
     /** Permits held, by widest network (a path's first key). */
     const held = new Map<string, number>()
 
-    /** The next request in turn: at each level, the child whose turn it is, then the next one's; none of a capped client's. */
+    /** The next request in turn: at each level, the child whose turn it is, then the next one's; none of a client that holds its share. */
     const takeFrom = (level: Level, top: boolean): Waiter | undefined => {
       if (level.turns.length === 0) return level.waiting.shift()
       for (let tried = 0; tried < level.turns.length; tried++) {

@@ -63,21 +63,26 @@ export const withBody = (request: HttpServerRequest.HttpServerRequest, text: str
   }) as HttpServerRequest.HttpServerRequest
 }
 
-/** What one message's answer held: the JSON-RPC messages, in order, and their size. */
+/**
+ * What one message's answer held: its JSON-RPC messages as the library wrote them (JSON text: a batch's answer is put
+ * together from them as they are, never parsed and written again), whether any is the server's own (a notification),
+ * and their size.
+ */
 export interface Answered {
-  readonly messages: ReadonlyArray<unknown>
+  readonly messages: ReadonlyArray<string>
+  readonly notifies: boolean
   readonly bytes: number
 }
 
 /** The messages of the library's answer to one message: none (202), a JSON body's one, or each event of a stream. */
 export const answeredBy = (response: HttpServerResponse.HttpServerResponse): Effect.Effect<Answered | undefined> =>
   Effect.gen(function* () {
-    if (response.status === 202) return { messages: [], bytes: 0 }
+    if (response.status === 202) return { messages: [], notifies: false, bytes: 0 }
     const type = response.headers["content-type"] ?? ""
     if (response.status !== 200) return undefined
     if (type.startsWith("application/json") && response.body._tag === "Uint8Array") {
-      const text = decoder.decode(response.body.body)
-      return { messages: text.trim() === "" ? [] : [JSON.parse(text) as unknown], bytes: response.body.body.byteLength }
+      const text = decoder.decode(response.body.body).trim()
+      return { messages: text === "" ? [] : [text], notifies: false, bytes: response.body.body.byteLength }
     }
     if (type.startsWith("text/event-stream")) {
       const chunks =
@@ -90,22 +95,32 @@ export const answeredBy = (response: HttpServerResponse.HttpServerResponse): Eff
       const messages = text
         .split("\n")
         .filter((line) => line.startsWith("data:"))
-        .map((line) => JSON.parse(line.slice(5).trim()) as unknown)
-      return { messages, bytes: encoder.encode(text).byteLength }
+        .map((line) => line.slice(5).trim())
+      // A request or a notification of the server's has a method; a response has none (rare: read only here).
+      const notifies = messages.some((m) => {
+        const message: unknown = JSON.parse(m)
+        return Predicate.isObject(message) && typeof message.method === "string"
+      })
+      return { messages, notifies, bytes: encoder.encode(text).byteLength }
     }
     return undefined
   })
 
-/** The batch's answer from its messages' answers, in order. */
-export const batchAnswer = (messages: ReadonlyArray<unknown>, headers: Headers.Headers): HttpServerResponse.HttpServerResponse => {
+/** The batch's answer from its messages' answers (JSON texts), in order. */
+export const batchAnswer = (
+  messages: ReadonlyArray<string>,
+  notifies: boolean,
+  headers: Headers.Headers
+): HttpServerResponse.HttpServerResponse => {
   if (messages.length === 0) return HttpServerResponse.empty({ status: 202, headers })
   // Anything but responses (a notification the server sent while answering) goes out as an event stream.
-  if (messages.some((m) => Predicate.isObject(m) && typeof m.method === "string")) {
-    const body = messages.map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join("")
+  if (notifies) {
+    const body = messages.map((m) => `event: message\ndata: ${m}\n\n`).join("")
     return HttpServerResponse.text(body, { status: 200, headers, contentType: "text/event-stream" })
   }
-  return HttpServerResponse.jsonUnsafe(messages, { status: 200, headers })
+  return HttpServerResponse.text(`[${messages.join(",")}]`, { status: 200, headers, contentType: "application/json" })
 }
 
-/** The error answer of a call that was not run. */
-export const notRun = (id: string | number, message: string) => ({ jsonrpc: "2.0", id, error: { code: NOT_RUN, message } })
+/** The error answer of a call that was not run, as JSON text. */
+export const notRun = (id: string | number, message: string): string =>
+  JSON.stringify({ jsonrpc: "2.0", id, error: { code: NOT_RUN, message } })

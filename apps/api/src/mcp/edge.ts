@@ -404,7 +404,8 @@ export const makeMcpEdge = Effect.gen(function* () {
           { status: 400 }
         )
       }
-      const replies: Array<unknown> = []
+      const replies: Array<string> = []
+      let notifies = false
       let spent = 0
       let headers = Headers.empty
       for (const message of batch) {
@@ -430,6 +431,7 @@ export const makeMcpEdge = Effect.gen(function* () {
         // Refused as a request (an unknown session, a bad header): that is the batch's answer, as it would have been whole.
         if (answered === undefined) return response
         replies.push(...answered.messages)
+        notifies ||= answered.notifies
         spent += answered.bytes
         headers = Headers.removeMany(response.headers, ["content-type", "content-length"])
       }
@@ -437,7 +439,7 @@ export const makeMcpEdge = Effect.gen(function* () {
       return yield* share
         .run(
           address,
-          Effect.sync(() => batchAnswer(replies, headers))
+          Effect.sync(() => batchAnswer(replies, notifies, headers))
         )
         .pipe(whenBusy(busyResponse))
     })
