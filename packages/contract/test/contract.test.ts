@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { OpenApi } from "effect/http-api"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { VoteRequest } from "@productdir/domain"
+import { VoteBallot, VoteRequest } from "@productdir/domain"
 import { Api, DirectoryTools, VERSION } from "../src/index.ts"
 
 describe("the contract", () => {
@@ -13,11 +13,14 @@ describe("the contract", () => {
     expect(OpenApi.fromApi(Api).info.version).toBe(VERSION)
   })
 
-  it("defines the vote request once: POST /vote's payload and the vote tool's parameters are the domain's VoteRequest", () => {
-    expect(DirectoryTools.tools.vote.parametersSchema).toBe(VoteRequest)
+  it("defines the vote once: POST /vote's payload is the domain's VoteRequest, the vote tool's parameters its ballot", () => {
+    // The tool's are the ballot: the same fields and rules, without the voter_id POST /vote accepts and ignores.
+    expect(DirectoryTools.tools.vote.parametersSchema).toBe(VoteBallot)
     const payload = Api.groups.votes.endpoints.vote.payload.get("application/json")?.schemas[0]
     expect(payload).toBeDefined()
     expect(Schema.toJsonSchemaDocument(payload!)).toEqual(Schema.toJsonSchemaDocument(VoteRequest))
+    const { voter_id: _voterId, ...ballotFields } = VoteRequest.fields
+    expect(Object.keys(VoteBallot.fields)).toEqual(Object.keys(ballotFields))
   })
 
   it("describes every operation", () => {
