@@ -227,5 +227,5 @@ const tooDeep = (path: string): HttpServerResponse.HttpServerResponse =>
   path === ROUTES.mcp ? jsonRpcRefusal(-32600, `Invalid Request: ${TOO_DEEP}`) : problem(400, TOO_DEEP)
 
 /** A JSON body that is not UTF-8, refused in the words of the door it came to. */
-const notUtf8 = (path: string): HttpServerResponse.HttpServerResponse =>
+export const notUtf8 = (path: string): HttpServerResponse.HttpServerResponse =>
   path === ROUTES.mcp ? jsonRpcRefusal(-32700, `Parse error: ${NOT_UTF8}`) : problem(400, NOT_UTF8)

@@ -25,6 +25,7 @@ import { Clock, Duration, Effect, Option, Predicate } from "effect"
 import { Headers, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ROUTES } from "@productdir/domain"
 import { ApiConfig } from "../ApiConfig.ts"
+import { notUtf8, utf8Text } from "../http/bodyPolicy.ts"
 import { clientAddress } from "../http/clientAddress.ts"
 import { hostnameOf, isLoopbackHost, isLoopbackName } from "../http/hosts.ts"
 import { unsafeIdIn, unsafeIdMessage } from "../http/jsonRpcIds.ts"
@@ -383,7 +384,12 @@ export const makeMcpEdge = Effect.gen(function* () {
     Effect.gen(function* () {
       const address = clientAddress(request, config.trustProxy)
       const sessionId = request.headers["mcp-session-id"]
-      const text = yield* Effect.option(request.text)
+      // Read strictly here: the text handed on is what the body policy reads, and a lenient read would have put
+      // U+FFFD where the broken bytes were, for a body the policy refuses (bodyPolicy.ts).
+      const bytes = yield* Effect.option(request.arrayBuffer)
+      const decoded = bytes._tag === "Some" ? utf8Text(bytes.value) : undefined
+      if (bytes._tag === "Some" && decoded === undefined) return notUtf8(ROUTES.mcp)
+      const text = decoded === undefined ? Option.none<string>() : Option.some(decoded)
       const batch = text._tag === "Some" ? batchOf(text.value) : undefined
       // What the library refuses as a batch (an empty one, one with initialize, one in a revision without batches) goes to it whole.
       if (
