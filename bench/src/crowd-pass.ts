@@ -37,6 +37,7 @@ import { IntegrityLedger } from "@productdir/domain"
 import { layerPostgres } from "@productdir/store-postgres"
 import { IntegrityPass, type PassReport } from "@productdir/usecases"
 import { expand, findLockstep, findOverlap } from "@productdir/usecases/integrity/lockstep"
+import { voterRanks } from "@productdir/usecases/integrity/ranks"
 import { releases } from "@productdir/usecases/integrity/release"
 import { postgresCpuMillis } from "./cpu.ts"
 import { ensureDatabase, median, writeSection } from "./lib.ts"
@@ -189,7 +190,7 @@ const child = async (mode: string, url: string) => {
     mark("window read (SQL, transfer, columns)")
     const lockstep = findLockstep(window)
     mark(`findLockstep (${lockstep.length} groups)`)
-    const overlap = findOverlap(window)
+    const overlap = findOverlap(window, voterRanks(window))
     mark(`findOverlap (${overlap.length} groups)`)
     const found = expand(window, [...lockstep, ...overlap])
     mark("expand")

@@ -1,6 +1,6 @@
 /**
- * The command line: `list`, `show <id>`, `revoke <id>`, `restore <id>`, and for voter groups
- * `groups`, `group <id>`, `confirm <id>`, `clear <id>`, on the
+ * The command line: `list`, `show <id>`, `revoke <id>`, `restore <id>`, for voter groups
+ * `groups`, `group <id>`, `confirm <id>`, `clear <id>`, and `held <product>` (why its held votes wait), on the
  * store the environment names (the same settings as the other tools). Each
  * subcommand provides the store itself, so `--help` and usage errors never
  * touch a database.
@@ -11,7 +11,18 @@ import type { AgentId } from "@productdir/domain"
 import { layerForCatalog } from "@productdir/runtime"
 import { AgentAdministration, GroupReview } from "@productdir/usecases"
 import { UsageError } from "./errors.ts"
-import { agentJson, changeLine, decisionLine, details, groupDetails, groupJson, groupTable, recountLines, tableOf } from "./output.ts"
+import {
+  agentJson,
+  changeLine,
+  decisionLine,
+  details,
+  groupDetails,
+  groupJson,
+  groupTable,
+  heldLines,
+  recountLines,
+  tableOf
+} from "./output.ts"
 import { ROLE } from "./role.ts"
 
 const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
@@ -156,6 +167,22 @@ const decision = (status: "confirmed" | "cleared", name: "confirm" | "clear", de
     }).pipe(Effect.provide(Review))
   ).pipe(Command.withDescription(description))
 
+const product = Argument.String("product").pipe(Argument.withDescription("The product's id or slug"))
+
+const held = Command.make("held", { product, json }, (options) =>
+  Effect.gen(function* () {
+    const review = yield* GroupReview.GroupReview
+    const { product, formation } = yield* review.held(options.product)
+    yield* Console.log(
+      options.json ? JSON.stringify({ entity_id: product.id, trust_formation: formation }, null, 2) : heldLines(product, formation)
+    )
+  }).pipe(Effect.provide(Review))
+).pipe(
+  Command.withDescription(
+    "Why a product's held votes are held (waiting for the next pass, anonymous in a burst, or a flood's), and what its counted votes weigh"
+  )
+)
+
 export const agentsCommand = Command.make("productdir-agents").pipe(
   Command.withDescription(
     "The agents whose votes the directory counts, and the voter groups the integrity pass found. Revoking an agent keeps its votes in the ledger, marked, and stops counting them: its products are recounted at once. Restoring undoes it. Confirming a group keeps its votes discounted; clearing it counts them again. Exit 0: done; 1: no agent or group has that id; 2: usage or connection error."
@@ -172,6 +199,7 @@ export const agentsCommand = Command.make("productdir-agents").pipe(
       "confirm",
       "Confirm a voter group: its votes stay discounted and its members lose standing; its products are recounted"
     ),
-    decision("cleared", "clear", "Clear a voter group: its votes count again and no later pass discounts them; its products are recounted")
+    decision("cleared", "clear", "Clear a voter group: its votes count again and no later pass discounts them; its products are recounted"),
+    held
   ])
 )

@@ -2,9 +2,9 @@
 /**
  * productdir-agents: the entry point and its wiring.
  *
- *   argv ─► cli (list | show | revoke | restore | groups | group | confirm | clear) ─► AgentAdministration, GroupReview
- *           over the store from the environment
- *   outcome ─► exit code: 0 done, 1 no such agent or group, 2 usage or connection error
+ *   argv ─► cli (list | show | revoke | restore | groups | group | confirm | clear | held) ─► AgentAdministration,
+ *           GroupReview over the store from the environment
+ *   outcome ─► exit code: 0 done, 1 no such agent, group or product, 2 usage or connection error
  */
 import { Console, Effect } from "effect"
 import { Command } from "effect/cli"
@@ -22,6 +22,9 @@ runCli({
         return Console.error(`productdir-agents: ${error.message}. productdir-agents list shows every agent.`).pipe(Effect.as(1))
       case "GroupNotFound":
         return Console.error(`productdir-agents: ${error.message}. productdir-agents groups --all shows every group.`).pipe(Effect.as(1))
+      case "ProductNotFound":
+      case "ProductRemoved":
+        return Console.error(`productdir-agents: ${error.message}.`).pipe(Effect.as(1))
       case "UsageError":
         return Console.error(`productdir-agents: ${error.message}`).pipe(Effect.as(2))
       default:

@@ -4,7 +4,9 @@ import {
   type AgentRecord,
   discounts,
   type GroupDecision,
+  type Product,
   type Recount,
+  type TrustFormation,
   type StandingChange,
   type VoteGroup
 } from "@productdir/domain"
@@ -170,3 +172,17 @@ export const decisionLine = (decision: GroupDecision): string => {
     ? `cleared ${group}: ${votes} count${one ? "s" : ""} again, and no later pass discounts ${one ? "it" : "them"}; ${products(decision.recounted.length)} recounted`
     : `confirmed ${group}: its votes stay discounted (${votes} discounted now), its members lose standing; ${products(decision.recounted.length)} recounted`
 }
+
+const votes = (n: number) => `${n} vote${n === 1 ? "" : "s"}`
+
+/** A product's held votes by why they wait, and its counted votes by what each weighs: the sum an agent can redo. */
+export const heldLines = (product: Product, formation: TrustFormation): string =>
+  [
+    `product   ${shown(product.content.name)} (${product.id})`,
+    `held      ${formation.held === 0 ? "none" : votes(formation.held)}`,
+    ...formation.held_because.map((h) => `  ${votes(h.votes)} ${h.reason}: ${h.explanation}`),
+    `counted   ${votes(formation.agents.up + formation.agents.down + formation.addresses.up + formation.addresses.down)} by weight (a vote weighs its voter's standing when it was cast), and ${votes(formation.seed.up + formation.seed.down)} of seed at 1 each`,
+    ...formation.weights.map((w) => `  ${w.weight} each: ${w.up} up, ${w.down} down`),
+    `judged    ${Math.round(formation.judged_share * 10_000) / 10_000} up share, pulled toward ${formation.prior.share} by a prior of ${votes(formation.prior.votes)}`,
+    `discounted ${votes(formation.discounted)} (of voter groups the integrity pass found)`
+  ].join("\n")

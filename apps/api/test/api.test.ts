@@ -384,7 +384,9 @@ for (const variant of storeVariants()) {
           expect(changed.status).toBe("changed")
           expect([changed.trust.trust_up, changed.trust.trust_down]).toEqual([target.seed.up, target.seed.down + 1])
           const record = yield* client.products.getProduct({ params: { id: target.id } })
-          expect(record.trust).toEqual(changed.trust)
+          // The record carries the spec's five fields; the vote's answer the same, with the evidence and a line to quote.
+          expect(changed.trust).toMatchObject(record.trust)
+          expect(changed.trust.summary).toMatch(/^\d+\/100 from \d+ votes/)
           const { slug } = yield* client.products.getAgentCard({ params: { id: target.id } })
           const bySlug = yield* client.votes.vote({ payload: { entity_id: slug } })
           expect([bySlug.entity_id, bySlug.counted_as]).toEqual([target.id, "address"])

@@ -5,7 +5,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { DEFAULT_BURST_GUARD } from "@productdir/domain"
+import { DEFAULT_BURST_GUARD, MILLI, PRIOR, VOTE_WEIGHTS } from "@productdir/domain"
 import { sampleCatalog } from "@productdir/fixtures/sample"
 import { layerWithState } from "@productdir/store-memory/testing"
 import { baseUrl, registeredAgent, serverLayer } from "./harness.ts"
@@ -57,7 +57,16 @@ describe("how votes count, with the crowd defense on (its defaults)", () => {
           seed: product.seed,
           agents: { up: 0, down: 0 },
           addresses: { up: 0, down: DEFAULT_BURST_GUARD.floor },
+          // Each counted vote by what it weighs: an address's a hundredth of a vote.
+          weights: [{ weight: VOTE_WEIGHTS.address / MILLI, up: 0, down: DEFAULT_BURST_GUARD.floor }],
+          prior: PRIOR,
+          judged_share: expect.closeTo(
+            (product.seed.up * MILLI + PRIOR.votes * PRIOR.share * MILLI) /
+              ((product.seed.up + product.seed.down) * MILLI + DEFAULT_BURST_GUARD.floor * VOTE_WEIGHTS.address + PRIOR.votes * MILLI),
+            12
+          ),
           held: 4,
+          held_because: [{ reason: "anonymous", votes: 4, explanation: expect.stringContaining("a flood of addresses") }],
           discounted: 0
         })
       })
@@ -73,13 +82,14 @@ describe("how votes count, with the crowd defense on (its defaults)", () => {
           { entity_id: product.id },
           { ...agent.authorization, "x-forwarded-for": "203.0.113.9" }
         )
-        expect(bodyOf<Outcome>(asAgent)).toMatchObject({ counted_as: "agent", counting: "counted" })
+        // A fresh agent's vote weighs a fortieth of a vote in the judgement, an address's a hundredth: each counts one.
+        expect(bodyOf<Outcome>(asAgent)).toMatchObject({ counted_as: "agent", counting: "counted", weight: 0.025 })
         const asAddress = yield* postJson(
           `${base}/vote`,
           { entity_id: product.id, direction: "down" },
           { "x-forwarded-for": "203.0.113.10" }
         )
-        expect(bodyOf<Outcome>(asAddress)).toMatchObject({ counted_as: "address", counting: "counted" })
+        expect(bodyOf<Outcome>(asAddress)).toMatchObject({ counted_as: "address", counting: "counted", weight: 0.01 })
         expect(yield* formationOf(base, product.id)).toMatchObject({ agents: { up: 1, down: 0 }, addresses: { up: 0, down: 1 }, held: 0 })
       })
     )

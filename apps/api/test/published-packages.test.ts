@@ -32,9 +32,12 @@ describe("published packages", { timeout: 180_000 }, () => {
     const tarballs = scratchFolder("productdir-pack-")
     const dir = installInFreshProject([pack("domain", tarballs), effect(), ...packDependenciesOf("domain")])
     const output = await runExample(dir, readmeExample("domain"))
-    expect(output).toContain("trust of 90 up, 10 down: 83")
+    expect(output).toContain("trust of 90 up, 10 down: 86")
+    expect(output).toContain("nobody voted: no votes yet")
     expect(output).toContain("recorded unchanged recorded changed")
-    expect(output).toMatch(/counters: \{ up: 0, down: 2 \}/)
+    expect(output).toMatch(
+      /counters: \{ up: 0, down: 2 \} trust: 50\/100 from 2 votes, 0% up \(0\.05 votes' worth by standing: thin evidence\)/
+    )
     expect(output.trim().split("\n").slice(-2)).toEqual(["Success", "Failure"])
   })
 

@@ -9,7 +9,7 @@ import { AGENTS_PATH, agentCardPath, agentViewPath, problemsPath, productPath, V
 import type { Product } from "./Product.ts"
 import type { Plan } from "./ProductContent.ts"
 import { Slug } from "./slug.ts"
-import { Count, toTrust, Trust } from "./trust.ts"
+import { Count, toTrustSummary, TrustSummary } from "./trust.ts"
 import { REASON_MAX_LENGTH, VoteDirection } from "./Vote.ts"
 
 /** 1.1: the vote link says how a vote is counted and how to vote as an agent (`authentication`). */
@@ -73,11 +73,6 @@ export const PricingSummary = Schema.Struct({
   plan_count: Count
 }).annotate({ identifier: "PricingSummary" })
 
-export const TrustSummary = Schema.Struct({
-  ...Trust.fields,
-  summary: Schema.String.annotate({ description: "One line an agent can quote", examples: ["87/100 from 120 votes (92% positive)"] })
-}).annotate({ identifier: "TrustSummary" })
-
 export const AgentCard = Schema.Struct({
   schema_version: Schema.Literal(AGENT_CARD_SCHEMA_VERSION),
   id: ProductId,
@@ -111,14 +106,7 @@ export const cheapestPlan = (plans: ReadonlyArray<Plan>): Plan | undefined => {
   return best?.plan
 }
 
-export const trustSummaryOf = (product: Product) => {
-  const trust = toTrust(product.counters)
-  const summary =
-    trust.evaluation_count === 0
-      ? "No votes yet"
-      : `${trust.trust_score}/100 from ${trust.evaluation_count} vote${trust.evaluation_count === 1 ? "" : "s"} (${Math.round(trust.trust_ratio * 100)}% positive)`
-  return { ...trust, summary }
-}
+export const trustSummaryOf = (product: Pick<Product, "counters" | "weighted">) => toTrustSummary(product.counters, product.weighted)
 
 export const linksOf = (product: Product, self: string) => ({
   self: { method: "GET" as const, href: self },

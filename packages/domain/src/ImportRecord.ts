@@ -10,7 +10,8 @@ import { CatalogFields, HttpUrl, Statements } from "./ProductContent.ts"
 import { type ProductRecord, toProductRecord } from "./ProductRecord.ts"
 import { Slug } from "./slug.ts"
 import { withoutTracking, type Utm } from "./tracking.ts"
-import { Count, toTrust } from "./trust.ts"
+import { weightedOf } from "./judgement.ts"
+import { Count, emptyTally, toTrust } from "./trust.ts"
 
 /** Present in exported data, recomputed on import: accepted whatever they hold. */
 const Derived = Schema.optionalKey(Schema.Unknown)
@@ -49,7 +50,8 @@ export interface Imported {
 /** The product an import record describes; `id` is used when the record has none. */
 export const fromImportRecord = (record: ImportRecord, id: ProductId): Imported => {
   const seed = { up: record.trust?.trust_up ?? 0, down: record.trust?.trust_down ?? 0 }
-  const computed = toTrust(seed)
+  // A new product's judgement: its seed counts alone (export writes the same: its seed, not its live votes).
+  const computed = toTrust(seed, weightedOf(seed, emptyTally))
   const warnings: Array<string> = []
   for (const key of ["trust_score", "trust_ratio", "evaluation_count"] as const) {
     const given = record.trust?.[key]
@@ -87,7 +89,7 @@ export type ExportRecord = ProductRecord & { readonly slug: Slug; readonly probl
  * live ones: live votes stay in the ledger, so re-importing never counts them twice.
  */
 export const toExportRecord = (product: Product, utm: Utm): ExportRecord => ({
-  ...toProductRecord({ ...product, counters: product.seed }, utm),
+  ...toProductRecord({ ...product, counters: product.seed, weighted: weightedOf(product.seed, emptyTally) }, utm),
   slug: product.slug,
   problems: product.content.problems
 })

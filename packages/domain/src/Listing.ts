@@ -64,9 +64,9 @@ export const nameKey = (name: string): string => name.toLowerCase()
 export const sortKeyOf = (sort: ListSort, { product, rank }: Ranked): SortKey => {
   switch (sort) {
     case "relevance":
-      return { sort, rank: roundRank(rank), score: trustScore(product.counters), id: product.id }
+      return { sort, rank: roundRank(rank), score: trustScore(product.weighted), id: product.id }
     case "trust":
-      return { sort, score: trustScore(product.counters), id: product.id }
+      return { sort, score: trustScore(product.weighted), id: product.id }
     case "name":
       return { sort, name: nameKey(product.content.name), id: product.id }
     case "updated":

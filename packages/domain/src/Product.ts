@@ -12,6 +12,11 @@ export interface Product {
   readonly seed: Tally
   /** Live counters: seed + ledger votes. A cache the reconciliation job can rebuild. */
   readonly counters: Tally
+  /**
+   * The same evidence weighed (judgement.ts): seed counts at a whole vote each plus the weights of the counted
+   * votes, in thousandths of a vote. Also a cache of the ledger.
+   */
+  readonly weighted: Tally
   /** Starts at 1, +1 on every content change (never on votes). */
   readonly version: number
   /** Last content change. */

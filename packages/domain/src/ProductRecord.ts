@@ -55,7 +55,7 @@ export const toProductRecord = (product: Product, utm: Utm): ProductRecord => {
     id: product.id,
     name: c.name,
     category: c.category,
-    trust: toTrust(product.counters),
+    trust: toTrust(product.counters, product.weighted),
     ai_summary: c.ai_summary,
     ai_features: c.ai_features,
     ai_optimization: c.ai_optimization,

@@ -4,7 +4,7 @@ import { ProductId } from "./ids.ts"
 import { agentCardPath, agentViewPath, problemsPath, productPath } from "./paths.ts"
 import type { ListedProduct } from "./Product.ts"
 import { Slug } from "./slug.ts"
-import { Count, toTrust, Trust } from "./trust.ts"
+import { Count, toTrustSummary, TrustSummary } from "./trust.ts"
 import { VoteTemplate, voteTemplateOf } from "./Vote.ts"
 
 export const ProductSummary = Schema.Struct({
@@ -14,7 +14,7 @@ export const ProductSummary = Schema.Struct({
   category: Schema.String,
   summary: Schema.String,
   pricing_model: Schema.String,
-  trust: Trust,
+  trust: TrustSummary,
   links: Schema.Struct({
     record: Schema.String,
     agent_card: Schema.String,
@@ -32,7 +32,7 @@ export const toProductSummary = (product: ListedProduct): ProductSummary => ({
   category: product.content.category,
   summary: product.content.ai_summary,
   pricing_model: product.content.pricing.model,
-  trust: toTrust(product.counters),
+  trust: toTrustSummary(product.counters, product.weighted),
   links: {
     record: productPath(product.id),
     agent_card: agentCardPath(product.id),

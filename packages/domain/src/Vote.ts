@@ -8,8 +8,9 @@ import { boundedText, isVisibleText } from "./text.ts"
 import { type BurstGuard, VoteCounting } from "./counting.ts"
 import type { Limit } from "./RateLimits.ts"
 import type { Tally } from "./trust.ts"
-import { Trust } from "./trust.ts"
+import { TrustSummary } from "./trust.ts"
 import { CountedAs, type Voter } from "./Voter.ts"
+import { MILLI, VOTE_WEIGHTS } from "./judgement.ts"
 
 export const VoteDirection = Schema.Literals(["up", "down"]).annotate({
   message: 'must be "up" or "down"',
@@ -112,7 +113,11 @@ export const VoteOutcome = Schema.Struct({
   status: VoteStatus,
   counted_as: CountedAs,
   counting: VoteCounting,
-  trust: Trust,
+  weight: Schema.Finite.annotate({
+    description: `What this vote weighs in the product's judgement (trust_score, trust_ratio), in votes: its voter's standing when it was cast. An agent the integrity pass gave standing ${VOTE_WEIGHTS.standing / MILLI}, an agent without it yet ${VOTE_WEIGHTS.agent / MILLI}, a network address ${VOTE_WEIGHTS.address / MILLI}. It counts as one vote in trust_up and trust_down either way`,
+    examples: [VOTE_WEIGHTS.standing / MILLI, VOTE_WEIGHTS.agent / MILLI, VOTE_WEIGHTS.address / MILLI]
+  }),
+  trust: TrustSummary,
   links: Schema.Struct({
     agent_view: Schema.String.annotate({ description: "The product's decision view, with the trust this vote moved" }),
     problems: Schema.String.annotate({ description: "The product's known problems (a down vote's reason is listed there)" }),
@@ -158,6 +163,10 @@ export interface CastResult {
   readonly counting: VoteCounting
   /** Counters after the vote, read in the vote's own transaction. */
   readonly counters: Tally
+  /** The product's weighted evidence after the vote (judgement.ts). */
+  readonly weighted: Tally
+  /** What the vote weighs (thousandths of a vote), by its voter's standing when it was cast. */
+  readonly weight: number
 }
 
 /** How a vote moves the counters, given the voter's previous live vote. */

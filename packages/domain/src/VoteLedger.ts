@@ -15,6 +15,7 @@ import { Context, Effect, type Stream } from "effect"
 import type { AgentRevoked, ProductNotFound, ProductRemoved, StoreError } from "./errors.ts"
 import type { ProductId } from "./ids.ts"
 import type { Decision, Limit, RateLimits } from "./RateLimits.ts"
+import { weightedOf } from "./judgement.ts"
 import { addTally, type Tally, tallyEquals } from "./trust.ts"
 import type { LedgerFormation, VoteCounting } from "./counting.ts"
 import type { CastResult, CastVote, VoteDirection } from "./Vote.ts"
@@ -27,6 +28,8 @@ export interface LedgerEntry {
   readonly direction: VoteDirection
   readonly revokedAt: Date | null
   readonly counting: VoteCounting
+  /** What it weighs when it counts, in thousandths of a vote: its voter's standing when it was cast (judgement.ts). */
+  readonly weight: number
 }
 
 /** Whether a ledger entry counts toward its product's trust: counted, and cast by an identity in good standing. */
@@ -40,12 +43,25 @@ export const countedTally = (entries: Iterable<LedgerEntry>): Tally => {
   return { up, down }
 }
 
-/** A product's stored counters beside what its seed and its ledger say they should be. */
+/** The weights of the entries that count, summed by direction (thousandths of a vote). */
+export const countedWeights = (entries: Iterable<LedgerEntry>): Tally => {
+  let up = 0
+  let down = 0
+  for (const entry of entries) if (counts(entry)) entry.direction === "up" ? (up += entry.weight) : (down += entry.weight)
+  return { up, down }
+}
+
+/**
+ * A product's stored counters beside what its seed and its ledger say they should be: the counts, and the weighted
+ * evidence (`storedWeighted`, `ledgerWeighted`: thousandths of a vote; judgement.ts).
+ */
 export interface CounterSnapshot {
   readonly id: ProductId
   readonly seed: Tally
   readonly stored: Tally
   readonly ledger: Tally
+  readonly storedWeighted: Tally
+  readonly ledgerWeighted: Tally
 }
 
 /** Counters a repair rewrote. */
@@ -58,7 +74,12 @@ export interface Repair {
 /** What a product's counters must be: seed + the ledger's counted votes. */
 export const expectedCounters = (snapshot: Pick<CounterSnapshot, "seed" | "ledger">): Tally => addTally(snapshot.seed, snapshot.ledger)
 
-export const hasDrifted = (snapshot: CounterSnapshot): boolean => !tallyEquals(snapshot.stored, expectedCounters(snapshot))
+/** What a product's weighted evidence must be: its seed at a whole vote each + the ledger's counted weights. */
+export const expectedWeighted = (snapshot: Pick<CounterSnapshot, "seed" | "ledgerWeighted">): Tally =>
+  weightedOf(snapshot.seed, snapshot.ledgerWeighted)
+
+export const hasDrifted = (snapshot: CounterSnapshot): boolean =>
+  !tallyEquals(snapshot.stored, expectedCounters(snapshot)) || !tallyEquals(snapshot.storedWeighted, expectedWeighted(snapshot))
 
 /** A vote cast within rate limits: refused, with the decision, when a bucket had no token; else cast. */
 export type LimitedCast =

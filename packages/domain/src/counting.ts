@@ -15,6 +15,7 @@
  * store applies it, and the store contract holds both to it.
  */
 import { Schema } from "effect"
+import { judgedShare, MILLI, PRIOR, VOTE_WEIGHTS, weightedOf } from "./judgement.ts"
 import { Count, type Tally } from "./trust.ts"
 
 export const VoteCounting = Schema.Literals(["counted", "held", "discounted"]).annotate({
@@ -86,16 +87,56 @@ export const ratesAfterRelease = (rates: VoteRates, castAt: ReadonlyArray<number
 
 const TallySchema = Schema.Struct({ up: Count, down: Count })
 
+/** Why held votes are held (held_because). */
+export const HeldReason = Schema.Literals(["waiting", "anonymous", "group"]).annotate({
+  description:
+    "`waiting`: an agent's vote cast during a burst, which the next integrity pass counts unless a group explains it; `anonymous`: a vote of a network address in a burst, which counts only when agents from many networks or established voters carried the burst (a flood of addresses looks like nothing else); `group`: a vote of a flood the pass found, which counts only if an operator clears its group"
+})
+export type HeldReason = typeof HeldReason.Type
+
+const HELD_REASONS: ReadonlyArray<HeldReason> = ["waiting", "anonymous", "group"]
+
+const HELD_EXPLANATIONS: Record<HeldReason, string> = {
+  waiting: "agents' votes cast during a burst: the next integrity pass counts them unless a group explains them",
+  anonymous:
+    "network addresses' votes in a burst: they count when agents from many networks or established voters carried it, and stay held otherwise (a flood of addresses looks like nothing else)",
+  group: "votes of a flood the integrity pass found: they count only if an operator clears its group"
+}
+
+/** Counted votes of one weight: how many up and down, and that weight in votes (1, 0.05, 0.02: judgement.ts). */
+const WeightClass = Schema.Struct({
+  weight: Schema.Finite.annotate({ description: "What each of these votes weighs, in votes" }),
+  up: Count,
+  down: Count
+})
+
 export const TrustFormation = Schema.Struct({
-  seed: TallySchema.annotate({ description: "Counts the catalog came with (imported)" }),
+  seed: TallySchema.annotate({ description: "Counts the catalog came with (imported): each weighs one vote" }),
   agents: TallySchema.annotate({ description: "Counted votes of agents that proved who they are (an API key, or a signature)" }),
   addresses: TallySchema.annotate({ description: "Counted votes of clients known only by their network address" }),
+  weights: Schema.Array(WeightClass).annotate({
+    description: `The counted votes by what each weighs (its voter's standing when it voted: an agent with standing ${VOTE_WEIGHTS.standing / MILLI}, an agent without ${VOTE_WEIGHTS.agent / MILLI}, an address ${VOTE_WEIGHTS.address / MILLI}), heaviest first`
+  }),
+  prior: Schema.Struct({ votes: Count, share: Schema.Finite }).annotate({
+    description: "The prior the evidence is pulled toward: this many votes at this up share"
+  }),
+  judged_share: Schema.Finite.annotate({
+    description:
+      "(seed up + Σ weight × up + prior votes × prior share) / (seed + Σ weight × votes + prior votes): trust_ratio before rounding"
+  }),
   held: Count.annotate({ description: "Votes recorded during a burst and waiting for the integrity pass: not counted yet" }),
+  held_because: Schema.Array(
+    Schema.Struct({
+      reason: HeldReason,
+      votes: Count,
+      explanation: Schema.String
+    })
+  ).annotate({ description: "Why the held votes are held, by reason (none listed when none is held)" }),
   discounted: Count.annotate({ description: "Votes not counted because the integrity pass found them part of a coordinated group" })
 }).annotate({
   identifier: "TrustFormation",
   description:
-    "How the trust counters were formed: seed + counted votes of agents + counted votes of addresses. Weigh them yourself: a vote of an agent is harder to fake than a vote of an address (an address is cheap to change). Held votes may count after the integrity pass; discounted ones count again only if an operator clears their group."
+    "How the trust was formed: the counts (seed + counted votes of agents + counted votes of addresses), and the judgement of them: each counted vote weighed by its voter's standing when it voted, a seed count as one vote, and the prior they are pulled toward. Redo the sum: trust_ratio = judged_share. Held votes may count after the integrity pass; discounted ones count again only if an operator clears their group."
 })
 export type TrustFormation = typeof TrustFormation.Type
 
@@ -103,14 +144,35 @@ export type TrustFormation = typeof TrustFormation.Type
 export interface LedgerFormation {
   readonly agents: Tally
   readonly addresses: Tally
+  /** Counted votes by their weight (thousandths of a vote), heaviest first. */
+  readonly byWeight: ReadonlyArray<{ readonly weight: number; readonly up: number; readonly down: number }>
   readonly held: number
+  /** The held votes by why they are held. */
+  readonly heldBy: Readonly<Record<HeldReason, number>>
   readonly discounted: number
 }
 
-export const toTrustFormation = (seed: Tally, ledger: LedgerFormation): TrustFormation => ({
-  seed: { up: seed.up, down: seed.down },
-  agents: { up: ledger.agents.up, down: ledger.agents.down },
-  addresses: { up: ledger.addresses.up, down: ledger.addresses.down },
-  held: ledger.held,
-  discounted: ledger.discounted
-})
+export const toTrustFormation = (seed: Tally, ledger: LedgerFormation): TrustFormation => {
+  const counted = ledger.byWeight.reduce((sum, w) => ({ up: sum.up + w.weight * w.up, down: sum.down + w.weight * w.down }), {
+    up: 0,
+    down: 0
+  })
+  return {
+    seed: { up: seed.up, down: seed.down },
+    agents: { up: ledger.agents.up, down: ledger.agents.down },
+    addresses: { up: ledger.addresses.up, down: ledger.addresses.down },
+    weights: [...ledger.byWeight]
+      .filter((w) => w.up + w.down > 0)
+      .sort((a, b) => b.weight - a.weight)
+      .map((w) => ({ weight: w.weight / MILLI, up: w.up, down: w.down })),
+    prior: { votes: PRIOR.votes, share: PRIOR.share },
+    judged_share: judgedShare(weightedOf(seed, counted)),
+    held: ledger.held,
+    held_because: HELD_REASONS.filter((reason) => ledger.heldBy[reason] > 0).map((reason) => ({
+      reason,
+      votes: ledger.heldBy[reason],
+      explanation: HELD_EXPLANATIONS[reason]
+    })),
+    discounted: ledger.discounted
+  }
+}

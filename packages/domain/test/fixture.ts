@@ -35,6 +35,8 @@ export const product: Product = {
   content,
   seed: { up: 10, down: 2 },
   counters: { up: 12, down: 3 },
+  // The seed at a whole vote each, then two fresh agents up and an address down.
+  weighted: { up: 10_000 + 2 * 25, down: 2_000 + 10 },
   version: 1,
   updatedAt: new Date("2026-11-01T12:00:00.000Z"),
   removedAt: null

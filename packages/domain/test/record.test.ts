@@ -65,7 +65,8 @@ describe("ProductRecord", () => {
     expect(wire.trust_signals.website).toBe(
       "https://ledgerly.example/?ref=dir&utm_source=productdir&utm_medium=agent&utm_campaign=directory"
     )
-    expect(wire.trust).toEqual({ trust_score: 55, trust_up: 12, trust_down: 3, trust_ratio: 0.8, evaluation_count: 15 })
+    // The counts as counted; the score and the ratio are the judgement of the weighted evidence (10.05 up, 2.01 down).
+    expect(wire.trust).toEqual({ trust_score: 68, trust_up: 12, trust_down: 3, trust_ratio: 0.6822, evaluation_count: 15 })
   })
 
   it("round-trips through JSON", () => {

@@ -27,18 +27,48 @@ describe("agent card and view", () => {
     expect(card.pricing.cheapest_plan).toEqual({ name: "Solo", price: "$9/mo" })
     expect(card.links.vote).toMatchObject({ method: "POST", href: "/vote", body: { entity_id: product.id } })
     expect(card.links.problems.href).toBe("/entities/ledgerly-books/problems")
-    expect(card.trust.summary).toBe("55/100 from 15 votes (80% positive)")
+    expect(card.trust.summary).toBe("68/100 from 15 votes, 80% up (12.1 votes' worth by standing: some evidence)")
+    expect(card.trust.evidence).toBe("some")
   })
 
   it("the view adds the decision fields and the top 3 problems", () => {
     const problems = problemsOf(product, [])
-    const formation = { agents: { up: 3, down: 1 }, addresses: { up: 2, down: 0 }, held: 4, discounted: 7 }
+    const formation = {
+      agents: { up: 3, down: 1 },
+      addresses: { up: 2, down: 0 },
+      byWeight: [
+        { weight: 1_000, up: 1, down: 1 },
+        { weight: 25, up: 2, down: 0 },
+        { weight: 10, up: 2, down: 0 }
+      ],
+      held: 4,
+      heldBy: { waiting: 3, anonymous: 1, group: 0 },
+      discounted: 7
+    }
     const view = toAgentView(product, problems, defaultUtm, formation)
     expect(Schema.decodeUnknownSync(AgentView)(JSON.parse(JSON.stringify(view)))).toEqual(view)
     expect(view.problems.total).toBe(1)
     expect(view.target_audience).toBe("Agencies with 2-50 staff")
     expect(view.links.self.href).toBe("/entities/ledgerly-books?format=agent")
-    expect(view.trust_formation).toEqual({ seed: product.seed, ...formation })
+    // Each weight in votes, heaviest first, and the sum an agent can redo: seed 10/2 at a whole vote each, plus the
+    // counted votes' weights, pulled toward the prior (10 votes at 0.5).
+    const { byWeight: _, heldBy: __, ...counts } = formation
+    expect(view.trust_formation).toEqual({
+      seed: product.seed,
+      ...counts,
+      weights: [
+        { weight: 1, up: 1, down: 1 },
+        { weight: 0.025, up: 2, down: 0 },
+        { weight: 0.01, up: 2, down: 0 }
+      ],
+      prior: { votes: 10, share: 0.5 },
+      judged_share: (10 + 1 + 0.05 + 0.02 + 5) / (12 + 2 + 0.07 + 10),
+      // Why the held are held, with the reasons in words, none listed that holds none.
+      held_because: [
+        { reason: "waiting", votes: 3, explanation: expect.stringContaining("the next integrity pass counts them") },
+        { reason: "anonymous", votes: 1, explanation: expect.stringContaining("a flood of addresses") }
+      ]
+    })
   })
 
   it("reads prices", () => {

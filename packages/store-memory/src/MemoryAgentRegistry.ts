@@ -7,12 +7,11 @@ import {
   AgentNotFound,
   type AgentRecord,
   AgentRegistry,
-  expectedCounters,
   type ProductId,
   type Recount,
   type StandingChange
 } from "@productdir/domain"
-import { announce, ledgerTally, MemoryState, type State } from "./State.ts"
+import { announce, MemoryState, recountProducts, type State } from "./State.ts"
 
 const recordOf = (state: State, agent: Agent): AgentRecord => {
   const key = agentLedgerKey(agent.id)
@@ -47,14 +46,7 @@ const setStanding = (state: State, id: AgentId, at: Date | null): Effect.Effect<
         if (report !== undefined) report.revokedAt = at
       }
     }
-    const recounted: Array<Recount> = []
-    for (const productId of touched.sort()) {
-      const product = state.products.get(productId)
-      if (product === undefined) continue
-      const after = expectedCounters({ seed: product.seed, ledger: ledgerTally(state, productId) })
-      state.products.set(productId, { ...product, counters: after })
-      recounted.push({ id: productId, before: product.counters, after })
-    }
+    const recounted: Array<Recount> = recountProducts(state, touched)
     // Every product it voted on: its counters, and its problems (the agent's reports), may read differently now.
     announce(state, touched as Array<ProductId>)
     return Effect.succeed({ agent: stored.agent, changed: true, votes, recounted })

@@ -20,8 +20,11 @@ import {
   sortKeyOf,
   tallyEquals,
   addTally,
+  emptyTally,
+  SEED_WEIGHT,
   type UpsertOutcome,
-  type UpsertStatus
+  type UpsertStatus,
+  weightedOf
 } from "@productdir/domain"
 import { operandsOf, rankOf } from "./search.ts"
 import { announce, findLive, isLive, MemoryState, type State } from "./State.ts"
@@ -41,6 +44,7 @@ const upsertOne = (state: State, input: ProductInput, now: Date): UpsertOutcome 
       content: input.content,
       seed: input.seed,
       counters: input.seed,
+      weighted: weightedOf(input.seed, emptyTally),
       version: 1,
       updatedAt: now,
       removedAt: null
@@ -54,6 +58,7 @@ const upsertOne = (state: State, input: ProductInput, now: Date): UpsertOutcome 
     content: input.content,
     seed: input.seed,
     counters: addTally(existing.counters, seedDelta),
+    weighted: addTally(existing.weighted, { up: seedDelta.up * SEED_WEIGHT, down: seedDelta.down * SEED_WEIGHT }),
     version: existing.version + 1,
     updatedAt: now,
     removedAt: null

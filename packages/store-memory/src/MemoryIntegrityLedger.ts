@@ -24,28 +24,12 @@ import {
   tallyEquals,
   type VoteGroup
 } from "@productdir/domain"
-import { announce, ledgerTally, MemoryState, type State } from "./State.ts"
+import { announce, MemoryState, recountProducts, type State } from "./State.ts"
 
 const COUNTING_CODE = { counted: COUNTED, held: HELD, discounted: DISCOUNTED } as const
 
-/** Counters set to seed + counted votes for `ids`; the ones that moved. */
-const recount = (state: State, ids: Iterable<string>): Array<Recount> => {
-  const recounted: Array<Recount> = []
-  for (const id of [...new Set(ids)].sort()) {
-    const product = state.products.get(id)
-    if (product === undefined) continue
-    const ledger = ledgerTally(state, id)
-    const after: Tally = { up: product.seed.up + ledger.up, down: product.seed.down + ledger.down }
-    if (tallyEquals(after, product.counters)) continue
-    state.products.set(id, { ...product, counters: after })
-    recounted.push({ id, before: product.counters, after })
-  }
-  announce(
-    state,
-    recounted.map((r) => r.id as ProductId)
-  )
-  return recounted
-}
+/** Counters and weighted evidence set to seed + counted votes for `ids`; the ones that moved. */
+const recount = (state: State, ids: Iterable<string>): Array<Recount> => recountProducts(state, ids)
 
 const clearedGroup = (state: State, groupId: string | null) => groupId !== null && state.groups.get(groupId)?.status === "cleared"
 

@@ -16,22 +16,36 @@ import {
   type VoteCounting,
   type CastVote,
   type CounterSnapshot,
-  expectedCounters,
-  hasDrifted,
   ledgerKey,
   normalizeReason,
   type ProductId,
+  type Repair,
   type ProductNotFound,
   type ProductRemoved,
   RateLimits,
   type StoreError,
   type LimitedCast,
-  type Repair,
   tidyReason,
   VoteLedger,
-  voteTransition
+  voterClassOf,
+  voteTransition,
+  voteWeight,
+  type VoteDirection,
+  type VoteStatus,
+  type Tally
 } from "@productdir/domain"
-import { announce, findLive, type LedgerVote, ledgerTally, MemoryState, type Report, resolve, type State } from "./State.ts"
+import {
+  announce,
+  findLive,
+  type LedgerVote,
+  ledgerTally,
+  ledgerWeights,
+  MemoryState,
+  recountProducts,
+  type Report,
+  resolve,
+  type State
+} from "./State.ts"
 
 type CastFailure = ProductNotFound | ProductRemoved | AgentRevoked | StoreError
 
@@ -50,6 +64,9 @@ const castOne = (state: State, vote: CastVote, now: Date): Result.Result<CastRes
   const voter = ledgerKey(vote.voter)
   const previous = ballots.get(voter)
   const { delta, status } = voteTransition(previous?.direction, vote.direction)
+  const previousWeight = previous?.weight ?? 0
+  // What it weighs: its voter's standing now (domain judgement.ts); a changed vote is weighed anew.
+  const weight = voteWeight(voterClassOf(vote.voter, standing))
   // How it counts (counting.ts): a changed vote as its first one did; a new one held in a burst, without standing.
   let counting: VoteCounting = previous?.counting ?? "counted"
   if (previous === undefined) {
@@ -63,15 +80,26 @@ const castOne = (state: State, vote: CastVote, now: Date): Result.Result<CastRes
       revokedAt: null,
       counting,
       network: vote.network ?? null,
-      groupId: null
+      groupId: null,
+      weight
     })
-  } else if (status === "changed") Object.assign(previous, { direction: vote.direction, updatedAt: now })
-  const counters = counting === "counted" ? addTally(product.counters, delta) : product.counters
-  const updated = { ...product, counters }
+  } else if (status === "changed") Object.assign(previous, { direction: vote.direction, updatedAt: now, weight })
+  // Only a counted vote moves the counters and the evidence: a changed vote's old weight leaves with its old direction.
+  const moves = counting === "counted"
+  const counters = moves ? addTally(product.counters, delta) : product.counters
+  const weighted = moves ? addTally(product.weighted, weightDelta(status, vote.direction, weight, previousWeight)) : product.weighted
+  const updated = { ...product, counters, weighted }
   state.products.set(product.id, updated)
   const reported = recordReport(state, product.id, vote, now)
   if (status !== "unchanged" || reported) announce(state, [product.id])
-  return Result.succeed({ productId: updated.id, direction: vote.direction, status, counting, counters })
+  return Result.succeed({ productId: updated.id, direction: vote.direction, status, counting, counters, weighted, weight })
+}
+
+/** How a vote moves its product's weighted evidence (as voteTransition moves the counts). */
+const weightDelta = (status: VoteStatus, direction: VoteDirection, weight: number, previous: number): Tally => {
+  if (status === "unchanged") return { up: 0, down: 0 }
+  const gone = status === "changed" ? previous : 0
+  return direction === "up" ? { up: weight, down: -gone } : { up: -gone, down: weight }
 }
 
 /**
@@ -124,7 +152,16 @@ const make = (state: State, limits: RateLimits["Service"]) => {
             .filter((p) => after === undefined || p.id > after)
             .sort((a, b) => (a.id < b.id ? -1 : 1))
             .slice(0, batchSize)
-            .map((p): CounterSnapshot => ({ id: p.id, seed: p.seed, stored: p.counters, ledger: ledgerTally(state, p.id) }))
+            .map(
+              (p): CounterSnapshot => ({
+                id: p.id,
+                seed: p.seed,
+                stored: p.counters,
+                ledger: ledgerTally(state, p.id),
+                storedWeighted: p.weighted,
+                ledgerWeighted: ledgerWeights(state, p.id)
+              })
+            )
           const last = page.at(-1)
           return [[page], page.length === batchSize && last ? Option.some(last.id) : Option.none()] as const
         })
@@ -132,32 +169,32 @@ const make = (state: State, limits: RateLimits["Service"]) => {
     formation: (id) =>
       Effect.sync((): LedgerFormation => {
         const formation = { agents: { up: 0, down: 0 }, addresses: { up: 0, down: 0 }, held: 0, discounted: 0 }
+        const heldBy = { waiting: 0, anonymous: 0, group: 0 }
+        const byWeight = new Map<number, { up: number; down: number }>()
         for (const [voter, entry] of state.votes.get(canonicalProductId(id)) ?? []) {
           if (entry.revokedAt !== null) continue
-          if (entry.counting === "held") formation.held++
-          else if (entry.counting === "discounted") formation.discounted++
-          else formation[isAgentLedgerKey(voter) ? "agents" : "addresses"][entry.direction]++
+          if (entry.counting === "held") {
+            formation.held++
+            heldBy[entry.groupId !== null ? "group" : isAgentLedgerKey(voter) ? "waiting" : "anonymous"]++
+          } else if (entry.counting === "discounted") formation.discounted++
+          else {
+            formation[isAgentLedgerKey(voter) ? "agents" : "addresses"][entry.direction]++
+            const weighed = byWeight.get(entry.weight) ?? { up: 0, down: 0 }
+            weighed[entry.direction]++
+            byWeight.set(entry.weight, weighed)
+          }
         }
-        return formation
+        const heaviestFirst = [...byWeight].sort((a, b) => b[0] - a[0])
+        return { ...formation, heldBy, byWeight: heaviestFirst.map(([weight, tally]) => ({ weight, ...tally })) }
       }),
     repair: (drifted) =>
       Effect.sync(() => {
         // One synchronous step: nothing can move between the check and the write.
-        const repairs: Array<Repair> = []
-        for (const snapshot of drifted) {
-          const product = state.products.get(canonicalProductId(snapshot.id))
-          if (product === undefined) continue
-          const current = { id: product.id, seed: product.seed, stored: product.counters, ledger: ledgerTally(state, product.id) }
-          if (!hasDrifted(current)) continue
-          const after = expectedCounters(current)
-          state.products.set(product.id, { ...product, counters: after })
-          repairs.push({ id: product.id, before: product.counters, after })
-        }
-        announce(
-          state,
-          repairs.map((r) => r.id)
-        )
-        return repairs
+        const drift = drifted
+          .map((snapshot) => state.products.get(canonicalProductId(snapshot.id)))
+          .filter((product) => product !== undefined)
+          .map((product) => product.id)
+        return recountProducts(state, drift).map((r): Repair => ({ ...r, id: r.id as ProductId }))
       })
   })
 }

@@ -5,21 +5,26 @@
  */
 import { Context, Result } from "effect"
 import {
+  addTally,
   type Agent,
   type AgentId,
   canonicalProductId,
   type ProductChange,
   countedTally,
+  countedWeights,
   isProductId,
   type Product,
   type ProductId,
   ProductNotFound,
   ProductRemoved,
+  type Recount,
   type Tally,
+  tallyEquals,
   type VoteCounting,
   type VoteDirection,
   type VoteGroup,
-  type VoteRates
+  type VoteRates,
+  weightedOf
 } from "@productdir/domain"
 
 export interface LedgerVote {
@@ -34,6 +39,8 @@ export interface LedgerVote {
   readonly network: string | null
   /** The group that discounted it. */
   groupId: string | null
+  /** What it weighs when it counts (thousandths of a vote): its voter's standing when it was cast (domain judgement.ts). */
+  weight: number
 }
 
 export interface Report {
@@ -112,3 +119,28 @@ export const findLive = (state: State, ref: string): Result.Result<Product, Prod
 
 /** The counted votes of a product's ledger (VoteLedger.ts states the rule). */
 export const ledgerTally = (state: State, id: string): Tally => countedTally(state.votes.get(id)?.values() ?? [])
+
+/** The weights of the counted votes of a product's ledger, summed by direction. */
+export const ledgerWeights = (state: State, id: string): Tally => countedWeights(state.votes.get(id)?.values() ?? [])
+
+/**
+ * Sets `ids`' counters to seed + counted votes, and their weighted evidence to the same weighed; the products whose
+ * counters or evidence moved, with their counters before and after. Announces them.
+ */
+export const recountProducts = (state: State, ids: Iterable<string>): Array<Recount> => {
+  const recounted: Array<Recount> = []
+  for (const id of [...new Set(ids)].sort()) {
+    const product = state.products.get(id)
+    if (product === undefined) continue
+    const after = addTally(product.seed, ledgerTally(state, id))
+    const weighted = weightedOf(product.seed, ledgerWeights(state, id))
+    if (tallyEquals(after, product.counters) && tallyEquals(weighted, product.weighted)) continue
+    state.products.set(id, { ...product, counters: after, weighted })
+    recounted.push({ id, before: product.counters, after })
+  }
+  announce(
+    state,
+    recounted.map((r) => r.id as ProductId)
+  )
+  return recounted
+}

@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import type { Product, ProductId } from "@productdir/domain"
+import { type Product, type ProductId, VOTE_WEIGHTS } from "@productdir/domain"
 import { MemoryState } from "@productdir/store-memory/testing"
 import { Backdoor } from "@productdir/testkit"
 
@@ -27,7 +27,8 @@ export const layerMemoryBackdoor = Layer.effect(
             revokedAt: null,
             counting: "counted",
             network: null,
-            groupId: null
+            groupId: null,
+            weight: VOTE_WEIGHTS.address
           })
         }),
       deleteVote: (id, voter) => Effect.sync(() => void state.votes.get(id)?.delete(voter))

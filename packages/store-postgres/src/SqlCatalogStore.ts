@@ -22,6 +22,7 @@ import {
   ProductNotFound,
   ProductRemoved,
   type Ranked,
+  SEED_WEIGHT,
   searchFieldsOf,
   type Slug,
   slugify,
@@ -148,8 +149,10 @@ export const make = Effect.gen(function* () {
    */
   const writeProducts = (rows: ReturnType<typeof productRows>, now: Date) =>
     sql<{ id: string; created: boolean }>`
-      INSERT INTO products AS p (id, slug, name, name_key, category, content, seed_up, seed_down, trust_up, trust_down, updated_at)
-      SELECT r.id, r.slug, r.name, r.name_key, r.category, r.content, r.seed_up, r.seed_down, r.seed_up, r.seed_down, ${now}
+      INSERT INTO products AS p (id, slug, name, name_key, category, content, seed_up, seed_down, trust_up, trust_down,
+        weight_up, weight_down, updated_at)
+      SELECT r.id, r.slug, r.name, r.name_key, r.category, r.content, r.seed_up, r.seed_down, r.seed_up, r.seed_down,
+        r.seed_up * ${SEED_WEIGHT}, r.seed_down * ${SEED_WEIGHT}, ${now}
       FROM jsonb_to_recordset(${pg.json(rows)}) AS r(
         id uuid, slug text, name text, name_key text, category text, content jsonb, seed_up bigint, seed_down bigint)
       ORDER BY r.id
@@ -158,6 +161,9 @@ export const make = Effect.gen(function* () {
         content = EXCLUDED.content,
         trust_up = p.trust_up + (EXCLUDED.seed_up - p.seed_up),
         trust_down = p.trust_down + (EXCLUDED.seed_down - p.seed_down),
+        -- A seed count weighs a whole vote (packages/domain/src/judgement.ts).
+        weight_up = p.weight_up + (EXCLUDED.seed_up - p.seed_up) * ${SEED_WEIGHT},
+        weight_down = p.weight_down + (EXCLUDED.seed_down - p.seed_down) * ${SEED_WEIGHT},
         seed_up = EXCLUDED.seed_up, seed_down = EXCLUDED.seed_down,
         version = p.version + 1, updated_at = ${now}, removed_at = NULL
       WHERE p.content IS DISTINCT FROM EXCLUDED.content

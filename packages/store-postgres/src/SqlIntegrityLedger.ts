@@ -27,7 +27,7 @@ import { Announcer } from "./ChangeFeed.ts"
 import { retryDeadlocks } from "./deadlocks.ts"
 import { storeError } from "./errors.ts"
 import { readWindow } from "./integrityWindow.ts"
-import { recount, taughtAt } from "./recount.ts"
+import { type Moved, recount, taughtAt } from "./recount.ts"
 
 /**
  * Released votes written a statement at a time (all in the verdict's one transaction): a statement's keys, their
@@ -118,14 +118,14 @@ export const make = Effect.gen(function* () {
       // What was counted and is discounted moves its product's counters (held votes were not counted): the
       // counted and the held are discounted by a statement each, so that each knows what its votes were.
       const discount = (was: "counted" | "held") =>
-        sql<{ product_id: string; direction: "up" | "down"; counts: boolean }>`
+        sql<{ product_id: string; direction: "up" | "down"; counts: boolean; weight: number }>`
           UPDATE votes v SET counting = 'discounted', group_id = x.group_id
           FROM jsonb_to_recordset(${pg.json(discounting)}) AS x(product_id uuid, voter text, group_id uuid)
           JOIN vote_groups g ON g.id = x.group_id AND g.status <> 'cleared'
           WHERE v.product_id = x.product_id AND v.voter = x.voter
             AND ${was === "counted" ? sql`v.counting = 'counted'` : heldNotByIndex}
             AND NOT EXISTS (SELECT 1 FROM vote_groups c WHERE c.id = v.group_id AND c.status = 'cleared')
-          RETURNING v.product_id::text, v.direction, ${was === "counted" ? sql`v.revoked_at IS NULL` : sql`false`} AS counts`
+          RETURNING v.product_id::text, v.direction, ${was === "counted" ? sql`v.revoked_at IS NULL` : sql`false`} AS counts, v.weight::int`
       const discounted = discounting.length === 0 ? [] : [...(yield* discount("counted")), ...(yield* discount("held"))]
       if (marking.length > 0) {
         yield* sql`
@@ -137,45 +137,61 @@ export const make = Effect.gen(function* () {
       // Counted now, they teach the product's week rate as if they had counted when cast (counting.ts,
       // ratesAfterRelease, the same arithmetic): a product that starts cold is not held for days. What each
       // product is taught is written by the recount below, in its one write of the product's row.
-      const released = new Map<string, { slow: number; votes: number; up: number; down: number }>()
+      const released = new Map<string, { slow: number; votes: number; up: number; down: number; wup: number; wdown: number }>()
       for (let from = 0; from < verdict.release.length; from += RELEASE_BATCH) {
         const batch = Array.from({ length: Math.min(RELEASE_BATCH, verdict.release.length - from) }, (_, k) => {
           const v = verdict.release[from + k]!
           return { product_id: v.productId, voter: v.voter }
         })
-        for (const r of yield* sql<{ product_id: string; slow: number; votes: number; up: number; down: number }>`
+        for (const r of yield* sql<{
+          product_id: string
+          slow: number
+          votes: number
+          up: number
+          down: number
+          wup: number
+          wdown: number
+        }>`
           WITH released AS (
             UPDATE votes v SET counting = 'counted'
             FROM jsonb_to_recordset(${pg.json(batch)}) AS x(product_id uuid, voter text)
             WHERE v.product_id = x.product_id AND v.voter = x.voter AND ${heldNotByIndex}
-            RETURNING v.product_id, v.created_at, v.direction, v.revoked_at
+            RETURNING v.product_id, v.created_at, v.direction, v.revoked_at, v.weight
           )
           SELECT r.product_id::text, sum(exp(-greatest(0, extract(epoch FROM n.at - r.created_at)) / ${slowSeconds}))::float8 AS slow,
                  count(*)::int AS votes,
                  count(*) FILTER (WHERE r.direction = 'up' AND r.revoked_at IS NULL)::int AS up,
-                 count(*) FILTER (WHERE r.direction = 'down' AND r.revoked_at IS NULL)::int AS down
+                 count(*) FILTER (WHERE r.direction = 'down' AND r.revoked_at IS NULL)::int AS down,
+                 coalesce(sum(r.weight) FILTER (WHERE r.direction = 'up' AND r.revoked_at IS NULL), 0)::int AS wup,
+                 coalesce(sum(r.weight) FILTER (WHERE r.direction = 'down' AND r.revoked_at IS NULL), 0)::int AS wdown
           FROM released r JOIN products p ON p.id = r.product_id
           CROSS JOIN LATERAL (SELECT ${taughtAt(sql, at)} AS at) n
           GROUP BY r.product_id, n.at`) {
           // A product's votes may span batches: what each batch released of it adds up.
-          const sum = released.get(r.product_id) ?? { slow: 0, votes: 0, up: 0, down: 0 }
+          const sum = released.get(r.product_id) ?? { slow: 0, votes: 0, up: 0, down: 0, wup: 0, wdown: 0 }
           released.set(r.product_id, {
             slow: sum.slow + Number(r.slow),
             votes: sum.votes + r.votes,
             up: sum.up + r.up,
-            down: sum.down + r.down
+            down: sum.down + r.down,
+            wup: sum.wup + r.wup,
+            wdown: sum.wdown + r.wdown
           })
         }
       }
       const taught = { at, products: Array.from(released, ([id, r]) => ({ id, slow: r.slow })) }
-      // How each product's counted votes moved: the released that count, less the counted now discounted.
-      const moved = new Map<string, { up: number; down: number }>()
-      const move = (id: string, up: number, down: number) => {
-        const m = moved.get(id) ?? { up: 0, down: 0 }
-        moved.set(id, { up: m.up + up, down: m.down + down })
+      // How each product's counted votes moved, and their weights: the released that count, less the counted now discounted.
+      const moved = new Map<string, Omit<Moved, "id">>()
+      const move = (id: string, by: Omit<Moved, "id">) => {
+        const m = moved.get(id) ?? { up: 0, down: 0, wup: 0, wdown: 0 }
+        moved.set(id, { up: m.up + by.up, down: m.down + by.down, wup: m.wup + by.wup, wdown: m.wdown + by.wdown })
       }
-      for (const [id, r] of released) move(id, r.up, r.down)
-      for (const r of discounted) if (r.counts) move(r.product_id, r.direction === "up" ? -1 : 0, r.direction === "down" ? -1 : 0)
+      for (const [id, r] of released) move(id, r)
+      for (const r of discounted) {
+        if (!r.counts) continue
+        const up = r.direction === "up"
+        move(r.product_id, { up: up ? -1 : 0, down: up ? 0 : -1, wup: up ? -r.weight : 0, wdown: up ? 0 : -r.weight })
+      }
       const recounted = yield* recount(sql, touchedIds, {
         stamp: true,
         locked: true,

@@ -12,6 +12,7 @@ import {
   castAfterTaking,
   type CastVote,
   type CounterSnapshot,
+  expectedWeighted,
   isProductId,
   ledgerKey,
   type Limit,
@@ -27,7 +28,8 @@ import {
   type VoteCounting,
   type VoteDirection,
   VoteLedger,
-  type VoteStatus
+  type VoteStatus,
+  VOTE_WEIGHTS
 } from "@productdir/domain"
 import { storeError, toStoreError } from "./errors.ts"
 import { activeLimits, decisionOf } from "./SqlRateLimits.ts"
@@ -54,6 +56,10 @@ interface CastRow {
   /** The tokens the vote's budgets held before it drew on them (none when it drew on none). */
   readonly budget_keys: ReadonlyArray<string> | null
   readonly budget_tokens: ReadonlyArray<number> | null
+  /** The product's weighted evidence after the vote, and what the vote weighs (thousandths of a vote). */
+  readonly weight_up: Count | null
+  readonly weight_down: Count | null
+  readonly weight: number | null
 }
 
 /** One row of productdir_cast_votes: an item's rate limits (`allowed` or `limited`), or its cast. */
@@ -90,14 +96,32 @@ interface Bucket {
  */
 const MAX_GROUP = 256
 
-type SnapshotRow = { id: string; seed_up: Count; seed_down: Count; trust_up: Count; trust_down: Count; up: Count; down: Count }
+type SnapshotRow = {
+  id: string
+  seed_up: Count
+  seed_down: Count
+  trust_up: Count
+  trust_down: Count
+  weight_up: Count
+  weight_down: Count
+  up: Count
+  down: Count
+  wup: Count
+  wdown: Count
+}
 
 const toSnapshot = (r: SnapshotRow): CounterSnapshot => ({
   id: r.id as ProductId,
   seed: { up: Number(r.seed_up), down: Number(r.seed_down) },
   stored: { up: Number(r.trust_up), down: Number(r.trust_down) },
-  ledger: { up: Number(r.up), down: Number(r.down) }
+  ledger: { up: Number(r.up), down: Number(r.down) },
+  storedWeighted: { up: Number(r.weight_up), down: Number(r.weight_down) },
+  ledgerWeighted: { up: Number(r.wup), down: Number(r.wdown) }
 })
+
+/** A product's counted votes, counted and weighed, by direction (an aggregate of counted_votes). */
+const COUNTED_SUMS = `count(*) FILTER (WHERE direction = 'up') AS up, count(*) FILTER (WHERE direction = 'down') AS down,
+  coalesce(sum(weight) FILTER (WHERE direction = 'up'), 0) AS wup, coalesce(sum(weight) FILTER (WHERE direction = 'down'), 0) AS wdown`
 
 export interface Options {
   /**
@@ -139,7 +163,8 @@ export const make = (options: Options) =>
         ...(reason === undefined ? {} : { reason_key: normalizeReason(reason), reason_summary: tidyReason(reason) }),
         ...(vote.network === undefined ? {} : { network: vote.network }),
         ...(vote.guard === undefined ? {} : { guard: { floor: vote.guard.floor, factor: vote.guard.factor } }),
-        ...(budgets.length === 0 ? {} : { budgets: bucketsOf(budgets) })
+        ...(budgets.length === 0 ? {} : { budgets: bucketsOf(budgets) }),
+        weights: VOTE_WEIGHTS
       }
     }
 
@@ -164,7 +189,9 @@ export const make = (options: Options) =>
         direction: vote.direction,
         status: row.status!,
         counting: row.counting!,
-        counters: { up: Number(row.trust_up), down: Number(row.trust_down) }
+        counters: { up: Number(row.trust_up), down: Number(row.trust_down) },
+        weighted: { up: Number(row.weight_up), down: Number(row.weight_down) },
+        weight: row.weight!
       }
     })
 
@@ -288,10 +315,10 @@ export const make = (options: Options) =>
 
     const streamed = (batchSize: number): Stream.Stream<ReadonlyArray<CounterSnapshot>, StoreError> =>
       sql<SnapshotRow>`
-      SELECT p.id, p.seed_up, p.seed_down, p.trust_up, p.trust_down, coalesce(v.up, 0) AS up, coalesce(v.down, 0) AS down
+      SELECT p.id, p.seed_up, p.seed_down, p.trust_up, p.trust_down, p.weight_up, p.weight_down,
+        coalesce(v.up, 0) AS up, coalesce(v.down, 0) AS down, coalesce(v.wup, 0) AS wup, coalesce(v.wdown, 0) AS wdown
       FROM products p LEFT JOIN (
-        SELECT product_id, count(*) FILTER (WHERE direction = 'up') AS up, count(*) FILTER (WHERE direction = 'down') AS down
-        FROM counted_votes GROUP BY product_id
+        SELECT product_id, ${sql.literal(COUNTED_SUMS)} FROM counted_votes GROUP BY product_id
       ) v ON v.product_id = p.id`.stream.pipe(
         Stream.map(toSnapshot),
         Stream.grouped(batchSize),
@@ -303,17 +330,18 @@ export const make = (options: Options) =>
         // One statement per batch: counters and ledger are read from the same snapshot.
         sql<SnapshotRow>`
         WITH p AS (
-          SELECT id, seed_up, seed_down, trust_up, trust_down FROM products
+          SELECT id, seed_up, seed_down, trust_up, trust_down, weight_up, weight_down FROM products
           WHERE id > ${after}::uuid ORDER BY id LIMIT ${batchSize}
         ), bounds AS (
           SELECT (SELECT id FROM p ORDER BY id LIMIT 1) AS lo, (SELECT id FROM p ORDER BY id DESC LIMIT 1) AS hi
         ), v AS (
           -- One range of the ledger's primary key per batch: the batch's products are consecutive ids.
-          SELECT product_id, count(*) FILTER (WHERE direction = 'up') AS up, count(*) FILTER (WHERE direction = 'down') AS down
+          SELECT product_id, ${sql.literal(COUNTED_SUMS)}
           FROM counted_votes, bounds WHERE product_id BETWEEN bounds.lo AND bounds.hi
           GROUP BY product_id
         )
-        SELECT p.id, p.seed_up, p.seed_down, p.trust_up, p.trust_down, coalesce(v.up, 0) AS up, coalesce(v.down, 0) AS down
+        SELECT p.id, p.seed_up, p.seed_down, p.trust_up, p.trust_down, p.weight_up, p.weight_down,
+          coalesce(v.up, 0) AS up, coalesce(v.down, 0) AS down, coalesce(v.wup, 0) AS wup, coalesce(v.wdown, 0) AS wdown
         FROM p LEFT JOIN v ON v.product_id = p.id ORDER BY p.id`.pipe(
           storeError("snapshots"),
           Effect.map((rows) => {
@@ -336,19 +364,25 @@ export const make = (options: Options) =>
           stored_up: s.stored.up,
           stored_down: s.stored.down,
           up: s.seed.up + s.ledger.up,
-          down: s.seed.down + s.ledger.down
+          down: s.seed.down + s.ledger.down,
+          stored_wup: s.storedWeighted.up,
+          stored_wdown: s.storedWeighted.down,
+          wup: expectedWeighted(s).up,
+          wdown: expectedWeighted(s).down
         }))
-        .filter((r) => r.up !== r.stored_up || r.down !== r.stored_down)
+        .filter((r) => r.up !== r.stored_up || r.down !== r.stored_down || r.wup !== r.stored_wup || r.wdown !== r.stored_wdown)
         .sort((a, b) => (a.id < b.id ? -1 : 1))
       if (rows.length === 0) return []
       return yield* Effect.gen(function* () {
         // Compare-and-set: a vote or an import since the snapshot moved the counters or the seed, and
         // then the row is left to the recount. A vote waiting on the row lock sees our write first.
         const set = yield* sql<{ id: string }>`
-        UPDATE products p SET trust_up = x.up, trust_down = x.down
+        UPDATE products p SET trust_up = x.up, trust_down = x.down, weight_up = x.wup, weight_down = x.wdown
         FROM jsonb_to_recordset(${pg.json(rows)}) AS x(
-          id uuid, seed_up bigint, seed_down bigint, stored_up bigint, stored_down bigint, up bigint, down bigint)
+          id uuid, seed_up bigint, seed_down bigint, stored_up bigint, stored_down bigint, up bigint, down bigint,
+          stored_wup bigint, stored_wdown bigint, wup bigint, wdown bigint)
         WHERE p.id = x.id AND p.trust_up = x.stored_up AND p.trust_down = x.stored_down
+          AND p.weight_up = x.stored_wup AND p.weight_down = x.stored_wdown
           AND p.seed_up = x.seed_up AND p.seed_down = x.seed_down
         RETURNING p.id`
         const done = new Set(set.map((r) => r.id))
@@ -382,18 +416,37 @@ export const make = (options: Options) =>
         .product(
           canonicalProductId(id),
           true,
-          (db) => db<{ agent: boolean; counting: VoteCounting; direction: VoteDirection; n: number }>`
-            SELECT voter LIKE 'agent:%' AS agent, counting, direction, count(*)::int AS n
+          (db) => db<{ agent: boolean; counting: VoteCounting; direction: VoteDirection; weight: number; grouped: boolean; n: number }>`
+            SELECT voter LIKE 'agent:%' AS agent, counting, direction, weight, group_id IS NOT NULL AS grouped, count(*)::int AS n
             FROM votes WHERE product_id = ${canonicalProductId(id)} AND revoked_at IS NULL
-            GROUP BY 1, 2, 3`
+            GROUP BY 1, 2, 3, 4, 5`
         )
         .pipe(storeError("formation"))
-      const tally = (agent: boolean) => ({
-        up: rows.find((r) => r.agent === agent && r.counting === "counted" && r.direction === "up")?.n ?? 0,
-        down: rows.find((r) => r.agent === agent && r.counting === "counted" && r.direction === "down")?.n ?? 0
-      })
+      const counted = (keep: (r: (typeof rows)[number]) => boolean, direction: VoteDirection) =>
+        rows.filter((r) => keep(r) && r.counting === "counted" && r.direction === direction).reduce((n, r) => n + r.n, 0)
+      const tally = (agent: boolean) => ({ up: counted((r) => r.agent === agent, "up"), down: counted((r) => r.agent === agent, "down") })
+      const weights = [...new Set(rows.filter((r) => r.counting === "counted").map((r) => r.weight))]
+        .sort((a, b) => b - a)
+        .map((weight) => ({
+          weight,
+          up: counted((r) => r.weight === weight, "up"),
+          down: counted((r) => r.weight === weight, "down")
+        }))
       const sum = (counting: VoteCounting) => rows.filter((r) => r.counting === counting).reduce((n, r) => n + r.n, 0)
-      return { agents: tally(true), addresses: tally(false), held: sum("held"), discounted: sum("discounted") } satisfies LedgerFormation
+      const held = (keep: (r: (typeof rows)[number]) => boolean) =>
+        rows.filter((r) => r.counting === "held" && keep(r)).reduce((n, r) => n + r.n, 0)
+      return {
+        agents: tally(true),
+        addresses: tally(false),
+        byWeight: weights,
+        held: sum("held"),
+        heldBy: {
+          waiting: held((r) => !r.grouped && r.agent),
+          anonymous: held((r) => !r.grouped && !r.agent),
+          group: held((r) => r.grouped)
+        },
+        discounted: sum("discounted")
+      } satisfies LedgerFormation
     })
 
     return VoteLedger.of({ cast, castWithin, snapshots, repair, formation })

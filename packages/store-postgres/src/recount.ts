@@ -1,13 +1,14 @@
 /**
  * The locked recount: a product's counters set to its seed plus its counted
- * votes (`counted_votes`, the rule of packages/domain/src/VoteLedger.ts). Used
+ * votes (`counted_votes`, the rule of packages/domain/src/VoteLedger.ts), and its weighted evidence to its seed at a
+ * whole vote each plus their weights (packages/domain/src/judgement.ts). Used
  * where a count must not race a vote: a repair whose product moved since its
  * snapshot, an agent's revocation or restore, and the integrity pass's verdicts.
  * Runs inside the caller's transaction.
  */
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
-import { FAST_SECONDS, type Recount, SLOW_SECONDS } from "@productdir/domain"
+import { FAST_SECONDS, type Recount, SEED_WEIGHT, SLOW_SECONDS } from "@productdir/domain"
 
 type Count = bigint | number | string
 
@@ -45,11 +46,13 @@ export interface RecountOptions {
   readonly moved?: ReadonlyArray<Moved>
 }
 
-/** A product's counted votes moved by `up` and `down` (negative: fewer). */
+/** A product's counted votes moved by `up` and `down` (negative: fewer), and their weights by `wup` and `wdown`. */
 export interface Moved {
   readonly id: string
   readonly up: number
   readonly down: number
+  readonly wup: number
+  readonly wdown: number
 }
 
 const fastSeconds = `${FAST_SECONDS}.0`
@@ -76,11 +79,13 @@ export const recount = (sql: SqlClient.SqlClient, ids: ReadonlyArray<string>, op
       WITH v AS (${
         moved === undefined
           ? sql`
-        SELECT product_id, count(*) FILTER (WHERE direction = 'up') AS up, count(*) FILTER (WHERE direction = 'down') AS down
+        SELECT product_id, count(*) FILTER (WHERE direction = 'up') AS up, count(*) FILTER (WHERE direction = 'down') AS down,
+          coalesce(sum(weight) FILTER (WHERE direction = 'up'), 0) AS wup, coalesce(sum(weight) FILTER (WHERE direction = 'down'), 0) AS wdown
         FROM counted_votes WHERE product_id = ANY(${list}::uuid[]) GROUP BY product_id`
           : sql`
-        SELECT * FROM unnest(${moved.map((m) => m.id)}::uuid[], ${moved.map((m) => m.up)}::int[], ${moved.map((m) => m.down)}::int[])
-          AS v(product_id, up, down)`
+        SELECT * FROM unnest(${moved.map((m) => m.id)}::uuid[], ${moved.map((m) => m.up)}::int[], ${moved.map((m) => m.down)}::int[],
+          ${moved.map((m) => m.wup)}::bigint[], ${moved.map((m) => m.wdown)}::bigint[])
+          AS v(product_id, up, down, wup, wdown)`
       }
       ), t AS (
         -- The sums as texts: an array parameter's numbers must all infer one type, and a sum may happen to be whole.
@@ -89,18 +94,20 @@ export const recount = (sql: SqlClient.SqlClient, ids: ReadonlyArray<string>, op
         SELECT p.id, p.trust_up AS before_up, p.trust_down AS before_down,
                ${moved === undefined ? sql`p.seed_up` : sql`p.trust_up`} + coalesce(v.up, 0) AS up,
                ${moved === undefined ? sql`p.seed_down` : sql`p.trust_down`} + coalesce(v.down, 0) AS down,
+               ${moved === undefined ? sql`p.seed_up * ${SEED_WEIGHT}` : sql`p.weight_up`} + coalesce(v.wup, 0) AS wup,
+               ${moved === undefined ? sql`p.seed_down * ${SEED_WEIGHT}` : sql`p.weight_down`} + coalesce(v.wdown, 0) AS wdown,
                CASE WHEN t.id IS NOT NULL THEN ${taughtAt(sql, options.taught?.at ?? null)} END AS at, t.slow
         FROM products p LEFT JOIN v ON v.product_id = p.id LEFT JOIN t ON t.id = p.id
         WHERE p.id = ANY(${list}::uuid[])
       )
-      UPDATE products p SET trust_up = e.up, trust_down = e.down,
+      UPDATE products p SET trust_up = e.up, trust_down = e.down, weight_up = e.wup, weight_down = e.wdown,
         -- Decayed from the rate time to the one taught at (never earlier: taughtAt is the later of the two).
         rate_fast = CASE WHEN e.at IS NULL THEN p.rate_fast
           ELSE p.rate_fast * exp(-extract(epoch FROM e.at - coalesce(p.rate_at, e.at)) / ${sql.literal(fastSeconds)}) END,
         rate_slow = CASE WHEN e.at IS NULL THEN p.rate_slow
           ELSE p.rate_slow * exp(-extract(epoch FROM e.at - coalesce(p.rate_at, e.at)) / ${sql.literal(slowSeconds)}) + e.slow END,
         rate_at = coalesce(e.at, p.rate_at)
-      FROM e WHERE p.id = e.id ${options.stamp === true ? sql`` : sql`AND ((p.trust_up, p.trust_down) IS DISTINCT FROM (e.up, e.down) OR e.at IS NOT NULL)`}
+      FROM e WHERE p.id = e.id ${options.stamp === true ? sql`` : sql`AND ((p.trust_up, p.trust_down, p.weight_up, p.weight_down) IS DISTINCT FROM (e.up, e.down, e.wup, e.wdown) OR e.at IS NOT NULL)`}
       RETURNING p.id, e.before_up, e.before_down, e.up, e.down`
     return rows
       .filter((r) => Number(r.before_up) !== Number(r.up) || Number(r.before_down) !== Number(r.down))

@@ -10,13 +10,16 @@ export interface ProductRow {
   readonly seed_down: bigint | number | string
   readonly trust_up: bigint | number | string
   readonly trust_down: bigint | number | string
+  readonly weight_up: bigint | number | string
+  readonly weight_down: bigint | number | string
   readonly version: number
   readonly updated_at: Date
   readonly removed_at: Date | null
 }
 
 /** The columns a ProductRow needs, for SELECT lists. */
-export const PRODUCT_COLUMNS = "id, slug, content, seed_up, seed_down, trust_up, trust_down, version, updated_at, removed_at"
+export const PRODUCT_COLUMNS =
+  "id, slug, content, seed_up, seed_down, trust_up, trust_down, weight_up, weight_down, version, updated_at, removed_at"
 
 const decodeContent = Schema.decodeUnknownSync(ProductContent)
 
@@ -32,6 +35,7 @@ const bookkeepingOf = (row: ProductRow): Omit<Product, "content"> => ({
   slug: row.slug as Slug,
   seed: { up: Number(row.seed_up), down: Number(row.seed_down) },
   counters: { up: Number(row.trust_up), down: Number(row.trust_down) },
+  weighted: { up: Number(row.weight_up), down: Number(row.weight_down) },
   version: row.version,
   updatedAt: row.updated_at,
   removedAt: row.removed_at
@@ -44,7 +48,7 @@ const bookkeepingOf = (row: ProductRow): Omit<Product, "content"> => ({
 export const LISTED_COLUMNS = `id, slug, jsonb_build_object(
   'name', content->'name', 'category', content->'category', 'ai_summary', content->'ai_summary',
   'pricing', jsonb_build_object('model', content#>'{pricing,model}')) AS content,
-  seed_up, seed_down, trust_up, trust_down, version, updated_at, removed_at`
+  seed_up, seed_down, trust_up, trust_down, weight_up, weight_down, version, updated_at, removed_at`
 
 const decodeListed = Schema.decodeUnknownSync(
   Schema.Struct({

@@ -1,13 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, type Scope, Stream } from "effect"
 import { SqlClient } from "effect/sql"
-import { addressVoter, CatalogStore, fromImportRecord, hasDrifted, type ProductId, VoteLedger } from "@productdir/domain"
+import { addressVoter, CatalogStore, fromImportRecord, hasDrifted, type ProductId, slugify, VoteLedger } from "@productdir/domain"
 import { sampleRecords } from "@productdir/fixtures/sample"
 import * as ChangeFeed from "../src/ChangeFeed.ts"
 import * as ReadReplicas from "../src/ReadReplicas.ts"
 import { SqlCatalogStore } from "../src/index.ts"
 import { migrate, migrateThrough } from "../src/migrations/index.ts"
-import { hashOf, installRoutines, ROUTINES, type Routine, trustScoreWith } from "../src/routines/index.ts"
+import { hashOf, installRoutines, ROUTINES, type Routine, judgedScoreWith } from "../src/routines/index.ts"
 import { REWRITE_BATCH } from "../src/routines/rewrites.ts"
 import { layerSql } from "../src/StoreLayer.ts"
 import { type Client, databases } from "./databases.ts"
@@ -92,16 +92,15 @@ for (const database of databases) {
           // it called, with twelve positional arguments.
           const old = yield* openDatabase(database.client(), scope)
           yield* migrateThrough("0009_signature_nonces").pipe(Effect.provide(old))
-          const oldCatalog = yield* Layer.buildWithScope(
-            SqlCatalogStore.layer.pipe(
-              Layer.provide(ChangeFeed.layer),
-              Layer.provide(ReadReplicas.layerPrimary("old")),
-              Layer.provide(old)
-            ),
-            scope
-          )
-          yield* CatalogStore.use((c) => c.upsert(inputs)).pipe(Effect.provide(oldCatalog))
           const oldSql = Context.get(yield* Layer.buildWithScope(old, scope), SqlClient.SqlClient)
+          // Its catalog rows, as it wrote them: the columns it had (this code's writes name columns added since).
+          for (const input of inputs) {
+            yield* oldSql`
+              INSERT INTO products (id, slug, name, name_key, category, content, seed_up, seed_down, trust_up, trust_down)
+              VALUES (${input.id}::uuid, ${slugify(input.content.name)}, ${input.content.name}, ${input.content.name.toLowerCase()},
+                ${input.content.category}, ${JSON.stringify(input.content)}::jsonb, ${input.seed.up}, ${input.seed.down},
+                ${input.seed.up}, ${input.seed.down})`
+          }
           for (const [i, voter, direction] of first) {
             const moved = direction === "up" ? [1, -1] : [-1, 1]
             yield* oldSql`SELECT * FROM productdir_cast_vote(${products[i]!.id}::uuid, NULL, ${`ip:${voter}`}, NULL::uuid, ${direction},
@@ -139,40 +138,40 @@ for (const database of databases) {
           const scope = yield* Effect.scope
           const stores = yield* Layer.buildWithScope(layerSql(database.client()), scope)
           const sql = Context.get(stores, SqlClient.SqlClient)
-          // More products than two batches: 10 up votes and none down, scored 72 at z = 1.96, 91 at z = 1.
+          // More products than two batches: 10 up votes and none down, scored 75 with a prior of 10 votes, 92 with one of 2.
           yield* sql`
-            INSERT INTO products (id, slug, name, name_key, category, content, seed_up, seed_down, trust_up, trust_down)
-            SELECT gen_random_uuid(), 'p-' || g, 'P ' || g, 'p ' || g, 'Test', '{}'::jsonb, 10, 0, 10, 0
+            INSERT INTO products (id, slug, name, name_key, category, content, seed_up, seed_down, trust_up, trust_down, weight_up)
+            SELECT gen_random_uuid(), 'p-' || g, 'P ' || g, 'p ' || g, 'Test', '{}'::jsonb, 10, 0, 10, 0, 10000
             FROM generate_series(1, ${REWRITE_BATCH * 2 + 500}) AS g`
           const scores = Effect.map(
             sql<{ score: number; n: number }>`SELECT trust_score AS score, count(*)::int AS n FROM products GROUP BY 1 ORDER BY 1`,
             (rows) => rows.map((r) => [r.score, r.n])
           )
           const n = REWRITE_BATCH * 2 + 500
-          assert.deepStrictEqual(yield* scores, [[72, n]])
+          assert.deepStrictEqual(yield* scores, [[75, n]])
 
-          const changed = ROUTINES.map((r) => (r.name === "productdir_trust_score" ? trustScoreWith(1) : r))
+          const changed = ROUTINES.map((r) => (r.name === "productdir_judged_score" ? judgedScoreWith({ votes: 2, share: 0.5 }) : r))
           const result = yield* installRoutines(changed).pipe(Effect.provide(stores))
-          assert.deepStrictEqual(result.installed, ["productdir_trust_score"])
+          assert.deepStrictEqual(result.installed, ["productdir_judged_score"])
           assert.strictEqual(result.rewritten["trust scores"], n)
-          assert.deepStrictEqual(yield* scores, [[91, n]])
+          assert.deepStrictEqual(yield* scores, [[92, n]])
 
           // Back to the domain's rule, as a process would that stopped right after installing it: the
           // function replaced and the rewrite recorded as to do, no score rewritten yet.
-          const domainRule = ROUTINES.find((r) => r.name === "productdir_trust_score")!
+          const domainRule = ROUTINES.find((r) => r.name === "productdir_judged_score")!
           yield* sql.withTransaction(
             Effect.gen(function* () {
               for (const statement of domainRule.statements) yield* sql.unsafe(statement)
-              yield* sql`UPDATE productdir_routines SET hash = ${hashOf(domainRule)} WHERE name = 'productdir_trust_score'`
+              yield* sql`UPDATE productdir_routines SET hash = ${hashOf(domainRule)} WHERE name = 'productdir_judged_score'`
               yield* sql`INSERT INTO productdir_rewrites (name, after, started_at) VALUES ('trust scores', '00000000-0000-0000-0000-000000000000', now())`
             })
           )
-          assert.deepStrictEqual(yield* scores, [[91, n]])
+          assert.deepStrictEqual(yield* scores, [[92, n]])
           // The next start installs nothing, and finishes the rewrite.
           const next = yield* installRoutines(ROUTINES).pipe(Effect.provide(stores))
           assert.deepStrictEqual(next.installed, [])
           assert.strictEqual(next.rewritten["trust scores"], n)
-          assert.deepStrictEqual(yield* scores, [[72, n]])
+          assert.deepStrictEqual(yield* scores, [[75, n]])
           assert.deepStrictEqual(yield* sql`SELECT name FROM productdir_rewrites`, [])
         }).pipe(Effect.scoped),
       120_000

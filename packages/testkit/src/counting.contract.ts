@@ -7,6 +7,7 @@
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import {
+  VOTE_WEIGHTS,
   addressVoter,
   agentVoter,
   type AgentId,
@@ -61,7 +62,10 @@ export const countingBehaviours = (it: ContractIt) => {
       assert.deepStrictEqual(yield* ledger.formation(input.id), {
         agents: { up: 0, down: 0 },
         addresses: { up: 0, down: 10 },
+        byWeight: [{ weight: VOTE_WEIGHTS.address, up: 0, down: 10 }],
         held: 15,
+        // Addresses' votes in a burst: they count only when agents or established voters carry it.
+        heldBy: { waiting: 0, anonymous: 15, group: 0 },
         discounted: 0
       })
     })
@@ -102,7 +106,13 @@ export const countingBehaviours = (it: ContractIt) => {
       assert.deepStrictEqual(yield* ledger.formation(input.id), {
         agents: { up: 1, down: 0 },
         addresses: { up: 1, down: 1 },
+        // Each counted vote by its weight: a fresh agent's, then the addresses'.
+        byWeight: [
+          { weight: VOTE_WEIGHTS.agent, up: 1, down: 0 },
+          { weight: VOTE_WEIGHTS.address, up: 1, down: 1 }
+        ],
         held: 0,
+        heldBy: { waiting: 0, anonymous: 0, group: 0 },
         discounted: 0
       })
     })

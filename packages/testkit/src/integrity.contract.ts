@@ -243,7 +243,9 @@ export const integrityBehaviours = (it: ContractIt) => {
         assert.deepStrictEqual(yield* ledger.formation(products[0]!), {
           agents: { up: 0, down: 0 },
           addresses: { up: 0, down: 0 },
+          byWeight: [],
           held: 0,
+          heldBy: { waiting: 0, anonymous: 0, group: 0 },
           discounted: 5
         })
         const group = (yield* integrity.groups).find((g) => g.id === groupId)

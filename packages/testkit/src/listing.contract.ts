@@ -41,7 +41,7 @@ export const listingBehaviours = (it: ContractIt) => {
       ]
       yield* store.upsert(seeds.map((seed) => freshInput({ category, seed })))
       const page = yield* store.list({ category, sort: "trust", limit: 10 })
-      const scores = page.items.map((p) => trustScore(p.counters))
+      const scores = page.items.map((p) => trustScore(p.weighted))
       assert.deepStrictEqual(
         scores,
         [...scores].sort((a, b) => b - a)

@@ -1,7 +1,7 @@
 /** Reconciliation: snapshots of counters against the ledger, and repairs that never lose a vote. */
 import { assert } from "@effect/vitest"
 import { Effect, Stream } from "effect"
-import { CatalogStore, type ProductId, VoteLedger, addressVoter } from "@productdir/domain"
+import { CatalogStore, type ProductId, SEED_WEIGHT, VOTE_WEIGHTS, VoteLedger, addressVoter } from "@productdir/domain"
 import { Backdoor } from "./Backdoor.ts"
 import { freshInput, upsertOne } from "./inputs.ts"
 import type { ContractIt } from "./suite.ts"
@@ -18,7 +18,15 @@ export const reconciliationBehaviours = (it: ContractIt) => {
       const batches = yield* Stream.runCollect(ledger.snapshots(50))
       assert.isTrue(batches.every((b) => b.length > 0 && b.length <= 50))
       const mine = batches.flat().find((s) => s.id === input.id)
-      assert.deepStrictEqual(mine, { id: input.id, seed: { up: 4, down: 1 }, stored: { up: 5, down: 2 }, ledger: { up: 1, down: 1 } })
+      // The weighted evidence beside the counts: a seed count weighs a whole vote, an address's vote a hundredth.
+      assert.deepStrictEqual(mine, {
+        id: input.id,
+        seed: { up: 4, down: 1 },
+        stored: { up: 5, down: 2 },
+        ledger: { up: 1, down: 1 },
+        storedWeighted: { up: 4 * SEED_WEIGHT + VOTE_WEIGHTS.address, down: SEED_WEIGHT + VOTE_WEIGHTS.address },
+        ledgerWeighted: { up: VOTE_WEIGHTS.address, down: VOTE_WEIGHTS.address }
+      })
     })
   )
 

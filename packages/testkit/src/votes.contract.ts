@@ -1,7 +1,7 @@
 /** Votes: one live vote per product and voter, counted exactly under concurrency. */
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
-import { CatalogStore, toTrust, VoteLedger, addressVoter } from "@productdir/domain"
+import { CatalogStore, toTrust, VOTE_WEIGHTS, VoteLedger, addressVoter } from "@productdir/domain"
 import { freshInput, upsertOne } from "./inputs.ts"
 import type { ContractIt } from "./suite.ts"
 
@@ -15,11 +15,13 @@ export const votesBehaviours = (it: ContractIt) => {
       const result = yield* ledger.cast({ entity: input.id, voter: addressVoter("alice"), direction: "up" })
       assert.strictEqual(result.status, "recorded")
       assert.deepStrictEqual(result.counters, { up: 3, down: 2 })
-      assert.deepStrictEqual(toTrust(result.counters), {
-        trust_score: 23,
+      // An address's vote weighs a hundredth: the judgement hardly moves from the seed's even 2/2, the counts do.
+      assert.deepStrictEqual([result.weight, result.weighted], [VOTE_WEIGHTS.address, { up: 2_010, down: 2_000 }])
+      assert.deepStrictEqual(toTrust(result.counters, result.weighted), {
+        trust_score: 50,
         trust_up: 3,
         trust_down: 2,
-        trust_ratio: 0.6,
+        trust_ratio: 0.5004,
         evaluation_count: 5
       })
       assert.deepStrictEqual((yield* CatalogStore.use((s) => s.find(input.id))).counters, { up: 3, down: 2 })

@@ -39,12 +39,13 @@ import {
   type StoreError,
   toAgentView,
   toProductSummary,
-  toTrust,
+  toTrustSummary,
   type Utm,
   type VoteDirection,
   VoteLedger,
   ledgerKey,
-  type VoteOutcome
+  type VoteOutcome,
+  MILLI
 } from "@productdir/domain"
 import { makeCursorSeal } from "./CursorSeal.ts"
 import type { NetworkLevel } from "./network.ts"
@@ -226,7 +227,8 @@ export const layer = (config: DirectorySettings) =>
             status: result.status,
             counted_as: countedAs(caster.voter),
             counting: result.counting,
-            trust: toTrust(result.counters),
+            weight: result.weight / MILLI,
+            trust: toTrustSummary(result.counters, result.weighted),
             links: voteLinksOf(result.productId)
           }
           return { _tag: "Cast", outcome, decision } as const

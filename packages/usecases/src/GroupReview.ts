@@ -3,10 +3,25 @@
  * docs/operations.md, "Voter groups"): list them with their evidence, look at one, confirm it (its
  * votes stay discounted, its members lose standing) or clear it (its votes count again, and no later
  * pass discounts them). Both recount the group's products at once; every API process serves the
- * recount within a second (the change feed).
+ * recount within a second (the change feed). And why a product's held votes are held (`held`: its trust's
+ * formation, as its agent view gives it).
  */
 import { Clock, Context, Effect, Layer } from "effect"
-import { type GroupDecision, GroupNotFound, type GroupStatus, IntegrityLedger, type StoreError, type VoteGroup } from "@productdir/domain"
+import {
+  CatalogStore,
+  type GroupDecision,
+  GroupNotFound,
+  type GroupStatus,
+  IntegrityLedger,
+  type Product,
+  type ProductNotFound,
+  type ProductRemoved,
+  type StoreError,
+  toTrustFormation,
+  type TrustFormation,
+  VoteLedger,
+  type VoteGroup
+} from "@productdir/domain"
 
 export class GroupReview extends Context.Service<
   GroupReview,
@@ -15,6 +30,10 @@ export class GroupReview extends Context.Service<
     readonly list: (statuses?: ReadonlyArray<GroupStatus>) => Effect.Effect<ReadonlyArray<VoteGroup>, StoreError>
     readonly find: (id: string) => Effect.Effect<VoteGroup, GroupNotFound | StoreError>
     readonly decide: (id: string, status: "confirmed" | "cleared") => Effect.Effect<GroupDecision, GroupNotFound | StoreError>
+    /** A product (by id or slug) and how its trust was formed: the counted votes by weight, the held ones by why. */
+    readonly held: (
+      ref: string
+    ) => Effect.Effect<{ readonly product: Product; readonly formation: TrustFormation }, ProductNotFound | ProductRemoved | StoreError>
   }
 >()("@productdir/usecases/GroupReview") {}
 
@@ -22,6 +41,8 @@ export const layer = Layer.effect(
   GroupReview,
   Effect.gen(function* () {
     const ledger = yield* IntegrityLedger
+    const votes = yield* VoteLedger
+    const catalog = yield* CatalogStore
     const list = (statuses?: ReadonlyArray<GroupStatus>) =>
       Effect.map(ledger.groups, (groups) => (statuses === undefined ? groups : groups.filter((g) => statuses.includes(g.status))))
     const find = (id: string) =>
@@ -31,6 +52,11 @@ export const layer = Layer.effect(
       })
     const decide = (id: string, status: "confirmed" | "cleared") =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => ledger.decide(id.toLowerCase(), status, new Date(now)))
-    return GroupReview.of({ list, find, decide })
+    const held = (ref: string) =>
+      Effect.gen(function* () {
+        const product = yield* catalog.find(ref)
+        return { product, formation: toTrustFormation(product.seed, yield* votes.formation(product.id)) }
+      })
+    return GroupReview.of({ list, find, decide, held })
   })
 )

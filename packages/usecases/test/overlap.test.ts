@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { type LedgerWindow, type ProductId, productOf, runsOf } from "@productdir/domain"
 import { seeded } from "@productdir/fixtures"
 import { findOverlap } from "../src/integrity/lockstep.ts"
+import { voterRanks } from "../src/integrity/ranks.ts"
 
 interface Row {
   readonly product: number
@@ -59,7 +60,7 @@ const byProductThenVoter = (a: Row, b: Row) => a.product - b.product || a.voter 
 
 /** The groups found, told by their keys, not by the window's indices of their votes. */
 const found = (window: LedgerWindow) =>
-  findOverlap(window).map((g) => ({
+  findOverlap(window, voterRanks(window)).map((g) => ({
     members: g.members,
     products: g.products,
     votes: g.votes.map((i) => `${productOf(window, i)}:${window.voter[i]}`).sort()

@@ -264,7 +264,7 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 const searchText = (query: SearchQuery, page: ProductPage) => {
   const asked = query.q !== undefined ? ` for "${query.q}"` : query.category !== undefined ? ` in ${query.category}` : ""
   if (page.items.length === 0) return `No product matches${asked}. Try fewer or other words.`
-  const listed = page.items.map((p) => `${p.name} (trust ${p.trust.trust_score}/100)`).join(", ")
+  const listed = page.items.map((p) => `${p.name} (trust: ${p.trust.summary})`).join("; ")
   const more = page.next_cursor === null ? "" : ` More with {"skill":"search", …the same, "cursor":"${page.next_cursor}"}.`
   return `${plural(page.items.length, "product")}${asked}: ${listed}.${more}`
 }
@@ -282,7 +282,7 @@ const voteText = (outcome: VoteOutcome) => {
   const counting = { counted: "it counts now", held: "it is held until the integrity pass", discounted: "it is recorded but not counted" }[
     outcome.counting
   ]
-  return `Your ${outcome.direction} vote was ${what}, for your ${outcome.counted_as === "agent" ? "agent" : "network address"}; ${counting}. Trust now ${outcome.trust.trust_score}/100 (${outcome.trust.trust_up} up, ${outcome.trust.trust_down} down).`
+  return `Your ${outcome.direction} vote was ${what}, for your ${outcome.counted_as === "agent" ? "agent" : "network address"}; ${counting}. It weighs ${outcome.weight} of a vote in the judgement (your standing when you cast it). Trust now: ${outcome.trust.summary} (${outcome.trust.trust_up} up, ${outcome.trust.trust_down} down).`
 }
 
 /** The four skills, answered by the use cases; links come back absolute under `base`. */

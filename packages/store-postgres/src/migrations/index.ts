@@ -25,6 +25,7 @@ import { migration as m0015 } from "./0015_problem_keys.ts"
 import { migration as m0016 } from "./0016_agents_by_key.ts"
 import { migration as m0017 } from "./0017_problem_look_alikes.ts"
 import { migration as m0018 } from "./0018_category_listings.ts"
+import { migration as m0019 } from "./0019_vote_weights.ts"
 
 export const MIGRATIONS_TABLE = "productdir_migrations"
 
@@ -47,7 +48,8 @@ const ALL = {
   "0015_problem_keys": m0015,
   "0016_agents_by_key": m0016,
   "0017_problem_look_alikes": m0017,
-  "0018_category_listings": m0018
+  "0018_category_listings": m0018,
+  "0019_vote_weights": m0019
 }
 
 export const migrations = Migrator.fromRecord(ALL)

@@ -18,7 +18,9 @@
  * A vote that records or changes something first draws on the ballot's budgets (the per-product
  * budgets of an anonymous client's networks): over one, it is `limited` and writes nothing; a vote
  * sent again unchanged draws on none. Ballot: `{ product_id | slug, voter, agent_id?, direction, at,
- * reason_key?, reason_summary?, network?, guard?: { floor, factor }, budgets?: [{ key, max, window_ms }] }`.
+ * reason_key?, reason_summary?, network?, guard?: { floor, factor }, budgets?: [{ key, max, window_ms }],
+ * weights?: { standing, agent, address } }`: what the vote weighs by its voter's standing when it is cast
+ * (packages/domain/src/judgement.ts), kept on its row and summed, counted, into the product's `weight_up`/`weight_down`.
  *
  * Locks: buckets first, in key order, then agents (shared, in id order), then the product, as every
  * vote and every revocation takes them: no two calls wait on each other in a cycle.
@@ -58,7 +60,7 @@ export const castVotes = fn({
   returns: `TABLE (
   n integer, limit_keys text[], limit_tokens float8[],
   outcome text, product_id uuid, removed_at timestamptz, status text, counting text, trust_up bigint, trust_down bigint, xid text,
-  budget_keys text[], budget_tokens float8[]
+  budget_keys text[], budget_tokens float8[], weight_up bigint, weight_down bigint, weight integer
 )`,
   attributes: "LANGUAGE plpgsql",
   drops: ["productdir_cast_votes(jsonb)"],
@@ -92,6 +94,10 @@ DECLARE
   v_removed timestamptz;
   v_up bigint;
   v_down bigint;
+  v_wup bigint;
+  v_wdown bigint;
+  v_weight integer;
+  v_previous_weight integer;
   v_fast float8;
   v_slow float8;
   v_rate_at timestamptz;
@@ -147,7 +153,7 @@ BEGIN
     END IF;
     v_allowed := v_allowed || v_hold;
     RETURN QUERY SELECT v_i, v_keys, v_tokens, CASE WHEN v_hold THEN 'allowed' ELSE 'limited' END, NULL::uuid, NULL::timestamptz,
-      NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text[], NULL::float8[];
+      NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text[], NULL::float8[], NULL::bigint, NULL::bigint, NULL::integer;
   END LOOP;
   IF true = ANY(v_bucket_taken) THEN
     UPDATE rate_buckets AS b SET tokens = t.tokens
@@ -170,7 +176,8 @@ BEGIN
     IF v_item = v_order[1] OR v_products[v_item] IS DISTINCT FROM v_current THEN
       IF v_moved THEN
         -- One write of the row for the product's votes: the counters and rates as they stand after its last one.
-        UPDATE products p SET trust_up = v_up, trust_down = v_down, rate_fast = v_fast, rate_slow = v_slow, rate_at = v_rate_at
+        UPDATE products p SET trust_up = v_up, trust_down = v_down, weight_up = v_wup, weight_down = v_wdown,
+          rate_fast = v_fast, rate_slow = v_slow, rate_at = v_rate_at
           WHERE p.id = v_id;
       END IF;
       v_moved := false;
@@ -178,8 +185,8 @@ BEGIN
       v_id := NULL;
       v_removed := NULL;
       IF v_current IS NOT NULL THEN
-        SELECT p.id, p.removed_at, p.trust_up, p.trust_down, p.rate_fast, p.rate_slow, p.rate_at
-          INTO v_id, v_removed, v_up, v_down, v_fast, v_slow, v_rate_at
+        SELECT p.id, p.removed_at, p.trust_up, p.trust_down, p.weight_up, p.weight_down, p.rate_fast, p.rate_slow, p.rate_at
+          INTO v_id, v_removed, v_up, v_down, v_wup, v_wdown, v_fast, v_slow, v_rate_at
           FROM products p WHERE p.id = v_current FOR UPDATE;
       END IF;
     END IF;
@@ -198,24 +205,32 @@ BEGIN
       SELECT a.revoked_at, a.standing_since IS NOT NULL INTO v_revoked, v_standing FROM agents a WHERE a.id = v_agent;
       IF NOT FOUND OR v_revoked IS NOT NULL THEN
         RETURN QUERY SELECT v_i, NULL::text[], NULL::float8[], 'agent_revoked'::text, NULL::uuid, NULL::timestamptz, NULL::text, NULL::text,
-          NULL::bigint, NULL::bigint, NULL::text, NULL::text[], NULL::float8[];
+          NULL::bigint, NULL::bigint, NULL::text, NULL::text[], NULL::float8[], NULL::bigint, NULL::bigint, NULL::integer;
         CONTINUE;
       END IF;
     END IF;
     IF v_id IS NULL THEN
       RETURN QUERY SELECT v_i, NULL::text[], NULL::float8[], 'not_found'::text, NULL::uuid, NULL::timestamptz, NULL::text, NULL::text,
-        NULL::bigint, NULL::bigint, NULL::text, NULL::text[], NULL::float8[];
+        NULL::bigint, NULL::bigint, NULL::text, NULL::text[], NULL::float8[], NULL::bigint, NULL::bigint, NULL::integer;
       CONTINUE;
     END IF;
     IF v_removed IS NOT NULL THEN
       RETURN QUERY SELECT v_i, NULL::text[], NULL::float8[], 'removed'::text, v_id, v_removed, NULL::text, NULL::text,
-        NULL::bigint, NULL::bigint, NULL::text, NULL::text[], NULL::float8[];
+        NULL::bigint, NULL::bigint, NULL::text, NULL::text[], NULL::float8[], NULL::bigint, NULL::bigint, NULL::integer;
       CONTINUE;
     END IF;
     -- Read after the lock and after the group's earlier votes: a voter's second ballot sees its first.
     v_previous := NULL;
     v_previous_counting := NULL;
-    SELECT v.direction, v.counting INTO v_previous, v_previous_counting FROM votes v WHERE v.product_id = v_id AND v.voter = v_voter;
+    v_previous_weight := NULL;
+    SELECT v.direction, v.counting, v.weight INTO v_previous, v_previous_counting, v_previous_weight
+      FROM votes v WHERE v.product_id = v_id AND v.voter = v_voter;
+    -- What the vote weighs: its voter's standing now, as the ballot's weights say (packages/domain/src/judgement.ts;
+    -- a ballot of the previous release, during an upgrade, carries none: the weights it would have had).
+    v_weight := CASE
+      WHEN v_agent IS NULL THEN coalesce((v_ballot->'weights'->>'address')::integer, 10)
+      WHEN v_standing THEN coalesce((v_ballot->'weights'->>'standing')::integer, 1000)
+      ELSE coalesce((v_ballot->'weights'->>'agent')::integer, 25) END;
     v_status := CASE WHEN v_previous IS NULL THEN 'recorded' WHEN v_previous = v_direction THEN 'unchanged' ELSE 'changed' END;
     IF v_status <> 'unchanged' AND jsonb_array_length(coalesce(v_ballot->'budgets', '[]'::jsonb)) > 0 THEN
       SELECT coalesce(array_agg(t.key), '{}'), coalesce(array_agg(t.tokens), '{}') INTO v_budget_keys, v_budget_tokens
@@ -226,7 +241,8 @@ BEGIN
           v_now) t;
       IF EXISTS (SELECT 1 FROM unnest(v_budget_tokens) AS left_over WHERE left_over < 1) THEN
         RETURN QUERY SELECT v_i, NULL::text[], NULL::float8[], 'limited'::text, v_id, NULL::timestamptz, NULL::text, NULL::text,
-          NULL::bigint, NULL::bigint, NULL::text, v_budget_keys, v_budget_tokens;
+          NULL::bigint, NULL::bigint, NULL::text, v_budget_keys, v_budget_tokens,
+          NULL::bigint, NULL::bigint, NULL::integer;
         CONTINUE;
       END IF;
     END IF;
@@ -243,12 +259,16 @@ BEGIN
       v_counting := v_previous_counting;
     END IF;
     IF v_status <> 'unchanged' THEN
-      INSERT INTO votes AS v (product_id, voter, direction, created_at, updated_at, counting, network)
-        VALUES (v_id, v_voter, v_direction, v_now, v_now, v_counting, v_ballot->>'network')
-        ON CONFLICT (product_id, voter) DO UPDATE SET direction = EXCLUDED.direction, updated_at = EXCLUDED.updated_at;
+      -- A changed vote is cast again: it weighs its voter's standing now, and its old weight leaves the evidence.
+      INSERT INTO votes AS v (product_id, voter, direction, created_at, updated_at, counting, network, weight)
+        VALUES (v_id, v_voter, v_direction, v_now, v_now, v_counting, v_ballot->>'network', v_weight)
+        ON CONFLICT (product_id, voter) DO UPDATE SET direction = EXCLUDED.direction, updated_at = EXCLUDED.updated_at,
+          weight = EXCLUDED.weight;
       IF v_counting = 'counted' THEN
         v_up := v_up + CASE WHEN v_direction = 'up' THEN 1 WHEN v_status = 'changed' THEN -1 ELSE 0 END;
         v_down := v_down + CASE WHEN v_direction = 'down' THEN 1 WHEN v_status = 'changed' THEN -1 ELSE 0 END;
+        v_wup := v_wup + CASE WHEN v_direction = 'up' THEN v_weight WHEN v_status = 'changed' THEN -v_previous_weight ELSE 0 END;
+        v_wdown := v_wdown + CASE WHEN v_direction = 'down' THEN v_weight WHEN v_status = 'changed' THEN -v_previous_weight ELSE 0 END;
       END IF;
       IF v_status = 'recorded' THEN
         v_fast := v_decayed_fast + 1;
@@ -270,10 +290,12 @@ BEGIN
         ON CONFLICT DO NOTHING;
     END IF;
     RETURN QUERY SELECT v_i, NULL::text[], NULL::float8[], 'cast'::text, v_id, NULL::timestamptz, v_status, v_counting, v_up, v_down,
-      CASE WHEN v_status = 'unchanged' THEN NULL ELSE v_xid END, v_budget_keys, v_budget_tokens;
+      CASE WHEN v_status = 'unchanged' THEN NULL ELSE v_xid END, v_budget_keys, v_budget_tokens, v_wup, v_wdown,
+      CASE WHEN v_status = 'unchanged' THEN v_previous_weight ELSE v_weight END;
   END LOOP;
   IF v_moved THEN
-    UPDATE products p SET trust_up = v_up, trust_down = v_down, rate_fast = v_fast, rate_slow = v_slow, rate_at = v_rate_at
+    UPDATE products p SET trust_up = v_up, trust_down = v_down, weight_up = v_wup, weight_down = v_wdown,
+      rate_fast = v_fast, rate_slow = v_slow, rate_at = v_rate_at
       WHERE p.id = v_id;
   END IF;
 END
@@ -284,11 +306,12 @@ export const castVote = fn({
   name: "productdir_cast_vote",
   args: "p_ballot jsonb",
   returns:
-    "TABLE (outcome text, product_id uuid, removed_at timestamptz, status text, counting text, trust_up bigint, trust_down bigint, xid text, budget_keys text[], budget_tokens float8[])",
+    "TABLE (outcome text, product_id uuid, removed_at timestamptz, status text, counting text, trust_up bigint, trust_down bigint, xid text, budget_keys text[], budget_tokens float8[], weight_up bigint, weight_down bigint, weight integer)",
   attributes: "LANGUAGE sql",
   drops: [`productdir_cast_vote(${POSITIONAL_CAST})`, "productdir_cast_vote(jsonb)"],
   body: `
-  SELECT c.outcome, c.product_id, c.removed_at, c.status, c.counting, c.trust_up, c.trust_down, c.xid, c.budget_keys, c.budget_tokens
+  SELECT c.outcome, c.product_id, c.removed_at, c.status, c.counting, c.trust_up, c.trust_down, c.xid, c.budget_keys, c.budget_tokens,
+    c.weight_up, c.weight_down, c.weight
   FROM productdir_cast_votes(jsonb_build_array(jsonb_build_object('limits', '[]'::jsonb, 'ballot', p_ballot))) AS c
   WHERE c.limit_keys IS NULL
 `
@@ -300,7 +323,7 @@ export const castVoteWithin = fn({
   returns: `TABLE (
   limit_keys text[], limit_tokens float8[],
   outcome text, product_id uuid, removed_at timestamptz, status text, counting text, trust_up bigint, trust_down bigint, xid text,
-  budget_keys text[], budget_tokens float8[]
+  budget_keys text[], budget_tokens float8[], weight_up bigint, weight_down bigint, weight integer
 )`,
   attributes: "LANGUAGE sql",
   drops: [`productdir_cast_vote_within(text[], float8[], float8[], ${POSITIONAL_CAST})`, "productdir_cast_vote_within(jsonb, jsonb)"],
@@ -309,7 +332,7 @@ export const castVoteWithin = fn({
     SELECT * FROM productdir_cast_votes(jsonb_build_array(jsonb_build_object('limits', p_limits, 'ballot', p_ballot)))
   )
   SELECT l.limit_keys, l.limit_tokens, coalesce(c.outcome, 'limited'), c.product_id, c.removed_at, c.status, c.counting,
-    c.trust_up, c.trust_down, c.xid, c.budget_keys, c.budget_tokens
+    c.trust_up, c.trust_down, c.xid, c.budget_keys, c.budget_tokens, c.weight_up, c.weight_down, c.weight
   FROM r AS l LEFT JOIN r AS c ON c.limit_keys IS NULL
   WHERE l.limit_keys IS NOT NULL
 `

@@ -1,7 +1,8 @@
 /**
  * The rule of trust (packages/domain/src/VoteLedger.ts), once: every count of the ledger reads this
  * view, the reconciliation's and the revocation's recounts alike. A vote counts when it is counted
- * (not held, not discounted: packages/domain/src/counting.ts) and its agent is in good standing.
+ * (not held, not discounted: packages/domain/src/counting.ts) and its agent is in good standing; it counts for its
+ * weight (packages/domain/src/judgement.ts).
  */
 import type { Routine } from "./Routine.ts"
 
@@ -9,6 +10,6 @@ export const countedVotes: Routine = {
   name: "counted_votes",
   statements: [
     "DROP VIEW IF EXISTS counted_votes",
-    "CREATE VIEW counted_votes AS SELECT product_id, voter, direction, created_at, updated_at FROM votes WHERE revoked_at IS NULL AND counting = 'counted'"
+    "CREATE VIEW counted_votes AS SELECT product_id, voter, direction, created_at, updated_at, weight FROM votes WHERE revoked_at IS NULL AND counting = 'counted'"
   ]
 }

@@ -32,4 +32,4 @@ export const ROUTINES: ReadonlyArray<Routine> = [
 
 export { type Installed, installRoutines } from "./install.ts"
 export { hashOf, type Rewrite, type Routine } from "./Routine.ts"
-export { trustScoreWith } from "./trust.ts"
+export { judgedScoreWith } from "./trust.ts"

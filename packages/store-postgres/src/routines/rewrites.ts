@@ -27,7 +27,7 @@ export const batches: Record<Rewrite, Batch> = {
         WITH b AS (SELECT id FROM products WHERE id > ${after}::uuid ORDER BY id LIMIT ${REWRITE_BATCH}),
         w AS (
           UPDATE products p SET trust_up = p.trust_up FROM b
-          WHERE p.id = b.id AND p.trust_score IS DISTINCT FROM productdir_trust_score(p.trust_up, p.trust_down)
+          WHERE p.id = b.id AND p.trust_score IS DISTINCT FROM productdir_judged_score(p.weight_up, p.weight_down)
           RETURNING 1)
         SELECT (SELECT id::text FROM b ORDER BY id DESC LIMIT 1) AS last, (SELECT count(*) FROM w)::int AS written`,
       firstRow

@@ -26,6 +26,7 @@ import {
 import { derivedId } from "../ImportChecks.ts"
 import { type AddressSettings, DEFAULT_ADDRESSES, findAddressSurges } from "./addresses.ts"
 import { DEFAULT_LOCKSTEP, expand, type FoundGroup, findLockstep, findOverlap, type LockstepSettings } from "./lockstep.ts"
+import { voterRanks } from "./ranks.ts"
 import { DEFAULT_RELEASE, type ReleaseSettings, releases, WARM_UP_SECONDS } from "./release.ts"
 
 /**
@@ -195,9 +196,16 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
     const known = yield* ledger.groups
     // The window starts earlier than asked when it holds older held votes: only from `since` is it whole.
     const replayFrom = Math.max(0, Math.floor((since.getTime() - window.since.getTime()) / 1000))
-    // Rings are voters in step across products; a drip is one product's addresses: found apart, never merged.
+    // Rings are voters in step across products; a drip is one product's addresses: found apart, never merged. The
+    // groups are merged in the ledger's order of their members (ranks.ts), not in their numbers' (their ids').
+    const rank = voterRanks(window)
+    const inLedgerOrder = (groups: ReadonlyArray<FoundGroup>) => {
+      const first = (g: FoundGroup) => Math.min(...g.members.map((m) => rank[m]!))
+      return [...groups].sort((a, b) => first(a) - first(b))
+    }
+    const rings = inLedgerOrder([...findLockstep(window, settings.lockstep), ...findOverlap(window, rank, settings.lockstep)])
     const found = [
-      ...expand(window, merged([...findLockstep(window, settings.lockstep), ...findOverlap(window, settings.lockstep)]), settings.lockstep),
+      ...expand(window, merged(rings), settings.lockstep),
       ...findAddressSurges(window, settings.addresses, replayFrom, replayFrom + WARM_UP_SECONDS)
     ]
     const votesBy = new Int32Array(window.voters.length)
@@ -234,7 +242,7 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
     // at ten million votes, before the replay's lists and the verdict's writes add theirs (the pass's peak).
     free(window.direction)
     free(window.cleared)
-    const released = releases(window, grouped, settings.release, judged)
+    const released = releases(window, grouped, settings.release, judged, rank)
     const verdict: Verdict = {
       groups: groups.map(({ id, evidence, votes, discount }) => ({ id, evidence, votes, discount })),
       release: keysOf(released)
@@ -277,7 +285,7 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
       for (const i of counted) window.counting[i] = COUNTED
       for (const key of settled.gained) setStanding(window, key, 1)
       for (const key of settled.lost) setStanding(window, key, 0)
-      counted = releases(window, grouped, settings.release, judged)
+      counted = releases(window, grouped, settings.release, judged, rank)
       if (counted.length === 0) break
       const more = yield* ledger.apply({ groups: [], release: keysOf(counted) }, now)
       releasedVotes += more.released

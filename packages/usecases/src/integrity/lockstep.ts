@@ -11,9 +11,12 @@
  *   the smaller product's) join into clusters; their voters are the candidates.
  *
  * Then the core: members who voted on at least `density` of the group's products (and `minShared`),
- * products voted on by at least `density` of its members, peeled in turn until nothing changes;
- * groups smaller than `minMembers` voters or `minProducts` products are not groups. Deterministic: the
- * same window gives the same groups, in the same order.
+ * products voted on by at least `density` of its members and far more of them than chance would put there given
+ * the product's popularity (`minLift`: a product half the window's voters voted is no sign that ten of them are a
+ * group), peeled in turn until nothing changes. A group has `minMembers` voters and `minProducts` products; a small
+ * one (`minSmallMembers` up to `minMembers`) must be surer still: each of its products at `smallLift` and nearly all
+ * of its cells filled (`smallCoverage`). Deterministic: the same window gives the same groups, in the same order,
+ * whatever the voters' ids (ranks.ts: the signatures hash a voter's rank in the ledger, not its number).
  */
 import { free, type LedgerWindow, productOf, votesIn } from "@productdir/domain"
 import { Doubles, forEachRun, orderBy, UnionFind } from "./columns.ts"
@@ -27,6 +30,19 @@ export interface LockstepSettings {
   readonly minShared: number
   readonly minMembers: number
   readonly minProducts: number
+  /**
+   * How many times more of a group's members voted a product than its popularity predicts (its voters' share of the
+   * window's voters): below it, a product is no evidence of a group.
+   */
+  readonly minLift: number
+  /**
+   * A group smaller than `minMembers` is found when it has this many members, each of whom voted `smallShared` of its
+   * products at least, every product at `smallLift` and `smallCoverage`. Lockstep pairs need `smallShared` products.
+   */
+  readonly minSmallMembers: number
+  readonly smallShared: number
+  readonly smallLift: number
+  readonly smallCoverage: number
   /** The share of a group's products a member must have voted on, and of its members a product. */
   readonly density: number
   /** Products with fewer votes than this in the window are not compared for overlap. */
@@ -41,6 +57,11 @@ export const DEFAULT_LOCKSTEP: LockstepSettings = {
   minShared: 4,
   minMembers: 10,
   minProducts: 3,
+  minLift: 4,
+  minSmallMembers: 4,
+  smallShared: 3,
+  smallLift: 10,
+  smallCoverage: 0.8,
   density: 0.5,
   minVotesForOverlap: 10,
   expansionSeconds: 302_400
@@ -125,7 +146,25 @@ const sortRun = (run: Int32Array, keyOf: (i: number) => number, scratch: { keys:
  * until each member has voted on `density` of the products (and at least `minShared`) and each
  * product has `density` of the members. Undefined when what is left is no group.
  */
-const core = (window: LedgerWindow, cells: ReadonlyArray<number>, method: FoundGroup["method"], settings: LockstepSettings) => {
+const core = (window: LedgerWindow, cells: ReadonlyArray<number>, method: FoundGroup["method"], settings: LockstepSettings) =>
+  peeled(window, cells, method, settings, false) ?? peeled(window, cells, method, settings, true)
+
+/**
+ * The core as a group of `minMembers` or more (`small` false: each member on `minShared` of its products), or as a
+ * small one (each on `smallShared`, held to the small group's bars).
+ */
+const peeled = (
+  window: LedgerWindow,
+  cells: ReadonlyArray<number>,
+  method: FoundGroup["method"],
+  settings: LockstepSettings,
+  small: boolean
+): FoundGroup | undefined => {
+  // A product's popularity: the share of the window's voters that voted it (a vote a voter: the ledger's key).
+  const voters = Math.max(1, window.voters.length)
+  const popularity = (p: number) => (window.starts[p + 1]! - window.starts[p]!) / voters
+  /** How many times more of the group's `members` voted `p` (`votes` of them) than chance would have. */
+  const lift = (p: number, votes: number, members: number) => votes / members / Math.max(popularity(p), 1 / voters)
   let votes = [...cells]
   const productOfVote = new Map(votes.map((i) => [i, productOf(window, i)]))
   const product = (i: number) => productOfVote.get(i)!
@@ -136,7 +175,7 @@ const core = (window: LedgerWindow, cells: ReadonlyArray<number>, method: FoundG
       products.set(product(i), (products.get(product(i)) ?? 0) + 1)
       members.set(window.voter[i]!, (members.get(window.voter[i]!) ?? 0) + 1)
     }
-    const memberFloor = Math.max(settings.minShared, settings.density * products.size)
+    const memberFloor = Math.max(small ? settings.smallShared : settings.minShared, settings.density * products.size)
     const keptMembers = votes.filter((i) => members.get(window.voter[i]!)! >= memberFloor)
     // Members first, then products: peeling both at once empties cores that a turn each keeps.
     const after = new Map<number, number>()
@@ -146,13 +185,25 @@ const core = (window: LedgerWindow, cells: ReadonlyArray<number>, method: FoundG
       remaining.add(window.voter[i]!)
     }
     const productFloor = settings.density * remaining.size
-    const kept = keptMembers.filter((i) => after.get(product(i))! >= productFloor)
+    const kept = keptMembers.filter((i) => {
+      const n = after.get(product(i))!
+      return n >= productFloor && lift(product(i), n, remaining.size) >= settings.minLift
+    })
     if (kept.length === votes.length) break
     votes = kept
   }
   const members = [...new Set(votes.map((i) => window.voter[i]!))].sort((a, b) => a - b)
   const products = [...new Set(votes.map(product))].sort((a, b) => a - b)
-  if (members.length < settings.minMembers || products.length < settings.minProducts) return undefined
+  if (products.length < settings.minProducts || members.length < (small ? settings.minSmallMembers : settings.minMembers)) return undefined
+  if (small) {
+    if (members.length >= settings.minMembers) return undefined
+    // A few voters in step is what friends who use the same tools look like too: found only when every product of
+    // theirs is one hardly anyone else votes, and nearly every one of them voted each.
+    const on = new Map<number, number>()
+    for (const i of votes) on.set(product(i), (on.get(product(i)) ?? 0) + 1)
+    const sure = [...on].every(([p, n]) => lift(p, n, members.length) >= settings.smallLift)
+    if (!sure || votes.length < settings.smallCoverage * members.length * products.length) return undefined
+  }
   return { method, votes: votes.sort((a, b) => a - b), members, products } satisfies FoundGroup
 }
 
@@ -200,7 +251,7 @@ const forEachBucket = (
 /** How many stretches of voters the lockstep's pairs are kept in. */
 const PAIR_STRETCHES = 64
 
-/** Voters paired by sharing hour buckets on at least `minShared` products, in components; each component's votes in shared buckets. */
+/** Voters paired by sharing hour buckets on at least `smallShared` products, in components; each component's votes in shared buckets. */
 export const findLockstep = (window: LedgerWindow, settings: LockstepSettings = DEFAULT_LOCKSTEP): ReadonlyArray<FoundGroup> => {
   const windowOf0 = (i: number) => Math.floor(window.seconds[i]! / settings.bucketSeconds)
   const runs = byProduct(window)
@@ -231,7 +282,7 @@ export const findLockstep = (window: LedgerWindow, settings: LockstepSettings = 
     for (let k = 0; k < sorted.length; ) {
       let end = k + 1
       while (end < sorted.length && sorted[end] === sorted[k]) end++
-      if (end - k >= settings.minShared) {
+      if (end - k >= settings.smallShared) {
         const lo = Math.floor(sorted[k]! / 2 ** 24)
         const hi = sorted[k]! % 2 ** 24
         sets.union(lo, hi)
@@ -245,7 +296,7 @@ export const findLockstep = (window: LedgerWindow, settings: LockstepSettings = 
 
   // Cells: a member's votes in buckets that hold at least three members of its component.
   const component = new Map<number, number>()
-  for (const voter of paired) if (sets.sizeOf(voter) >= settings.minMembers) component.set(voter, sets.find(voter))
+  for (const voter of paired) if (sets.sizeOf(voter) >= settings.minSmallMembers) component.set(voter, sets.find(voter))
   const cells = new Map<number, Set<number>>()
   if (component.size > 0) {
     forEachBucket(window, runs, settings, (_grid, run, start, end) => {
@@ -279,7 +330,7 @@ export const findLockstep = (window: LedgerWindow, settings: LockstepSettings = 
     })
 }
 
-/** A 32-bit mix (murmur3's finalizer) of a voter id under one of the signature's seeds. */
+/** A 32-bit mix (murmur3's finalizer) of a voter's rank under one of the signature's seeds. */
 const mix = (value: number, seed: number): number => {
   let h = (value ^ seed) >>> 0
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) >>> 0
@@ -296,7 +347,11 @@ const SEEDS = Array.from({ length: SIGNATURE }, (_, j) => mix(j + 1, 0x9e3779b9)
 const MAX_BAND_BUCKET = 64
 
 /** Products whose voters overlap far more than chance, clustered; each cluster's votes peeled to their core. */
-export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = DEFAULT_LOCKSTEP): ReadonlyArray<FoundGroup> => {
+export const findOverlap = (
+  window: LedgerWindow,
+  rank: Int32Array,
+  settings: LockstepSettings = DEFAULT_LOCKSTEP
+): ReadonlyArray<FoundGroup> => {
   // The voters of each product with enough votes, sorted: the x-th such product's are `from[x]..from[x] + size[x]`
   // of the window's voter column where it holds them so (a window read by product, then voter), else of `copies`
   // (`from` below zero: `~from`). Offsets, not a view apiece: a view is an object of its own, 30 MB for the 330,000
@@ -361,8 +416,8 @@ export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = D
   for (let b = 0; b < SIGNATURE / BAND; b++) {
     const [s1, s2] = [SEEDS[b * BAND]!, SEEDS[b * BAND + 1]!]
     for (let v = 0; v < hashed1.length; v++) {
-      hashed1[v] = mix(v, s1)
-      hashed2[v] = mix(v, s2)
+      hashed1[v] = mix(rank[v]!, s1)
+      hashed2[v] = mix(rank[v]!, s2)
     }
     for (let x = 0; x < count; x++) {
       // Read in place, not through listOf: a view a product a band is five million objects at ten million votes.
@@ -445,7 +500,10 @@ export const findOverlap = (window: LedgerWindow, settings: LockstepSettings = D
         const a = listOf(mx)
         const b = listOf(my)
         const common = shared(a, b)
-        if (common >= settings.minMembers && common >= settings.density * Math.min(a.length, b.length)) {
+        // Half of the larger's voters, not the smaller's: a ring's targets share most of their voters, while a popular
+        // product its members also voted (camouflage) shares a few of its many, and joined to the cluster it brought its
+        // heavy benign voters into the core (a target too popular for this joins the group by expansion: its members' votes).
+        if (common >= settings.minMembers && common >= settings.density * Math.max(a.length, b.length)) {
           const [p, q] = [products.at(mx), products.at(my)]
           clusters.union(p, q)
           clustered.add(p)

@@ -8,13 +8,15 @@
  *    until it has been out of it for an hour. When at least `standingShare` of an episode's votes came from agents with standing, the
  *    burst is what its established voters say it is (a product gone viral): its held votes count.
  *    Episodes are judged alone, so a standing voter hours later releases no one.
- * 3. Otherwise the held votes of proven agents count when they came from many neighbourhoods (at
- *    least `minNetworks`, and at least `diversity` of them distinct): fans of a viral product come
- *    from everywhere; a farm of agents from the few networks that registered them. When those agents
- *    and the established voters cast at least `provenShare` of the episode's votes (or `usualShare` of
- *    the share agents cast of every vote in the window, when that is lower), its held addresses count
- *    too: the anonymous fans of a product gone viral, or the directory's usual mix of voters arriving
- *    faster than a cold product's rates say (a new directory, an imported catalog, a popular product).
+ * 3. Otherwise the held votes of proven agents count: a burst no group explains is what its voters say, however
+ *    few networks they came from (a quiet product's 11th and 12th votes), and what a fresh agent's vote can buy
+ *    is what it weighs (packages/domain/src/judgement.ts: a fortieth of a vote), not whether it counts. When
+ *    those agents came from many neighbourhoods (at least `minNetworks`, and at least `diversity` of them
+ *    distinct) and, with the established voters, cast at least `provenShare` of the episode's votes (or
+ *    `usualShare` of the share agents cast of every vote in the window, when that is lower), its held addresses
+ *    count too: the anonymous fans of a product gone viral, or the directory's usual mix of voters arriving
+ *    faster than a cold product's rates say (a new directory, an imported catalog, a popular product). A farm of
+ *    agents from the few networks that registered them carries no addresses with it.
  * 4. Otherwise held votes of bare addresses stay held: a flood of addresses looks like nothing else.
  *
  * Only what the window shows whole is judged. The window holds the last `windowSeconds` of votes and,
@@ -84,7 +86,8 @@ export const releases = (
   window: LedgerWindow,
   grouped: ReadonlySet<number>,
   settings: ReleaseSettings = DEFAULT_RELEASE,
-  judged: Judged = wholeWindow
+  judged: Judged = wholeWindow,
+  rank?: Int32Array
 ): Array<number> => {
   const seen = (i: number) => window.seconds[i]! >= judged.replayFrom
   const judges = (i: number) => window.seconds[i]! >= judged.judgeFrom
@@ -119,7 +122,9 @@ export const releases = (
     // counted before those held (the guard held them because the others came first). By the voter's order instead, a
     // flood cast within a second was replayed with some of its held votes ahead of its counted ones, which the
     // replay then counted: a few more of an address flood's votes every pass, as many as the second's phase let.
-    votes.sort((a, b) => window.seconds[a]! - window.seconds[b]! || window.counting[a]! - window.counting[b]! || a - b)
+    // Then in the ledger's order of their voters (ranks.ts), not their ids'.
+    const order = rank === undefined ? (i: number) => i : (i: number) => rank[window.voter[i]!]!
+    votes.sort((a, b) => window.seconds[a]! - window.seconds[b]! || window.counting[a]! - window.counting[b]! || order(a) - order(b))
     let rates = noRates
     let episode: Array<number> = []
     let lastBurst = Number.NEGATIVE_INFINITY
@@ -163,11 +168,10 @@ const judgeEpisode = (
   if (standing >= settings.standingShare * episode.length) return held
   // The burst's agents without standing, held or counted by an earlier pass that saw the burst begin.
   const agents = episode.filter((i) => isAgentLedgerKey(window.voters[window.voter[i]!]!) && window.standing[window.voter[i]!] !== 1)
+  const heldAgents = held.filter((i) => isAgentLedgerKey(window.voters[window.voter[i]!]!))
   const networks = new Set(agents.map((i) => window.networkOf(i)).filter((n) => n >= 0))
-  if (networks.size < settings.minNetworks || networks.size < settings.diversity * agents.length) return []
+  if (networks.size < settings.minNetworks || networks.size < settings.diversity * agents.length) return heldAgents
   // Agents from everywhere and established voters making most of the burst: a product gone viral, whose
   // anonymous fans are fans too. A flood of addresses would need as many agents, from as many networks.
-  return standing + agents.length >= provenBar * episode.length
-    ? held
-    : held.filter((i) => isAgentLedgerKey(window.voters[window.voter[i]!]!))
+  return standing + agents.length >= provenBar * episode.length ? held : heldAgents
 }
