@@ -90,7 +90,8 @@ for (const variant of targets()) {
         encoding: "utf8"
       })
       expect(run.status, run.stdout).toBe(0)
-      const drawn = run.stdout.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "")
+      // The terminal's control sequences (ESC [ ... letter) taken out: what a person reads.
+      const drawn = run.stdout.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, "g"), "")
       expect(drawn).toMatch(/\d+% \| \d+ records \| \d+ records\/s \| 0 rejected \| \S+ left/)
       expect(drawn).toContain("100% | 1200 records")
     })

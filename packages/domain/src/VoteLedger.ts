@@ -47,7 +47,11 @@ export const countedTally = (entries: Iterable<LedgerEntry>): Tally => {
 export const countedWeights = (entries: Iterable<LedgerEntry>): Tally => {
   let up = 0
   let down = 0
-  for (const entry of entries) if (counts(entry)) entry.direction === "up" ? (up += entry.weight) : (down += entry.weight)
+  for (const entry of entries) {
+    if (!counts(entry)) continue
+    if (entry.direction === "up") up += entry.weight
+    else down += entry.weight
+  }
   return { up, down }
 }
 

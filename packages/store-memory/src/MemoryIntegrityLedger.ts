@@ -20,8 +20,6 @@ import {
   runsOf,
   type Settled,
   type StandingRule,
-  type Tally,
-  tallyEquals,
   type VoteGroup
 } from "@productdir/domain"
 import { announce, MemoryState, recountProducts, type State } from "./State.ts"

@@ -9,7 +9,6 @@ import {
   fromImportRecord,
   type ListedProduct,
   type ListQuery,
-  type Product,
   type ProductId,
   type ProductInput,
   type Slug
