@@ -1,6 +1,6 @@
 /**
  * The crowd-defense simulation (issue "Crowd-proof trust"; docs/threat-model.md, "Crowds"): a month of
- * benign traffic and seven attacks, in synthetic time, through the use cases the API runs on a real
+ * benign traffic and twelve attacks (issue 58 added five: small rings, a mixed flood, sleepers, a camouflaged ring, fresh agents), in synthetic time, through the use cases the API runs on a real
  * store, with the integrity pass every hour as productdir-reconcile --every 1h runs it. Prints, per
  * attack, how far its targets moved and when it was caught; per benign group, the share of its votes
  * refused, held and discounted; the pass's time; each beside its goal. Writes the figures into
@@ -91,8 +91,12 @@ out(
   "Attacks: how far each moved its targets (trust_score points in its direction; the most-moved target), and when it was caught (goal: ≤ 5 points after the pass)"
 )
 out()
-out("| attack | what | votes recorded / refused | at once | after the pass | peak | end of month | caught | goal |")
-out("|---|---|---|---|---|---|---|---|---|")
+out(
+  "| attack | what | votes recorded / refused | its target votes not counting / counting at ≤ 0.025 | at once | after the pass | peak | end of month | caught | goal |"
+)
+out("|---|---|---|---|---|---|---|---|---|---|")
+/** Issue 58's goals at once, where it set one: small rings and fresh agents ≤ 10 points before any pass. */
+const atOnceGoal: Record<string, number> = { "small rings": 10, "fresh agents": 10 }
 for (const f of outcome.attacks) {
   const recorded = f.votes.cast
   const registered = f.registrations.tried > 0 ? `; ${n(f.registrations.got)} of ${n(f.registrations.tried)} registrations` : ""
@@ -102,8 +106,23 @@ for (const f of outcome.attacks) {
       : f.caughtAfterHours <= 0
         ? "before it began"
         : `${f.caughtAfterHours.toFixed(0)} h after its first vote`
+  const onceGoal = atOnceGoal[f.attack.name]
+  const goal =
+    onceGoal === undefined
+      ? `≤ 5 ${mark(Math.max(f.afterPass, f.atEnd) <= 5)}`
+      : `≤ ${onceGoal} at once, ≤ 5 after ${mark(f.atOnce <= onceGoal && Math.max(f.afterPass, f.atEnd) <= 5)}`
+  const t = f.onTargets
   out(
-    `| ${f.attack.name} | ${f.attack.what} | ${n(recorded)} / ${n(f.votes.refused)}${registered} | ${f.atOnce} | ${f.afterPass} | ${f.peak} | ${f.atEnd} | ${caught} | ≤ 5 ${mark(Math.max(f.afterPass, f.atEnd) <= 5)} |`
+    `| ${f.attack.name} | ${f.attack.what} | ${n(recorded)} / ${n(f.votes.refused)}${registered} | ${n(t.discounted + t.held)} / ${n(t.light)} of ${n(t.cast)} | ${f.atOnce} | ${f.afterPass} | ${f.peak} | ${f.atEnd} | ${caught} | ${goal} |`
+  )
+}
+const camouflaged = outcome.attacks.find((f) => f.attack.name === "camouflaged ring")
+if (camouflaged !== undefined) {
+  const t = camouflaged.onTargets
+  const off = t.discounted + t.held + t.light
+  out()
+  out(
+    `Camouflaged ring: ${n(off)} of its ${n(t.cast)} target votes (${pct(off, t.cast)}) are discounted, held or weigh a fortieth of a vote or less (goal ≥ 90 % ${mark(off >= 0.9 * t.cast)}).`
   )
 }
 const rings = outcome.attacks.filter((f) => f.attack.name.endsWith("ring"))
@@ -130,10 +149,11 @@ const all = [...outcome.benign.values()].reduce(
     refused: s.refused + f.refused,
     heldAtCast: s.heldAtCast + f.heldAtCast,
     counted: s.counted + f.counted,
+    light: s.light + f.light,
     held: s.held + f.held,
     discounted: s.discounted + f.discounted
   }),
-  { cast: 0, refused: 0, heldAtCast: 0, counted: 0, held: 0, discounted: 0 }
+  { cast: 0, refused: 0, heldAtCast: 0, counted: 0, light: 0, held: 0, discounted: 0 }
 )
 out(fateRow("all benign", all, "≤ 1 % held, none discounted", all.held <= 0.01 * all.cast && all.discounted === 0))
 out()
@@ -173,6 +193,11 @@ for (const discounted of [false, true]) {
         : ".")
   )
 }
+const within = (gaps: ReadonlyArray<number>) => gaps.filter((g) => g <= 3).length
+out(
+  `Benign products, their judged score against the same votes unweighed: within 3 points for ${n(within(outcome.weighing.all))} of ${n(outcome.weighing.all.length)} (${pct(within(outcome.weighing.all), outcome.weighing.all.length)}; the rest are products anonymous visitors voted, whose votes weigh a hundredth); ` +
+    `of those whose month's votes all came from agents with standing, ${n(within(outcome.weighing.byStanding))} of ${n(outcome.weighing.byStanding.length)} (goal: all ${mark(within(outcome.weighing.byStanding) === outcome.weighing.byStanding.length)}).`
+)
 const ms = outcome.passes.millis
 out(
   `The pass: median ${median(ms).toFixed(0)} ms, max ${Math.max(...ms).toFixed(0)} ms, reading ${n(Math.round(median(outcome.passes.votesRead)))} votes (median; max ${n(Math.max(...outcome.passes.votesRead))}) of its 8-day window.`

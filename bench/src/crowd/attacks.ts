@@ -171,5 +171,113 @@ export const addAttacks = (world: World, seed: number): Array<Attack> => {
       to: from + 15 * 60_000
     })
   }
+  {
+    // Issue 58's attacks: the next cheapest moves once the first ones were stopped.
+    const name = "small rings"
+    const from = day(13, 11)
+    const targets: Array<number> = []
+    for (let ring = 0; ring < 8; ring++) {
+      // Four rings push 3 products each, four push 6: no ring reaches the 10 members a group needed before.
+      const pushed = Array.from({ length: ring < 4 ? 3 : 6 }, (_, k) => 4_000 + ring * 10 + k)
+      targets.push(...pushed)
+      for (let i = 0; i < 6; i++) {
+        const address = `2001:db8:${hex(0x3000 + ring * 16 + i)}:1::1`
+        const agent = newAgent(name, address, day(10 + (i % 3), 9 + r.int(0, 8)))
+        for (const target of pushed) vote(name, from + ring * 5 * 60_000 + r.next() * 10 * 60_000, target, agent, address, "up")
+      }
+    }
+    attacks.push({
+      name,
+      what: "8 rings of 6 agents, each agent from its own /48; four rings push 3 products, four push 6, within minutes",
+      targets,
+      direction: "up",
+      from,
+      to: from + HOUR
+    })
+  }
+  {
+    const name = "mixed flood"
+    const target = 20
+    const from = day(15, 16)
+    for (let i = 0; i < 40; i++) {
+      const address = `2001:db8:${hex(0x4000 + i)}:1::1`
+      const agent = newAgent(name, address, day(14, 8) + i * 60_000)
+      vote(name, from + r.next() * 10 * 60_000, target, agent, address, "down")
+      vote(name, from + r.next() * 10 * 60_000, target, -1, `${100 + i}.${200 + (i % 50)}.${r.int(0, 255)}.9`, "down")
+    }
+    attacks.push({
+      name,
+      what: "40 agents and 40 anonymous addresses from distinct /16s, down on a trusted product within 10 minutes",
+      targets: [target],
+      direction: "down",
+      from,
+      to: from + 10 * 60_000
+    })
+  }
+  {
+    const name = "sleepers"
+    const target = 100
+    const from = day(12, 15)
+    for (let i = 0; i < 30; i++) {
+      const address = `2001:db8:${hex(0x5000 + i)}:1::1`
+      // Registered on day 2, three benign votes on popular products on days 3-4: standing by the pass of day 5.
+      const registersAt = day(2, 8 + r.int(0, 8))
+      const agent = newAgent(name, address, registersAt)
+      for (let k = 0; k < 3; k++) vote(name, day(3, 0) + r.next() * DAY, r.int(0, 60), agent, address, "up")
+      // A week of standing later: a benign vote, then 90 s after it the turn.
+      const at = from + r.next() * 60_000
+      vote(name, at, r.int(60, 120), agent, address, "up")
+      vote(name, at + 90_000, target, agent, address, "down")
+    }
+    attacks.push({
+      name,
+      what: "30 agents with a week of standing (three benign votes each), then each down on one product 90 s after a benign vote",
+      targets: [target],
+      direction: "down",
+      from,
+      to: from + 3 * 60_000
+    })
+  }
+  {
+    const name = "camouflaged ring"
+    const targets = Array.from({ length: 8 }, (_, i) => 7_000 + i)
+    const from = day(17, 10)
+    for (let i = 0; i < 40; i++) {
+      const address = `2001:db8:${hex(0x6000 + i)}:1::1`
+      const registersAt = day(4 + (i % 3), 9 + r.int(0, 8))
+      const agent = newAgent(name, address, registersAt)
+      // Fifteen votes on the catalog's most popular products, as its benign voters vote them, before and around the push.
+      const popular = new Set<number>()
+      while (popular.size < 15) popular.add(r.int(0, 40))
+      for (const product of popular) vote(name, registersAt + HOUR + r.next() * (from - registersAt), product, agent, address, "up")
+      for (const target of targets) vote(name, from + r.next() * HOUR, target, agent, address, "up")
+    }
+    attacks.push({
+      name,
+      what: "40 agents that also vote 15 popular products each, up on the same 8 products within an hour",
+      targets,
+      direction: "up",
+      from,
+      to: from + HOUR
+    })
+  }
+  {
+    const name = "fresh agents"
+    const target = 19_500
+    const from = day(19, 12)
+    for (let i = 0; i < 10; i++) {
+      const address = `2001:db8:${hex(0x7000 + i)}:1::1`
+      const agent = newAgent(name, address, from - 10 * 60_000)
+      vote(name, from + r.next() * 60_000, target, agent, address, "up")
+    }
+    attacks.push({
+      name,
+      what: "10 agents registered minutes before, up on an obscure product",
+      targets: [target],
+      direction: "up",
+      from,
+      to: from + 60_000
+    })
+  }
   return attacks
 }

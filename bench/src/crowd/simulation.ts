@@ -17,9 +17,12 @@ import {
   type ProductId,
   productOf,
   type Stores,
+  MILLI,
   type Tally,
   trustScore,
-  votesIn
+  VOTE_WEIGHTS,
+  votesIn,
+  weightedOf
 } from "@productdir/domain"
 import { generateRecord } from "@productdir/fixtures"
 import {
@@ -36,17 +39,21 @@ import type { Attack } from "./attacks.ts"
 import { syntheticClock } from "./clock.ts"
 import { HOUR, type World } from "./world.ts"
 
-/** How a group's votes fared: cast (answered 201), refused (429), and how they count at the end. */
+/**
+ * How a group's votes fared: cast (answered 201), refused (429), and how they count at the end; of those counted, how
+ * many weigh a fortieth of a vote or less (`light`: their voter had no standing when they voted).
+ */
 export interface Fate {
   cast: number
   refused: number
   heldAtCast: number
   counted: number
+  light: number
   held: number
   discounted: number
 }
 
-const emptyFate = (): Fate => ({ cast: 0, refused: 0, heldAtCast: 0, counted: 0, held: 0, discounted: 0 })
+const emptyFate = (): Fate => ({ cast: 0, refused: 0, heldAtCast: 0, counted: 0, light: 0, held: 0, discounted: 0 })
 
 /** How far an attack moved its targets (trust_score points, in the attack's direction; the largest of its targets). */
 export interface AttackFigures {
@@ -88,6 +95,15 @@ export interface Outcome {
     readonly votes: number
   }>
   readonly wallSeconds: number
+  /**
+   * The products benign voters voted in the month: how far each one's judged score is from the score of the same
+   * votes unweighed (every counted vote a whole one), for all of them and for those whose month's votes all came from
+   * agents that had standing when they voted.
+   */
+  readonly weighing: {
+    readonly all: ReadonlyArray<number>
+    readonly byStanding: ReadonlyArray<number>
+  }
   /** Benign votes still held at the end: how many, by the day they were cast and by their product's popularity rank. */
   readonly heldAtEnd: ReadonlyArray<{
     readonly group: string
@@ -101,7 +117,7 @@ export interface Outcome {
 const productId = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}` as ProductId
 
 /** The use cases over `stores`, configured as the API is by default. */
-const useCases = <E>(stores: Layer.Layer<Stores, E>) => {
+export const useCases = <E>(stores: Layer.Layer<Stores, E>) => {
   const identity = VoterIdentity.layer(Option.some(Redacted.make("simulation")))
   return Layer.mergeAll(
     Directory.layer({
@@ -164,6 +180,8 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
       const registrations = new Map<string, { tried: number; got: number }>()
       const fates = new Map<string, Fate>()
       const fateOf = (group: string) => fates.get(group) ?? fates.set(group, emptyFate()).get(group)!
+      /** What each vote weighs (thousandths of a vote), by product and voter, as its answer said when it was cast. */
+      const weights = new Map<string, number>()
 
       const figures: Array<AttackFigures> = attacks.map((attack) => ({
         attack,
@@ -187,12 +205,18 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
           const result = new Map<AttackFigures, number>()
           for (const f of open) {
             const targets = new Map(f.attack.targets.map((t) => [productId(t) as string, { up: 0, down: 0 }]))
-            tallyCounted(window, (product, voter) => targets.has(product) && groupOf(product, voter) === f.attack.name, targets)
+            tallyCounted(
+              window,
+              (product, voter) => targets.has(product) && groupOf(product, voter) === f.attack.name,
+              (product, voter) => weights.get(`${product}|${voter}`) ?? 0,
+              targets
+            )
             let most = 0
-            for (const [id, attackTally] of targets) {
+            // The judgement with and without the attack's counted votes, each by what it weighed.
+            for (const [id, attackWeighed] of targets) {
               const product = yield* catalog.find(id)
-              const without: Tally = { up: product.counters.up - attackTally.up, down: product.counters.down - attackTally.down }
-              const moved = trustScore(product.counters) - trustScore(without)
+              const without: Tally = { up: product.weighted.up - attackWeighed.up, down: product.weighted.down - attackWeighed.down }
+              const moved = trustScore(product.weighted) - trustScore(without)
               most = Math.max(most, f.attack.direction === "up" ? moved : -moved)
             }
             result.set(f, most)
@@ -259,6 +283,8 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
         else {
           fate.cast++
           if (result.outcome.counting === "held") fate.heldAtCast++
+          if (result.outcome.status !== "unchanged")
+            weights.set(`${productId(event.product)}|${voter}`, Math.round(result.outcome.weight * MILLI))
         }
       }
       // The month ends with one more pass, as the hourly job would run.
@@ -276,9 +302,12 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
         const onTarget = attack?.attack.targets.some((t) => productId(t) === product) === true
         const fates = attack === undefined ? [fateOf(group)] : onTarget ? [attack.votes, attack.onTargets] : [attack.votes]
         if (onTarget) attack!.onTargets.cast++
+        const weight = weights.get(`${product}|${window.voters[window.voter[i]!]!}`) ?? 0
         for (const fate of fates) {
-          if (counting === COUNTED) fate.counted++
-          else if (counting === HELD) fate.held++
+          if (counting === COUNTED) {
+            fate.counted++
+            if (weight <= VOTE_WEIGHTS.agent) fate.light++
+          } else if (counting === HELD) fate.held++
           else fate.discounted++
         }
         if (attack === undefined && counting !== COUNTED) {
@@ -293,6 +322,32 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
         }
       }
       for (const f of figures) f.registrations = registrations.get(f.attack.name) ?? { tried: 0, got: 0 }
+
+      // Each product benign voters voted: its judged score against the same votes unweighed.
+      const benignProducts = new Map<string, { heavy: boolean; counted: Tally }>()
+      for (let i = 0; i < votesIn(window); i++) {
+        const product = window.products[productOf(window, i)]!
+        const voter = window.voters[window.voter[i]!]!
+        if (attackNamed.has(groupOf(product, voter))) continue
+        const seen = benignProducts.get(product) ?? { heavy: true, counted: { up: 0, down: 0 } }
+        const weight = weights.get(`${product}|${voter}`) ?? 0
+        benignProducts.set(product, {
+          heavy: seen.heavy && weight === VOTE_WEIGHTS.standing,
+          counted:
+            window.counting[i] !== COUNTED
+              ? seen.counted
+              : window.direction[i] === 0
+                ? { up: seen.counted.up + 1, down: seen.counted.down }
+                : { up: seen.counted.up, down: seen.counted.down + 1 }
+        })
+      }
+      const weighing = { all: [] as Array<number>, byStanding: [] as Array<number> }
+      for (const [id, { heavy }] of benignProducts) {
+        const product = yield* catalog.find(id)
+        const gap = Math.abs(trustScore(product.weighted) - trustScore(weightedOf(product.counters, { up: 0, down: 0 })))
+        weighing.all.push(gap)
+        if (heavy) weighing.byStanding.push(gap)
+      }
 
       // The groups the passes found, by who their members really are.
       const found = (yield* ledger.groups).map((g) => {
@@ -316,6 +371,7 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
         attacks: figures,
         passes: { runs: passMillis.length, millis: passMillis, votesRead },
         groups: found,
+        weighing,
         heldAtEnd,
         wallSeconds: (Date.now() - started) / 1000
       } satisfies Outcome
@@ -323,18 +379,20 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
     return yield* program.pipe(Effect.provide(useCases(stores)), Effect.provideService(Clock.Clock, clock))
   })
 
-/** Adds the counted votes of the window that `belongs` says are the attack's to `tallies`, by product. */
+/** Adds what the counted votes of the window that `belongs` says are the attack's weigh to `tallies`, by product. */
 const tallyCounted = (
   window: LedgerWindow,
   belongs: (product: string, voter: string) => boolean,
+  weightOf: (product: string, voter: string) => number,
   tallies: Map<string, { up: number; down: number }>
 ) => {
   for (let i = 0; i < votesIn(window); i++) {
     if (window.counting[i] !== COUNTED) continue
     const product = window.products[productOf(window, i)]!
     const tally = tallies.get(product)
-    if (tally === undefined || !belongs(product, window.voters[window.voter[i]!]!)) continue
-    if (window.direction[i] === 0) tally.up++
-    else tally.down++
+    const voter = window.voters[window.voter[i]!]!
+    if (tally === undefined || !belongs(product, voter)) continue
+    if (window.direction[i] === 0) tally.up += weightOf(product, voter)
+    else tally.down += weightOf(product, voter)
   }
 }

@@ -701,4 +701,119 @@ describe("the integrity pass", () => {
       assert.deepStrictEqual([report.groups, report.discounted], [[], 0])
     }).pipe(Effect.provide(layerWithState))
   )
+
+  it.effect("small rings are found: six agents pushing three products that hardly anyone else votes, within minutes", () =>
+    Effect.gen(function* () {
+      yield* catalog(60)
+      yield* register(range(1, 224))
+      // 200 benign agents over 5 days; 4 rings of 6 agents, each pushing 3 products of its own on day 3.
+      const fair = benign(41, 1, 200, range(1, 40), 3, 5)
+      const rings = range(0, 3).flatMap((k) =>
+        ring(42 + k, 201 + 6 * k, 206 + 6 * k, range(41 + 3 * k, 43 + 3 * k), 3 * DAY + k * HOUR, 600_000)
+      )
+      yield* cast([...fair, ...rings])
+      yield* TestClock.setTime(5 * DAY)
+      const report = yield* pass(true)
+      assert.deepStrictEqual(
+        report.groups.map((g) => [g.method, g.members, g.products, g.review]),
+        range(0, 3).map(() => ["lockstep", 6, 3, false])
+      )
+      assert.strictEqual(report.discounted, 4 * 6 * 3)
+      // Their agents lose nothing they had (none had standing), and no benign vote is discounted.
+      for (const product of range(1, 40)) assert.strictEqual((yield* VoteLedger.use((l) => l.formation(productId(product)))).discounted, 0)
+    }).pipe(Effect.provide(layerWithState))
+  )
+
+  it.effect("a ring pushing three products is found, however many it has", () =>
+    Effect.gen(function* () {
+      yield* catalog(60)
+      yield* register(range(1, 140))
+      const fair = benign(43, 1, 100, range(1, 40), 3, 5)
+      const rigged = ring(44, 101, 140, range(51, 53), 2 * DAY, 900_000)
+      yield* cast([...fair, ...rigged])
+      yield* TestClock.setTime(4 * DAY)
+      const report = yield* pass(true)
+      assert.deepStrictEqual(
+        report.groups.map((g) => [g.members, g.products, g.review]),
+        [[40, 3, false]]
+      )
+      assert.strictEqual(report.discounted, 120)
+    }).pipe(Effect.provide(layerWithState))
+  )
+
+  it.effect("the same votes in the same order give the same verdict whatever the voters' ids: groups, counted, held, discounted", () =>
+    Effect.gen(function* () {
+      // The agents of a scenario, numbered by the scenario; their ids drawn differently in each replay.
+      const random = seeded(45)
+      const fair = benign(46, 1, 150, range(1, 40), 4, 6)
+      const camouflaged = range(151, 190).flatMap((agent) => [
+        ...range(1, 10).map((k) => ({ at: random.int(DAY, 4 * DAY), product: k, voter: { agent }, network: `c-${agent}` })),
+        ...range(51, 58).map((product) => ({ at: 4 * DAY + random.int(0, HOUR), product, voter: { agent }, network: `c-${agent}` }))
+      ])
+      const small = ring(47, 191, 196, range(45, 47), 5 * DAY, 300_000)
+      const burst = range(197, 230).map((agent) => ({
+        at: 5 * DAY + 2 * HOUR + random.int(0, 600_000),
+        product: 44,
+        voter: { agent },
+        network: `b-${agent % 3}`
+      }))
+      const drip: Array<Ballot> = range(1, 40).map((n) => ({
+        at: 2 * DAY + n * 900_000,
+        product: 48,
+        voter: { address: `drip-${n}` },
+        network: `d-${n}`,
+        direction: "down"
+      }))
+      const ballots: Array<Ballot> = [...fair, ...camouflaged, ...small, ...burst, ...drip]
+      const replay = (idOf: (n: number) => AgentId) =>
+        Effect.gen(function* () {
+          yield* catalog(60)
+          yield* Effect.forEach(range(1, 230), (n) =>
+            AgentRegistry.use((r) =>
+              r.register({
+                id: idOf(n),
+                name: `agent ${n}`,
+                contact: null,
+                keyHash: `hash-${n}`,
+                keyHint: `pd_…${n}`,
+                registeredFrom: null
+              })
+            )
+          )
+          const ledger = yield* VoteLedger
+          for (const b of [...ballots].sort((x, y) => x.at - y.at)) {
+            yield* TestClock.setTime(b.at)
+            yield* ledger.cast({
+              entity: productId(b.product),
+              voter: "agent" in b.voter ? agentVoter(idOf(b.voter.agent)) : addressVoter(b.voter.address),
+              direction: b.direction ?? "up",
+              network: b.network,
+              guard: GUARD
+            })
+          }
+          yield* TestClock.setTime(6 * DAY + HOUR)
+          const report = yield* pass(true)
+          const nameOf = new Map(range(1, 230).map((n) => [agentLedgerKey(idOf(n)), `agent ${n}`]))
+          const groups = (yield* IntegrityLedger.use((l) => l.groups))
+            .map((g) => ({
+              method: g.evidence.method,
+              members: g.evidence.members.map((m) => nameOf.get(m) ?? "an address").sort(),
+              products: [...g.evidence.products].sort(),
+              review: g.evidence.review === true
+            }))
+            .sort((a, b) => (a.members.join() < b.members.join() ? -1 : 1))
+          const formations = yield* Effect.forEach(range(1, 60), (n) => VoteLedger.use((l) => l.formation(productId(n))))
+          return { discounted: report.discounted, released: report.released, groups, formations }
+        }).pipe(Effect.provide(layerWithState))
+      const inOrder = yield* replay(agentId)
+      // Ids in the other order, and ids in no order at all: the window numbers voters by their keys.
+      const reversed = yield* replay((n) => agentId(1_000 - n))
+      const scrambled = yield* replay(
+        (n) => `${((n * 7_919) % 9_973).toString(16).padStart(8, "0")}-0000-4000-9000-000000000000` as AgentId
+      )
+      assert.isAbove(inOrder.groups.length, 1)
+      assert.deepStrictEqual(reversed, inOrder)
+      assert.deepStrictEqual(scrambled, inOrder)
+    })
+  )
 })

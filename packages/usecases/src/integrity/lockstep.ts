@@ -31,8 +31,8 @@ export interface LockstepSettings {
   readonly minMembers: number
   readonly minProducts: number
   /**
-   * How many times more of a group's members voted a product than its popularity predicts (its voters' share of the
-   * window's voters): below it, a product is no evidence of a group.
+   * How many times more of a group's members voted a product than the window's other voters did: below it, a product
+   * is no evidence of a group (a popular one, which its members voted as everyone does).
    */
   readonly minLift: number
   /**
@@ -160,11 +160,15 @@ const peeled = (
   settings: LockstepSettings,
   small: boolean
 ): FoundGroup | undefined => {
-  // A product's popularity: the share of the window's voters that voted it (a vote a voter: the ledger's key).
-  const voters = Math.max(1, window.voters.length)
-  const popularity = (p: number) => (window.starts[p + 1]! - window.starts[p]!) / voters
-  /** How many times more of the group's `members` voted `p` (`votes` of them) than chance would have. */
-  const lift = (p: number, votes: number, members: number) => votes / members / Math.max(popularity(p), 1 / voters)
+  // How many times more of the group's `members` voted `p` (`votes` of them) than of everyone else in the window: a
+  // product half the directory votes is no sign of a group, however many of it voted it; one only the group votes
+  // is. Against everyone else, not everyone: a ring's own votes would make its targets look popular in a small window.
+  const voters = window.voters.length
+  const lift = (p: number, votes: number, members: number) => {
+    const others = Math.max(1, voters - members)
+    const byOthers = Math.max(window.starts[p + 1]! - window.starts[p]! - votes, 1) / others
+    return votes / members / byOthers
+  }
   let votes = [...cells]
   const productOfVote = new Map(votes.map((i) => [i, productOf(window, i)]))
   const product = (i: number) => productOfVote.get(i)!
@@ -175,7 +179,10 @@ const peeled = (
       products.set(product(i), (products.get(product(i)) ?? 0) + 1)
       members.set(window.voter[i]!, (members.get(window.voter[i]!) ?? 0) + 1)
     }
-    const memberFloor = Math.max(small ? settings.smallShared : settings.minShared, settings.density * products.size)
+    // A member voted `density` of the products and `minShared` of them, or all of a group's when it has fewer: a ring
+    // that pushes three products has members on three (asking four of them let every three-product ring pass).
+    const shared = Math.min(small ? settings.smallShared : settings.minShared, products.size)
+    const memberFloor = Math.max(shared, settings.density * products.size)
     const keptMembers = votes.filter((i) => members.get(window.voter[i]!)! >= memberFloor)
     // Members first, then products: peeling both at once empties cores that a turn each keeps.
     const after = new Map<number, number>()
