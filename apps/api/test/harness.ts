@@ -1,4 +1,4 @@
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted, References } from "effect"
 import { HttpServer } from "effect/http"
 import { CatalogStore, type Stores } from "@productdir/domain"
 import * as MemoryStore from "@productdir/store-memory"
@@ -35,6 +35,9 @@ export const serverLayer = <S extends Stores>(stores: Layer.Layer<S, unknown>, o
     Layer.provideMerge(Lifecycle.layer),
     Layer.provideMerge(SampleSeeded),
     Layer.provideMerge(stores),
+    // Warnings and errors only: the access log writes its lines on stdout itself, past the test runner, so a green
+    // run printed thousands of them (its tests read a server process's own output: hot-reads.test.ts).
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
     // Limits and the crowd defense off unless a test turns them on: most tests count votes exactly.
     Layer.provide(
       ApiConfig.layerWith({
