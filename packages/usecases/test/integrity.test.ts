@@ -724,6 +724,23 @@ describe("the integrity pass", () => {
     }).pipe(Effect.provide(layerWithState))
   )
 
+  it.effect("a ring with the window to itself is found: a product no one else voted is its alone (a quiet week, a new directory)", () =>
+    Effect.gen(function* () {
+      yield* catalog(5)
+      yield* register(range(1, 12))
+      // Twelve agents vote up the same five products within minutes, and nobody else votes at all.
+      yield* cast(ring(45, 1, 12, range(1, 5), DAY, 120_000))
+      yield* TestClock.setTime(2 * DAY)
+      const report = yield* pass(true)
+      assert.deepStrictEqual(
+        report.groups.map((g) => [g.method, g.members, g.products]),
+        [["lockstep", 12, 5]]
+      )
+      assert.strictEqual(report.discounted, 60)
+      assert.deepStrictEqual(yield* countersOf(3), { up: 50, down: 10 })
+    }).pipe(Effect.provide(layerWithState))
+  )
+
   it.effect("a ring pushing three products is found, however many it has", () =>
     Effect.gen(function* () {
       yield* catalog(60)

@@ -163,11 +163,13 @@ const peeled = (
   // How many times more of the group's `members` voted `p` (`votes` of them) than of everyone else in the window: a
   // product half the directory votes is no sign of a group, however many of it voted it; one only the group votes
   // is. Against everyone else, not everyone: a ring's own votes would make its targets look popular in a small window.
+  // A product no one else voted is the group's alone, however few others the window holds: a ring that has a window
+  // to itself (a quiet hour, a new directory) is no less a ring.
   const voters = window.voters.length
   const lift = (p: number, votes: number, members: number) => {
-    const others = Math.max(1, voters - members)
-    const byOthers = Math.max(window.starts[p + 1]! - window.starts[p]! - votes, 1) / others
-    return votes / members / byOthers
+    const byOthersVotes = window.starts[p + 1]! - window.starts[p]! - votes
+    if (byOthersVotes <= 0) return Number.POSITIVE_INFINITY
+    return votes / members / (byOthersVotes / Math.max(1, voters - members))
   }
   let votes = [...cells]
   const productOfVote = new Map(votes.map((i) => [i, productOf(window, i)]))
