@@ -3,4 +3,4 @@
  * versioned together (.changeset/config.json); scripts/sync-version.mjs writes this
  * file from the contract's package.json after `changeset version`.
  */
-export const VERSION = "0.1.0"
+export const VERSION = "0.2.0"
