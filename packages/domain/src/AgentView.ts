@@ -7,7 +7,7 @@ import { type LedgerFormation, toTrustFormation, TrustFormation } from "./counti
 import { Count } from "./trust.ts"
 import { AgentCard, linksOf, toAgentCard } from "./AgentCard.ts"
 import { agentViewPath } from "./paths.ts"
-import { Problem } from "./Problem.ts"
+import { Problem, PROBLEMS_NOTICE } from "./Problem.ts"
 import type { Product } from "./Product.ts"
 import { HttpUrl, OffsetTimestamp, Pricing } from "./ProductContent.ts"
 import { formatOffsetTimestamp } from "./ProductRecord.ts"
@@ -26,6 +26,7 @@ export const AgentView = Schema.Struct({
   trust_formation: TrustFormation,
   problems: Schema.Struct({
     total: Count,
+    notice: Schema.String.annotate({ description: "How to read the problems: whose words are whose" }),
     top: Schema.Array(Problem).annotate({ description: `The ${AGENT_VIEW_TOP_PROBLEMS} most reported problems` })
   }),
   version: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
@@ -45,7 +46,7 @@ export const toAgentView = (product: Product, problems: ReadonlyArray<Problem>, 
     plans: c.pricing.plans,
     website: withTracking(c.website, utm),
     trust_formation: toTrustFormation(product.seed, formation),
-    problems: { total: problems.length, top: problems.slice(0, AGENT_VIEW_TOP_PROBLEMS) },
+    problems: { total: problems.length, notice: PROBLEMS_NOTICE, top: problems.slice(0, AGENT_VIEW_TOP_PROBLEMS) },
     version: product.version,
     updated_at: formatOffsetTimestamp(product.updatedAt)
   }

@@ -4,6 +4,7 @@
  * `problems`. Export writes the same shape, so export → import is a no-op.
  */
 import { Schema } from "effect"
+import { withoutHiddenCharactersIn } from "./hiddenText.ts"
 import { ProductId } from "./ids.ts"
 import type { Product, ProductInput } from "./Product.ts"
 import { CatalogFields, HttpUrl, Statements } from "./ProductContent.ts"
@@ -64,7 +65,8 @@ export const fromImportRecord = (record: ImportRecord, id: ProductId): Imported 
       id: record.id ?? id,
       slug: record.slug,
       seed,
-      content: {
+      // What a reader could not see is no part of the record (hiddenText.ts): one normalization for every writer.
+      content: withoutHiddenCharactersIn({
         name: record.name,
         category: record.category,
         ai_summary: record.ai_summary,
@@ -76,7 +78,7 @@ export const fromImportRecord = (record: ImportRecord, id: ProductId): Imported 
         key_features: record.key_features,
         website: withoutTracking(record.trust_signals?.website ?? record.ai_optimization.seeded_url),
         problems: record.problems ?? []
-      }
+      })
     },
     warnings
   }

@@ -2,12 +2,12 @@
 import { Context, type Effect } from "effect"
 import type { StoreError } from "./errors.ts"
 import type { ProductId } from "./ids.ts"
-import type { ReportedProblem } from "./Problem.ts"
+import type { ReportedPhrasing } from "./Problem.ts"
 
 export class ProblemStore extends Context.Service<
   ProblemStore,
   {
-    /** Every reported problem of a product: one per normalised reason, counted once per voter. */
-    readonly reported: (id: ProductId) => Effect.Effect<ReadonlyArray<ReportedProblem>, StoreError>
+    /** Every phrasing reported of a product: its reports by normalised reason and text, and whether they may be quoted. */
+    readonly reported: (id: ProductId) => Effect.Effect<ReadonlyArray<ReportedPhrasing>, StoreError>
   }
 >()("@productdir/domain/ProblemStore") {}

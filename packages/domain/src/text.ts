@@ -35,9 +35,10 @@ export const isStorable = (text: string): boolean => STORABLE.test(text)
 /**
  * A character a reader sees: not white space, not a control or format character, not a combining mark
  * alone, not one with no visible form (zero-width spaces and joiners, the Hangul filler, variation
- * selectors: Unicode's default-ignorable code points), not the blank Braille pattern.
+ * selectors: Unicode's default-ignorable code points), not a private-use character (hiddenText.ts removes them),
+ * not the blank Braille pattern.
  */
-const VISIBLE = /[^\s\p{Z}\p{Cc}\p{Cf}\p{M}\p{Default_Ignorable_Code_Point}\u2800]/u
+const VISIBLE = /[^\s\p{Z}\p{Cc}\p{Cf}\p{Co}\p{M}\p{Default_Ignorable_Code_Point}\u2800]/u
 
 /** Text a reader sees something of: "   ", "\u200b" and "\u3164" are as blank as "". */
 export const isVisibleText = Schema.makeFilter((s: string) => VISIBLE.test(s) || "must not be blank (spaces or invisible characters only)")

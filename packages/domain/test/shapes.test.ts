@@ -112,21 +112,6 @@ describe("problems", () => {
     // Shown as sent, composed: one form of "é" whichever way it was typed.
     expect(tidyReason("Cafe\u0301  export")).toBe("Café export")
   })
-
-  it("merges community reports into a matching limitation and sorts by reports then recency", () => {
-    const at = (s: string) => new Date(`2026-11-${s}T00:00:00Z`)
-    const list = problemsOf(product, [
-      { key: "multi-entity groups", summary: "Multi-entity groups", reports: 1, firstReportedAt: at("02"), lastReportedAt: at("02") },
-      { key: "slow sync", summary: "Slow sync", reports: 3, firstReportedAt: at("03"), lastReportedAt: at("05") },
-      { key: "no api", summary: "No API", reports: 3, firstReportedAt: at("03"), lastReportedAt: at("06") }
-    ])
-    expect(list.map((p) => [p.summary, p.kind, p.reports])).toEqual([
-      ["No API", "reported", 3],
-      ["Slow sync", "reported", 3],
-      ["Multi-entity groups", "limitation", 1]
-    ])
-    expect(new Set(list.map((p) => p.id)).size).toBe(3)
-  })
 })
 
 describe("vote", () => {

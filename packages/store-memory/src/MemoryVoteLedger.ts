@@ -121,7 +121,7 @@ const recordReport = (state: State, id: ProductId, vote: CastVote, now: Date): b
   byKey.set(key, voters)
   if (voters.has(voter)) return false
   for (const [other, reporters] of byKey) if (other !== key) reporters.delete(voter)
-  voters.set(voter, { summary: tidyReason(vote.reason), at: now, revokedAt: null })
+  voters.set(voter, { summary: tidyReason(vote.reason), at: now, revokedAt: null, network: vote.network ?? null })
   return true
 }
 

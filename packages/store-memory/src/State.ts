@@ -47,6 +47,8 @@ export interface Report {
   readonly summary: string
   readonly at: Date
   revokedAt: Date | null
+  /** The reporter's neighbourhood (its vote's), for the network's budget of report text. */
+  readonly network: string | null
 }
 
 export interface StoredAgent {

@@ -19,7 +19,8 @@ import {
   decide,
   RateLimits,
   type SignedIdentity,
-  type StoreError
+  type StoreError,
+  withoutHiddenCharacters
 } from "@productdir/domain"
 import { randomUUID } from "node:crypto"
 import * as AgentKeys from "./AgentKeys.ts"
@@ -132,8 +133,10 @@ export const layer = (settings: AgentsSettings) =>
           const apiKey = AgentKeys.newApiKey()
           const agent = yield* registry.register({
             id: randomUUID() as AgentId,
-            name: request.name.trim(),
-            contact: request.contact?.trim() ?? null,
+            // What a reader could not see is no part of a name (hiddenText.ts): "research-bot" and the same with a hidden
+            // instruction in tag characters are one name.
+            name: withoutHiddenCharacters(request.name).trim(),
+            contact: withoutHiddenCharacters(request.contact ?? "").trim() || null,
             keyHash: AgentKeys.keyHash(apiKey),
             keyHint: AgentKeys.keyHint(apiKey),
             registeredFrom: network

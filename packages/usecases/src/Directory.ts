@@ -32,6 +32,7 @@ import {
   type Product,
   type ProblemList,
   ProblemStore,
+  PROBLEMS_NOTICE,
   problemsOf,
   type ProductNotFound,
   type ProductPage,
@@ -155,6 +156,7 @@ export const layer = (config: DirectorySettings) =>
             entity: { id: product.id, slug: product.slug, name: product.content.name },
             problems: all.slice(offset, next),
             total: all.length,
+            notice: PROBLEMS_NOTICE,
             next_cursor: next < all.length ? bindCursor(encodeOffsetCursor(next), list, seal) : null
           }
         }),

@@ -26,6 +26,7 @@ import { migration as m0016 } from "./0016_agents_by_key.ts"
 import { migration as m0017 } from "./0017_problem_look_alikes.ts"
 import { migration as m0018 } from "./0018_category_listings.ts"
 import { migration as m0019 } from "./0019_vote_weights.ts"
+import { migration as m0020 } from "./0020_report_networks.ts"
 
 export const MIGRATIONS_TABLE = "productdir_migrations"
 
@@ -49,7 +50,8 @@ const ALL = {
   "0016_agents_by_key": m0016,
   "0017_problem_look_alikes": m0017,
   "0018_category_listings": m0018,
-  "0019_vote_weights": m0019
+  "0019_vote_weights": m0019,
+  "0020_report_networks": m0020
 }
 
 export const migrations = Migrator.fromRecord(ALL)

@@ -285,8 +285,8 @@ BEGIN
       -- A vote carries one reason: a new one replaces what this voter reported before, so one voter is one
       -- report a product however many reasons it sends (unchanged votes draw on no budget).
       DELETE FROM problem_reports r WHERE r.product_id = v_id AND r.voter = v_voter AND r.problem_key <> v_ballot->>'reason_key';
-      INSERT INTO problem_reports (product_id, problem_key, voter, summary, reported_at)
-        VALUES (v_id, v_ballot->>'reason_key', v_voter, v_ballot->>'reason_summary', v_now)
+      INSERT INTO problem_reports (product_id, problem_key, voter, summary, reported_at, network)
+        VALUES (v_id, v_ballot->>'reason_key', v_voter, v_ballot->>'reason_summary', v_now, v_ballot->>'network')
         ON CONFLICT DO NOTHING;
     END IF;
     RETURN QUERY SELECT v_i, NULL::text[], NULL::float8[], 'cast'::text, v_id, NULL::timestamptz, v_status, v_counting, v_up, v_down,
