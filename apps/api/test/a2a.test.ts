@@ -201,10 +201,11 @@ for (const variant of variants) {
             const reason = `no offline mode ${binding}`
             const answer = yield* ask(client, `vote down okonomi-books: ${reason}`)
             expect(dataOf<{ counted_as: string; direction: string }>(answer)).toMatchObject({ counted_as: "address", direction: "down" })
-            const problems = bodyOf<{ problems: Array<{ summary: string }> }>(
+            const problems = bodyOf<{ problems: Array<{ quotes: Array<{ text: string }> }> }>(
               yield* request(`${base}/entities/okonomi-books/problems?limit=100`)
             )
-            expect(problems.problems.map((p) => p.summary)).toContain(reason)
+            // The voter's words are a quote of the problem, not the directory's summary of it.
+            expect(problems.problems.flatMap((p) => p.quotes.map((q) => q.text))).toContain(reason)
           })
         )
 
@@ -222,10 +223,11 @@ for (const variant of variants) {
               direction: "down",
               entity_id: bodyOf<{ id: string }>(yield* request(`${base}/entities/okonomi-books`)).id
             })
-            const problems = bodyOf<{ problems: Array<{ summary: string }> }>(
+            const problems = bodyOf<{ problems: Array<{ quotes: Array<{ text: string }> }> }>(
               yield* request(`${base}/entities/okonomi-books/problems?limit=100`)
             )
-            expect(problems.problems.map((p) => p.summary)).toContain(reason)
+            // The voter's words are a quote of the problem, not the directory's summary of it.
+            expect(problems.problems.flatMap((p) => p.quotes.map((q) => q.text))).toContain(reason)
             const read = yield* ask(client, `problems of${" ".repeat(5_000)}okonomi-books${" ".repeat(5_000)}?`)
             expect(JSON.stringify(read)).toContain("okonomi-books")
           })

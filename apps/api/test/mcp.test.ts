@@ -174,9 +174,12 @@ for (const variant of storeVariants()) {
           const view = yield* call(client, "get_product", { entity_id: hit.slug })
           expect(view.isError).toBeFalsy()
           expect(view.structuredContent).toMatchObject({ id: target.id, name: target.content.name })
-          expect(JSON.parse(textOf(view))).toMatchObject({ id: target.id })
+          // The result as JSON text, then its problems in the directory's prose (voters' words only quoted).
+          expect(JSON.parse(view.content[0]!.text!)).toMatchObject({ id: target.id })
+          expect(view.content[1]!.text).toMatch(new RegExp(`known problems? of ${target.content.name}|No known problems of`))
           const problems = yield* call(client, "get_problems", { entity_id: target.id, limit: 2 })
           expect((problems.structuredContent as { entity: { id: string } }).entity.id).toBe(target.id)
+          expect(JSON.parse(problems.content[0]!.text!)).toEqual(problems.structuredContent)
           const categories = yield* call(client, "list_categories", {})
           const list = (categories.structuredContent as { categories: Array<{ count: number }> }).categories
           expect(list.reduce((n, c) => n + c.count, 0)).toBe(sample.length)

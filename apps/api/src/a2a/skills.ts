@@ -26,6 +26,7 @@ import { fieldName, GetProblems, GetProduct, SearchProducts } from "@productdir/
 import { Directory } from "@productdir/usecases"
 import { makeCachedDocument } from "../cache/cachedReads.ts"
 import { RETRY_AFTER_UNAVAILABLE } from "../http/problemResponses.ts"
+import { problemsProse } from "../reportProse.ts"
 import { absoluteLinks } from "../mcp/links.ts"
 import { type Door, refusals } from "../refusals.ts"
 import { A2aError, invalidParams, type Message, violationsOf } from "./protocol.ts"
@@ -272,10 +273,8 @@ const searchText = (query: SearchQuery, page: ProductPage) => {
 const viewText = (view: AgentView) =>
   `${view.name} (${view.category}): ${view.description} Trust: ${view.trust.summary}. ${plural(view.problems.total, "known problem")}.`
 
-const problemsText = (list: ProblemList) =>
-  list.problems.length === 0
-    ? `No known problems of ${list.entity.name}.`
-    : `${plural(list.total, "known problem")} of ${list.entity.name}: ${list.problems.map((p) => `${p.summary} (${plural(p.reports, "report")})`).join("; ")}.`
+// Voters' words only as quotes introduced as reports (reportProse.ts): never in the directory's own sentences.
+const problemsText = (list: ProblemList) => problemsProse(list.entity.name, list.problems, list.total)
 
 const voteText = (outcome: VoteOutcome) => {
   const what = { recorded: "recorded", unchanged: "already recorded: nothing changed", changed: "moved to this direction" }[outcome.status]

@@ -5,7 +5,7 @@
 import { Effect, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
 import type { AgentView, InvalidCursor, ProductNotFound, ProductRemoved, StoreError } from "@productdir/domain"
-import { DirectoryTools, type SearchProducts, ToolProblem } from "@productdir/contract"
+import { DirectoryTools, type GetProblems, type GetProduct, type SearchProducts, ToolProblem } from "@productdir/contract"
 import { Directory } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
 import { Callers } from "../auth/callers.ts"
@@ -38,6 +38,23 @@ export const SearchProductsHandler = Effect.gen(function* () {
     linked(directory.search(query)).pipe(Effect.catchTags({ InvalidCursor: badCursor, StoreError: unavailable }))
 })
 
+/** get_product, shared by the toolkit and the registration that adds its problems in prose (problemProse.ts). */
+export const GetProductHandler = Effect.gen(function* () {
+  const linked = yield* linker
+  // The same prepared reads as HTTP's: a product an agent reads over either door is loaded once.
+  const cached = yield* makeCachedDocument
+  return ({ entity_id }: typeof GetProduct.parametersSchema.Type) =>
+    linked(Effect.map(cached("view", entity_id), (view) => view as AgentView)).pipe(Effect.catchTags(readProblems))
+})
+
+/** get_problems, shared as get_product is. */
+export const GetProblemsHandler = Effect.gen(function* () {
+  const directory = yield* Directory.Directory
+  const linked = yield* linker
+  return ({ entity_id, ...page }: typeof GetProblems.parametersSchema.Type) =>
+    linked(directory.problems(entity_id, page)).pipe(Effect.catchTags({ ...readProblems, InvalidCursor: badCursor }))
+})
+
 export const DirectoryToolsLive = DirectoryTools.toLayer(
   Effect.gen(function* () {
     const directory = yield* Directory.Directory
@@ -45,14 +62,10 @@ export const DirectoryToolsLive = DirectoryTools.toLayer(
     const config = yield* ApiConfig
     const linked = yield* linker
     const search = yield* SearchProductsHandler
-    // The same prepared reads as HTTP's: a product an agent reads over either door is loaded once.
-    const cached = yield* makeCachedDocument
     return DirectoryTools.of({
       search_products: search,
-      get_product: ({ entity_id }) =>
-        linked(Effect.map(cached("view", entity_id), (view) => view as AgentView)).pipe(Effect.catchTags(readProblems)),
-      get_problems: ({ entity_id, ...page }) =>
-        linked(directory.problems(entity_id, page)).pipe(Effect.catchTags({ ...readProblems, InvalidCursor: badCursor })),
+      get_product: yield* GetProductHandler,
+      get_problems: yield* GetProblemsHandler,
       list_categories: () => linked(directory.categories).pipe(Effect.catchTags({ StoreError: unavailable })),
       vote: (ballot) =>
         Effect.gen(function* () {
