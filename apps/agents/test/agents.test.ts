@@ -44,7 +44,7 @@ const counters = Effect.gen(function* () {
 })
 
 for (const variant of testTargets()) {
-  describe(`productdir-agents on ${variant.name}`, { timeout: 180_000 }, () => {
+  describe(`productdir-agents on ${variant.name}`, { timeout: 600_000 }, () => {
     let target: TestTarget
     const cli = (args: ReadonlyArray<string>) => spawnApp(BIN, args, target.env).done
 

@@ -13,7 +13,7 @@ import { layerPglite, SHARING_TOOL } from "@productdir/store-postgres"
 import { ConnectionProxy, embeddedSocketPath, waitForOutput } from "@productdir/store-postgres/testing"
 import { spawnCli } from "./cli.ts"
 
-describe("an import whose store fails part-way", { timeout: 180_000 }, () => {
+describe("an import whose store fails part-way", { timeout: 600_000 }, () => {
   it("prints what it committed, then one line: the store failed after N records, which stay, and a rerun finishes", async () => {
     const root = mkdtempSync(join(tmpdir(), "productdir-import-cut-"))
     const dataDir = join(root, "data")

@@ -41,7 +41,7 @@ const consistent = (
 ) => rows.every((s) => s.stored.up === s.seed.up + s.ledger.up && s.stored.down === s.seed.down + s.ledger.down)
 
 for (const variant of testTargets()) {
-  describe(`productdir-reconcile on ${variant.name}`, { timeout: 180_000 }, () => {
+  describe(`productdir-reconcile on ${variant.name}`, { timeout: 600_000 }, () => {
     let target: TestTarget
     let dir: string
     const cli = (args: ReadonlyArray<string>) => spawnApp(BIN, args, target.env).done
