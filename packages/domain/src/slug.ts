@@ -3,6 +3,7 @@
  * characters, unique across the catalog, assigned once and kept on rename.
  */
 import { Schema } from "effect"
+import { withMixedScriptsFolded } from "./lookAlikes.ts"
 
 export const SLUG_MAX_LENGTH = 80
 
@@ -25,7 +26,8 @@ const cut = (slug: string, max: number): string => slug.slice(0, max).replace(/-
 
 /** The slug a name asks for, before collisions are resolved. */
 export const slugify = (name: string): Slug => {
-  const ascii = name
+  // A look-alike word slugs as the word it imitates: "Tаllyhouse" (Cyrillic "а") asks for tallyhouse, not tllyhouse.
+  const ascii = withMixedScriptsFolded(name)
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "") // combining marks left by NFKD: "é" -> "e"
     .replace(/ß/g, "ss")

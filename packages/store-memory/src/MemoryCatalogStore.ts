@@ -143,6 +143,14 @@ const make = (state: State) =>
           .sort(compareCodePoints)
           .slice(0, limit)
       }),
+    namedBySlugs: (slugs) =>
+      Effect.sync(() =>
+        slugs.flatMap((slug) => {
+          const id = state.slugs.get(slug)
+          const product = id === undefined ? undefined : state.products.get(id)
+          return product === undefined || !isLive(product) ? [] : [{ id: product.id, slug: product.slug, name: product.content.name }]
+        })
+      ),
     categories: Effect.sync(() => {
       const counts = new Map<string, number>()
       for (const p of state.products.values()) {

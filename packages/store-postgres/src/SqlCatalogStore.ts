@@ -15,6 +15,7 @@ import {
   type InvalidCursor,
   isProductId,
   type ListQuery,
+  type NamedProduct,
   nameKey,
   type Product,
   type ProductId,
@@ -389,6 +390,15 @@ export const make = Effect.gen(function* () {
       (rows) => rows.map((r) => r.slug)
     ).pipe(storeError("slugsStartingWith"))
 
+  // On the primary: an import asks, and writes there next.
+  const namedBySlugs = (slugs: ReadonlyArray<string>) =>
+    slugs.length === 0
+      ? Effect.succeed([])
+      : sql<NamedProduct>`
+          SELECT id, slug, name FROM products WHERE removed_at IS NULL AND slug = ANY(${[...new Set(slugs)]}::text[])`.pipe(
+          storeError("namedBySlugs")
+        )
+
   const categories = router
     .many(
       (db) => db<{ category: string; count: number }>`
@@ -458,6 +468,7 @@ export const make = Effect.gen(function* () {
     preview,
     list,
     slugsStartingWith,
+    namedBySlugs,
     categories,
     remove,
     absentFrom,

@@ -10,6 +10,7 @@ import { Effect, Stream } from "effect"
 import { CatalogStore, canonicalProductId, StoreError, type UpsertStatus } from "@productdir/domain"
 import { makeBatchOrder } from "./BatchOrder.ts"
 import { type Checked, makeRecordChecks, type RawRecord, type RecordChecks, type Rejection } from "./ImportChecks.ts"
+import { findLookAlikes, type LookAlike } from "./ImportLookAlikes.ts"
 
 type Valid = Extract<Checked, { readonly _tag: "Valid" }>
 
@@ -154,17 +155,22 @@ export const runImport = <E>(options: ImportOptions<E>) =>
         Stream.filter((c): c is Valid => c._tag === "Valid")
       )
 
+    /** A look-alike name refused: a new product's always, a product already in the catalog's under --strict. */
+    const refuseLookAlike = (found: LookAlike) =>
+      reject({ position: found.record.position, where: found.record.where, errors: [{ path: "name", message: found.message }] })
+
     if (options.strict) {
       // First pass: validate everything; write nothing unless every record is good (and say how many were read).
       const first = makeRecordChecks()
       let read = 0
       yield* options.records().pipe(
-        Stream.runForEach((record) =>
-          Effect.sync(() => {
-            read++
-            note(false)(first.check(record))
-          })
-        )
+        Stream.map((record) => {
+          read++
+          return note(false)(first.check(record))
+        }),
+        Stream.filter((c): c is Valid => c._tag === "Valid"),
+        batchesOf(options.batchSize),
+        Stream.runForEach((batch) => Effect.map(findLookAlikes(catalog, batch), (found) => found.forEach(refuseLookAlike)))
       )
       if (tally.rejected > 0) {
         tally.read = read
@@ -225,9 +231,26 @@ export const runImport = <E>(options: ImportOptions<E>) =>
       Stream.mapEffect(order),
       Stream.mapEffect(
         ({ batch, write }) => {
-          const statuses: Effect.Effect<ReadonlyArray<UpsertStatus | "rejected">, StoreError> = options.dryRun
-            ? catalog.preview(batch.map((c) => c.input))
-            : writeIsolating(batch)
+          // Names that imitate another product's: refused (a new product), or flagged (one already in the catalog).
+          const screened = Effect.map(findLookAlikes(catalog, batch), (found) => {
+            const refused = new Set<Valid>()
+            for (const lookAlike of found) {
+              if (lookAlike.existing && !options.strict) warn({ where: lookAlike.record.where, message: `name ${lookAlike.message}` })
+              else {
+                refuseLookAlike(lookAlike)
+                refused.add(lookAlike.record)
+              }
+            }
+            return { kept: batch.filter((c) => !refused.has(c)), refused: refused.size }
+          })
+          const statuses: Effect.Effect<ReadonlyArray<UpsertStatus | "rejected">, StoreError> = Effect.flatMap(
+            screened,
+            ({ kept, refused }) =>
+              Effect.map(
+                kept.length === 0 ? Effect.succeed([]) : options.dryRun ? catalog.preview(kept.map((c) => c.input)) : writeIsolating(kept),
+                (written): ReadonlyArray<UpsertStatus | "rejected"> => [...Array<"rejected">(refused).fill("rejected"), ...written]
+              )
+          )
           return write(statuses)
         },
         { concurrency: BATCHES_IN_FLIGHT }

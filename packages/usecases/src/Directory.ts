@@ -33,6 +33,7 @@ import {
   type ProblemList,
   ProblemStore,
   PROBLEMS_NOTICE,
+  withMixedScriptsFolded,
   problemsOf,
   type ProductNotFound,
   type ProductPage,
@@ -179,6 +180,8 @@ export const layer = (config: DirectorySettings) =>
                 )
           const page = yield* catalog.list({
             ...query,
+            // A look-alike word ("Tаllyhouse", a Cyrillic "а") searches as the word it imitates: the real product first.
+            ...(query.q === undefined ? {} : { q: withMixedScriptsFolded(query.q) }),
             category,
             cursor,
             sort: query.sort ?? defaultSort(query.q),
