@@ -54,7 +54,9 @@ export const packInstalled = (name: string): string => {
   const known = packed.get(name)
   if (known !== undefined) return known
   const into = scratchFolder("productdir-pack-")
-  const output = execFileSync("npm", ["pack", "--json", "--pack-destination", into, join(ROOT, "node_modules", name)], {
+  // Its scripts are not run: an installed copy holds what was published, and its `prepare` (a build from sources the
+  // registry's tarball does not carry, as porter2's) would fail.
+  const output = execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", into, join(ROOT, "node_modules", name)], {
     cwd: into,
     env: userEnv(),
     encoding: "utf8"
