@@ -8,7 +8,7 @@ import { Count } from "./trust.ts"
 import { fnv1a } from "./hash.ts"
 import { labelOf, meaningOf, saysLimitation } from "./problemMeaning.ts"
 import { withoutHiddenCharacters } from "./hiddenText.ts"
-import { withPrototypes } from "./lookAlikes.ts"
+import { readerKey } from "./lookAlikes.ts"
 import { ProductId } from "./ids.ts"
 import type { Product } from "./Product.ts"
 import { formatOffsetTimestamp } from "./ProductRecord.ts"
@@ -75,23 +75,13 @@ export const ProblemList = Schema.Struct({
 export type ProblemList = typeof ProblemList.Type
 
 /**
- * Characters with no visible form of their own (zero-width spaces and joiners, soft hyphens, variation
- * selectors, …): a reason that differs from another only by them looks the same to a reader.
- */
-const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu
-
-/**
  * The key a reason is counted under: two reasons a reader cannot tell apart are one problem, so a count
  * cannot be split (or a look-alike entry made) by how the text was typed. Compatibility forms folded
  * (NFKC: "é" typed as one character or as "e" and an accent, full-width "ＳＳＯ", the "ﬁ" ligature), invisible
  * characters dropped, case folded, letters of other scripts that look like these read as them (the Cyrillic
  * "О" of "no SSО": lookAlikes.ts), white space trimmed and collapsed: "  No SSO " and "no  sso" are one problem.
  */
-export const normalizeReason = (reason: string): string =>
-  withPrototypes(withoutHiddenCharacters(reason.normalize("NFKC")).replace(INVISIBLE, "").toLowerCase())
-    .toLowerCase()
-    .trim()
-    .replace(/\s+/g, " ")
+export const normalizeReason = (reason: string): string => readerKey(reason)
 
 /** The text shown for a reason: composed (NFC), without hidden characters (hiddenText.ts), trimmed and collapsed, case kept. */
 export const tidyReason = (reason: string): string => withoutHiddenCharacters(reason.normalize("NFC")).trim().replace(/\s+/g, " ")

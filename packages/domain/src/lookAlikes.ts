@@ -28,16 +28,23 @@ export const withMixedScriptsFolded = (text: string): string =>
 const LATIN = /\p{Script=Latin}/u
 const OTHER_SCRIPT = /[^\p{Script=Latin}\p{Script=Common}\p{Script=Inherited}]/u
 
+/** Characters with no visible form of their own (default-ignorable code points), kept or not by hiddenText.ts. */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu
+
 /**
- * A product name's skeleton (UTS #39): compatibility forms folded, hidden characters gone, case folded, every letter
- * beyond ASCII read as its prototype. Two names with one skeleton and different letters look the same to a reader:
- * "Tallyhouse" and "Tаllyhouse" (Cyrillic "а").
+ * What a reader sees of a text, as a key (UTS #39's skeleton, case folded): compatibility forms folded (NFKC), every
+ * character with no visible form gone, every letter beyond ASCII read as its prototype, white space trimmed and
+ * collapsed. Two texts with one key look the same to a reader: "Tallyhouse" and "Tаllyhouse" (Cyrillic "а"), "no SSO"
+ * and "no SSО". A problem report's key (Problem.ts) and a product name's skeleton are this.
  */
-export const nameSkeleton = (name: string): string =>
-  withPrototypes(withoutHiddenCharacters(name.normalize("NFKC")).toLowerCase())
+export const readerKey = (text: string): string =>
+  withPrototypes(withoutHiddenCharacters(text.normalize("NFKC")).replace(INVISIBLE, "").toLowerCase())
     .toLowerCase()
     .trim()
     .replace(/\s+/g, " ")
+
+/** A product name's skeleton: two names with one skeleton and different letters look the same to a reader. */
+export const nameSkeleton = readerKey
 
 /** Two names a reader takes for one another: one skeleton, yet not the same name (in any case). */
 export const looksLike = (a: string, b: string): boolean => a.toLowerCase() !== b.toLowerCase() && nameSkeleton(a) === nameSkeleton(b)

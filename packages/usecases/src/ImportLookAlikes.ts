@@ -25,13 +25,14 @@ export interface LookAlike {
 
 export const findLookAlikes = (catalog: CatalogStore["Service"], batch: ReadonlyArray<Valid>) =>
   Effect.gen(function* () {
-    const known = yield* catalog.namedBySlugs(batch.map((c) => slugify(c.input.content.name)))
+    const slugs = batch.map((c) => slugify(c.input.content.name))
+    const known = yield* catalog.namedBySlugs(slugs)
     const bySlug = new Map(known.map((p) => [p.slug as string, p]))
     const earlier = new Map<string, { readonly id: string; readonly name: string; readonly where: string }>()
     const found: Array<LookAlike> = []
-    for (const record of batch) {
+    for (const [i, record] of batch.entries()) {
       const { id, content } = record.input
-      const slug = slugify(content.name)
+      const slug = slugs[i]!
       const skeleton = nameSkeleton(content.name)
       const inCatalog = bySlug.get(slug)
       const inBatch = earlier.get(skeleton)
