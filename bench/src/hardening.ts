@@ -23,6 +23,8 @@ import { databaseUrl, ensureDatabase, median, ROOT, SERVER_URL, sleep, startServ
 import { brandWords, searchRecord, vocabulary } from "./search-catalog.ts"
 
 const ONLY = process.env.BENCH_ONLY
+/** The attacks to run (comma-separated kinds: page, category, mcp); every one when unset. The unloaded baseline always runs. */
+const ATTACKS = process.env.BENCH_ATTACKS?.split(",")
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20)
 const PRODUCTS = 100_000
@@ -122,7 +124,7 @@ const lockouts = async () => {
       { name: "page 5 of a common word, 8 connections", attack: { kind: "page", connections: 8 } },
       { name: "a category no product has, 8 connections", attack: { kind: "category", connections: 8 } },
       { name: "MCP batches of 32 searches, 64 connections", attack: { kind: "mcp", connections: 64 } }
-    ] as const
+    ].filter((s) => s.attack.kind === "none" || ATTACKS === undefined || ATTACKS.includes(s.attack.kind))
     const results = new Map<string, Array<{ p50: number; p99: number; n: number; attacker: Record<string, number> }>>()
     for (let round = 0; round < ROUNDS; round++) {
       for (const scenario of scenarios) {

@@ -32,6 +32,7 @@ import { constantReads } from "./http/constantReads.ts"
 import { DocsLive } from "./http/docsPage.ts"
 import { answerFailures } from "./http/failures.ts"
 import * as FairShare from "./http/fairShare.ts"
+import * as BatchSlots from "./mcp/batchSlots.ts"
 import { takeTurns } from "./http/fairShare.ts"
 import * as FrontDoor from "./http/frontDoor.ts"
 import { RequestValidationLive } from "./http/requestValidation.ts"
@@ -123,7 +124,9 @@ export const AppRoutes = Layer.mergeAll(
   Layer.provide(CardSigning.layer),
   Layer.provide(UseCasesLive),
   // One share of work for every door: HTTP, each message of MCP, A2A (and a key directory's fetch gives its turn back).
-  Layer.provideMerge(FairShare.layer)
+  Layer.provideMerge(FairShare.layer),
+  // MCP batches answered at once: their answers are held until their last call (mcp/batchSlots.ts).
+  Layer.provideMerge(BatchSlots.layer)
 )
 
 /**

@@ -7,7 +7,7 @@
 import { HttpMiddleware } from "effect/http"
 import { MIN_COMPRESS_BYTES } from "./prepared.ts"
 
-const COMPRESSIBLE = /^(application\/(json|problem\+json|[a-z0-9.+-]+\+json)|text\/(html|markdown|plain|css|javascript))\b/
+export const COMPRESSIBLE = /^(application\/(json|problem\+json|[a-z0-9.+-]+\+json)|text\/(html|markdown|plain|css|javascript))\b/
 
 export const compress = HttpMiddleware.compression({
   algorithms: ["br", "gzip"],

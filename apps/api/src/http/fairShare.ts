@@ -37,19 +37,21 @@ export interface FairShareStats {
   readonly waiting: number
 }
 
-export class FairShare extends Context.Service<
-  FairShare,
-  {
-    /** Runs `work` for the client at `address` when its turn comes. */
-    readonly run: <A, E, R>(address: string, work: Effect.Effect<A, E, R>) => Effect.Effect<A, E | Busy, R>
-    /** Runs `wait` (a wait on something outside the process) without the permit the current work holds, if any. */
-    readonly released: <A, E, R>(wait: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-    readonly stats: () => FairShareStats
-  }
->()("@productdir/api/FairShare") {}
+/** A share of the process's work: `run` in turn by client network, `released` around a wait elsewhere. */
+export interface Share {
+  /** Runs `work` for the client at `address` when its turn comes. */
+  readonly run: <A, E, R>(address: string, work: Effect.Effect<A, E, R>) => Effect.Effect<A, E | Busy, R>
+  /** Runs `wait` (a wait on something outside the process) without the permit the current work holds, if any. */
+  readonly released: <A, E, R>(wait: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  readonly stats: () => FairShareStats
+}
+
+export class FairShare extends Context.Service<FairShare, Share>()("@productdir/api/FairShare") {}
 
 /** A permit of the current fiber's work (`run` puts it there), so that `released` can lend it back meanwhile. */
 interface Permit {
+  /** The share it is of: another share's (a batch's slot: mcp/batchSlots.ts) is not this one's to lend. */
+  readonly share: object
   readonly address: string
   readonly client: string
   held: boolean
@@ -86,10 +88,13 @@ export interface FairShareOptions {
   readonly permits: number
   /** How long a request may wait for its turn. */
   readonly maxWait: Duration.Duration
+  /** Permits one client (its widest network) may hold at once; half of them when unset. */
+  readonly perClient?: number
 }
 
 export const make = (options: FairShareOptions) =>
-  Effect.sync(() => {
+  Effect.sync((): Share => {
+    const self = {}
     const root = newLevel()
     let running = 0
     /**
@@ -100,7 +105,7 @@ export const make = (options: FairShareOptions) =>
      * searches of 100 results: 10× a lone search's p99 with 4 of 4 held, 4× with 2 of 4, 3× with 1 of 2, 6× when a
      * client could take both of 2 between another's requests).
      */
-    const cap = Math.max(1, Math.ceil(options.permits / 2))
+    const cap = Math.max(1, options.perClient ?? Math.ceil(options.permits / 2))
     /** Permits held, by widest network (a path's first key). */
     const held = new Map<string, number>()
 
@@ -239,14 +244,14 @@ export const make = (options: FairShareOptions) =>
     const run = <A, E, R>(address: string, work: Effect.Effect<A, E, R>): Effect.Effect<A, E | Busy, R> =>
       Effect.uninterruptibleMask((restore) =>
         Effect.flatMap(restore(acquire(address)), () => {
-          const permit: Permit = { address, client: pathOf(address)[0]!, held: true }
+          const permit: Permit = { share: self, address, client: pathOf(address)[0]!, held: true }
           return restore(Effect.provideService(work, HeldPermit, permit)).pipe(Effect.ensuring(giveBack(permit)))
         })
       )
 
     const released = <A, E, R>(wait: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
       Effect.flatMap(HeldPermit, (permit) =>
-        permit === undefined || !permit.held
+        permit === undefined || permit.share !== self || !permit.held
           ? wait
           : Effect.uninterruptibleMask((restore) =>
               giveBack(permit).pipe(
@@ -273,7 +278,7 @@ export const make = (options: FairShareOptions) =>
             )
       )
 
-    return FairShare.of({ run, released, stats: () => ({ running, waiting: root.size }) })
+    return { run, released, stats: () => ({ running, waiting: root.size }) }
   })
 
 /** HTTP_CONCURRENCY permits, HTTP_QUEUE_TIMEOUT's wait. */

@@ -32,6 +32,8 @@ import { unsafeIdIn, unsafeIdMessage } from "../http/jsonRpcIds.ts"
 import { Callers, refusalResponse } from "../auth/callers.ts"
 import { problem } from "../http/problemResponses.ts"
 import { Busy, busyResponse, FairShare, whenBusy } from "../http/fairShare.ts"
+import { compressedInTurn } from "../http/compressedInTurn.ts"
+import { BatchSlots } from "./batchSlots.ts"
 import { allowingOrigin, isPreflight, preflight } from "./cors.ts"
 import { foreignListCursor } from "./listCursors.ts"
 import { INVALID_PARAMS, namedParamIssues } from "./paramIssues.ts"
@@ -298,6 +300,7 @@ export const makeMcpEdge = Effect.gen(function* () {
   const subscriptions = yield* makeSubscriptionEdge
   const sessions = yield* McpSessions
   const share = yield* FairShare
+  const slots = yield* BatchSlots
   const idleMillis = Duration.toMillis(config.mcpSessionIdle)
   const policy = { loopback: isLoopbackHost(config.host), publicUrl: config.publicUrl, allowed: config.mcpAllowedOrigins }
   /** A request the edge lets in, to the MCP server (with the subscriptions and sessions done here). */
@@ -400,8 +403,14 @@ export const makeMcpEdge = Effect.gen(function* () {
         !BATCH_REVISIONS.has(sessions.revisionOf(sessionId) ?? "")
       ) {
         // The body read here is the one the library reads: a request's body can be read once.
+        // Compressed in the turn too (http/compressedInTurn.ts): an answer made waits for the wire at its compressed size.
         return yield* share
-          .run(address, serve(request, httpEffect, text._tag === "Some" ? text.value : undefined))
+          .run(
+            address,
+            Effect.flatMap(serve(request, httpEffect, text._tag === "Some" ? text.value : undefined), (response) =>
+              compressedInTurn(request, response)
+            )
+          )
           .pipe(whenBusy(busyResponse))
       }
       if (batch.length > MAX_BATCH_MESSAGES) {
@@ -410,6 +419,18 @@ export const makeMcpEdge = Effect.gen(function* () {
           { status: 400 }
         )
       }
+      // The batch's answers are held until its last call: it is answered in a slot of its own (batchSlots.ts).
+      return yield* slots.run(address, answerBatch(request, httpEffect, address, batch)).pipe(whenBusy(busyResponse))
+    })
+
+  /** A batch's messages, each in a turn of its own, and the batch's answer put together from theirs. */
+  const answerBatch = <E, R>(
+    request: HttpServerRequest.HttpServerRequest,
+    httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+    address: string,
+    batch: ReadonlyArray<unknown>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+    Effect.gen(function* () {
       const replies: Array<string> = []
       let notifies = false
       let spent = 0
@@ -441,11 +462,15 @@ export const makeMcpEdge = Effect.gen(function* () {
         spent += answered.bytes
         headers = Headers.removeMany(response.headers, ["content-type", "content-length"])
       }
-      // And so is writing the batch's answer (up to a MiB of JSON).
+      // And so is writing the batch's answer (up to a MiB of JSON), and compressing it: within its slot, what the batch
+      // leaves waiting for the wire is its compressed bytes (http/compressedInTurn.ts).
       return yield* share
         .run(
           address,
-          Effect.sync(() => batchAnswer(replies, notifies, headers))
+          Effect.flatMap(
+            Effect.sync(() => batchAnswer(replies, notifies, headers)),
+            (response) => compressedInTurn(request, response)
+          )
         )
         .pipe(whenBusy(busyResponse))
     })

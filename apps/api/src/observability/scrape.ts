@@ -13,6 +13,7 @@
  */
 import { Data, Effect, Layer, Metric, Option, Redacted } from "effect"
 import { FairShare, type FairShareStats } from "../http/fairShare.ts"
+import { BatchSlots } from "../mcp/batchSlots.ts"
 import { HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { timingSafeEqual } from "node:crypto"
@@ -36,8 +37,20 @@ const WORK_WAITING = Metric.gauge("productdir_http_work_waiting", {
   description: "Requests waiting for their turn of the process's work (taken in turn by client network)."
 })
 
-const refreshWorkGauges = (stats: FairShareStats) =>
-  Effect.andThen(Metric.update(WORK_RUNNING, stats.running), Metric.update(WORK_WAITING, stats.waiting))
+const BATCHES_RUNNING = Metric.gauge("productdir_mcp_batches_running", {
+  description: "MCP batches being answered now, each in one of the process's batch slots (one per client network)."
+})
+const BATCHES_WAITING = Metric.gauge("productdir_mcp_batches_waiting", {
+  description: "MCP batches waiting for a slot (taken in turn by client network)."
+})
+
+const refreshWorkGauges = (work: FairShareStats, batches: FairShareStats) =>
+  Effect.all([
+    Metric.update(WORK_RUNNING, work.running),
+    Metric.update(WORK_WAITING, work.waiting),
+    Metric.update(BATCHES_RUNNING, batches.running),
+    Metric.update(BATCHES_WAITING, batches.waiting)
+  ])
 const CHALLENGE = { "www-authenticate": 'Bearer realm="metrics"' }
 
 /** The body of a scrape. */
@@ -45,11 +58,12 @@ export const makeScrape = Effect.gen(function* () {
   const cache = yield* ReadCache
   const runtime = yield* RuntimeMetrics
   const share = yield* FairShare
+  const slots = yield* BatchSlots
   const context = yield* Effect.context<never>()
   return Effect.gen(function* () {
     yield* refreshDatabaseGauges
     yield* refreshFeedLag
-    yield* refreshWorkGauges(share.stats())
+    yield* refreshWorkGauges(share.stats(), slots.stats())
     return prometheusText(cache.stats()) + runtime.scrape() + PrometheusMetrics.formatUnsafe(context)
   }).pipe(Effect.provideContext(context))
 })
