@@ -12,7 +12,7 @@ import { layerWithState } from "@productdir/store-memory/testing"
 import { make } from "../src/http/fairShare.ts"
 import { BATCH_ANSWER_BYTES, MAX_BATCH_MESSAGES, NOT_RUN } from "../src/mcp/batches.ts"
 import { baseUrl, serverLayer } from "./harness.ts"
-import { bodyOf, postJson, request } from "./http.ts"
+import { bodyOf, postJson, type Reply, request } from "./http.ts"
 
 /** Work that records when it ran, and holds its permit until `gate` opens. */
 const recorder = (order: Array<string>) => (name: string, gate?: Deferred.Deferred<void>) =>
@@ -251,7 +251,7 @@ describe("MCP batches over HTTP", () => {
           () =>
             Effect.forkChild(
               Effect.gen(function* () {
-                const answers: Array<{ readonly status: number; readonly text: string }> = []
+                const answers: Array<Reply> = []
                 while (searching) {
                   const answer = yield* postJson(`${base}/mcp`, calls, attacker)
                   if (searchStarted && searching) answeredDuringSearch++
