@@ -22,6 +22,7 @@
  *   cd bench && ../node_modules/.bin/node src/crowd-pass.ts      # node 24 (strips types)
  *   BENCH_VOTES=1000000 ../node_modules/.bin/node src/crowd-pass.ts
  *   BENCH_ROUNDS=3 BENCH_FRESH=1 …                                # rounds (default 2); regenerate the ledger
+ *   BENCH_DATABASE=<name> …                                       # another database (a copy of the ledger, for another commit)
  *
  * Its own children: `node src/crowd-pass.ts --child <migrate|check|apply|profile> <database url>`.
  */
@@ -46,7 +47,8 @@ const DEFAULT_VOTES = 10_000_000
 const VOTES = Number(process.env.BENCH_VOTES ?? DEFAULT_VOTES)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
 /** A database per size, so that a quick try leaves the full ledger in place. */
-const DATABASE = VOTES === DEFAULT_VOTES ? "productdir_bench_crowd_pass" : `productdir_bench_crowd_pass_${VOTES}`
+const DATABASE =
+  process.env.BENCH_DATABASE ?? (VOTES === DEFAULT_VOTES ? "productdir_bench_crowd_pass" : `productdir_bench_crowd_pass_${VOTES}`)
 const GOAL_SECONDS = 30
 const GOAL_RSS_MB = 300
 /** The ledger's votes span this many seconds before it was generated: inside the 8-day window for a day after. */
@@ -732,7 +734,8 @@ const main = async () => {
   ].join("\n")
   console.log(`\n${table}\n\n${where}\n`)
 
-  if (VOTES === DEFAULT_VOTES) {
+  // A run on another database (a copy, measured beside another commit) prints its figures and leaves the docs alone.
+  if (VOTES === DEFAULT_VOTES && process.env.BENCH_DATABASE === undefined) {
     writeSection(
       "Crowd defense: the integrity pass at 10,000,000 votes",
       `
