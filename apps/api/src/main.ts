@@ -28,7 +28,8 @@ import * as ApiConfig from "./ApiConfig.ts"
 import { commandLineAnswer } from "./commandLine.ts"
 import { listenable, listenFailureText } from "./startFailures.ts"
 import { seedSampleIfEmpty } from "./seed.ts"
-import { DrainOnShutdown, Lifecycle } from "./http/lifecycle.ts"
+import { DrainOnShutdown } from "./http/drainOnShutdown.ts"
+import { Lifecycle } from "./http/lifecycle.ts"
 import { HttpLive, NodeServerLive } from "./server.ts"
 
 const SeedLive = Layer.effectDiscard(

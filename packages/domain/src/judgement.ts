@@ -17,7 +17,6 @@
  * clock: a vote's weight was fixed when it was cast.
  */
 import { Schema } from "effect"
-import type { Tally } from "./trust.ts"
 import type { Voter } from "./Voter.ts"
 
 /** Weights are counted in thousandths of a vote. */
@@ -48,8 +47,14 @@ export const SEED_WEIGHT = MILLI
 /** What a product with no evidence is judged at (`share`), and how many whole votes of evidence that prior is worth. */
 export const PRIOR = { votes: 10, share: 0.5 } as const
 
+/** Up and down: counts (trust.ts's Tally), or their weights. Its own here: trust.ts is made from this module. */
+interface UpDown {
+  readonly up: number
+  readonly down: number
+}
+
 /** A product's weighted evidence: seed counts and counted votes, each by its weight, in thousandths. */
-export type Weighted = Tally
+export type Weighted = UpDown
 
 /** Half-up rounding written the same way in SQL (floor(x + 0.5)), so both stores agree. */
 const roundHalfUp = (x: number): number => Math.floor(x + 0.5)
@@ -64,7 +69,7 @@ export const judgedScore = (weighted: Weighted): number => roundHalfUp(100 * jud
 export const judgedRatio = (weighted: Weighted): number => roundHalfUp(judgedShare(weighted) * 10_000) / 10_000
 
 /** The weighted evidence of seed counts and counted votes (`counted`: their weights summed, thousandths). */
-export const weightedOf = (seed: Tally, counted: Weighted): Weighted => ({
+export const weightedOf = (seed: UpDown, counted: Weighted): Weighted => ({
   up: seed.up * SEED_WEIGHT + counted.up,
   down: seed.down * SEED_WEIGHT + counted.down
 })
@@ -82,7 +87,7 @@ export const evidenceOf = ({ up, down }: Weighted): Evidence => {
 }
 
 /** The judgement in words, as agents are told it: "no votes yet" where there is no evidence. */
-export const judgementWords = (weighted: Weighted, counts: Tally): string => {
+export const judgementWords = (weighted: Weighted, counts: UpDown): string => {
   const evidence = evidenceOf(weighted)
   if (evidence === "none") return "no votes yet"
   const votes = counts.up + counts.down

@@ -18,7 +18,7 @@ import {
 } from "@productdir/domain"
 import { Backdoor } from "./Backdoor.ts"
 import { freshInput, rng, upsertOne } from "./inputs.ts"
-import type { ContractIt } from "./suite.ts"
+import type { ContractIt } from "./contractIt.ts"
 
 const newId = () => rng.uuid() as AgentId
 

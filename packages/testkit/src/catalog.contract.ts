@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { CatalogStore, type Slug, VoteLedger, addressVoter } from "@productdir/domain"
 import { TestClock } from "effect/testing"
 import { freshInput, listAll, madeUpWord, rng, uniqueCategory, upsertOne } from "./inputs.ts"
-import type { ContractIt } from "./suite.ts"
+import type { ContractIt } from "./contractIt.ts"
 
 export const catalogBehaviours = (it: ContractIt) => {
   // ---- catalog: reads -------------------------------------------------

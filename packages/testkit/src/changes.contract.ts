@@ -18,7 +18,7 @@ import {
 import { registerAgent } from "./agents.contract.ts"
 import { Backdoor } from "./Backdoor.ts"
 import { freshInput, upsertOne } from "./inputs.ts"
-import type { ContractIt } from "./suite.ts"
+import type { ContractIt } from "./contractIt.ts"
 
 /** Subscribes for the rest of the scope; answers the ids told so far, each time it is read. */
 const listen = Effect.gen(function* () {

@@ -18,7 +18,7 @@ import {
   VoteLedger
 } from "@productdir/domain"
 import { freshInput, rng, upsertOne } from "./inputs.ts"
-import type { ContractIt } from "./suite.ts"
+import type { ContractIt } from "./contractIt.ts"
 
 const GUARD: BurstGuard = { floor: 10, factor: 8 }
 

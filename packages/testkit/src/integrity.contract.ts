@@ -30,7 +30,7 @@ import {
 } from "@productdir/domain"
 import { at } from "./clock.ts"
 import { freshInput, rng, upsertOne } from "./inputs.ts"
-import type { ContractIt } from "./suite.ts"
+import type { ContractIt } from "./contractIt.ts"
 
 const DAY = 86_400_000
 const GUARD: BurstGuard = { floor: 10, factor: 8 }

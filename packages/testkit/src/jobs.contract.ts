@@ -4,7 +4,7 @@ import { Clock, Effect, Exit } from "effect"
 import { TestClock } from "effect/testing"
 import { JobLock, Nonces, Settings } from "@productdir/domain"
 import { rng } from "./inputs.ts"
-import type { ContractIt } from "./suite.ts"
+import type { ContractIt } from "./contractIt.ts"
 
 export const jobsBehaviours = (it: ContractIt) => {
   // ---- settings ---------------------------------------------------------------

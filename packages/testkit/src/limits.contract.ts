@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { addressVoter, CatalogStore, type Limit, RateLimits, VoteLedger } from "@productdir/domain"
 import { freshInput, rng, upsertOne } from "./inputs.ts"
-import type { ContractIt } from "./suite.ts"
+import type { ContractIt } from "./contractIt.ts"
 
 const key = (label: string) => `contract:${label}:${rng.uuid()}`
 

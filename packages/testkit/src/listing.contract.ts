@@ -4,7 +4,7 @@ import { Clock, Effect, Stream } from "effect"
 import { CatalogStore, type ListSort, trustScore } from "@productdir/domain"
 import { TestClock } from "effect/testing"
 import { freshInput, listAll, rng, uniqueCategory } from "./inputs.ts"
-import type { ContractIt } from "./suite.ts"
+import type { ContractIt } from "./contractIt.ts"
 
 export const listingBehaviours = (it: ContractIt) => {
   // ---- listing and search --------------------------------------------------

@@ -15,7 +15,7 @@ import {
 } from "@productdir/domain"
 import { at } from "./clock.ts"
 import { freshInput, rng, upsertOne } from "./inputs.ts"
-import type { ContractIt } from "./suite.ts"
+import type { ContractIt } from "./contractIt.ts"
 
 /** A store's phrasings summed by key: how many reported each key, sorted by key. */
 export const reportsByKey = (phrasings: ReadonlyArray<ReportedPhrasing>): ReadonlyArray<readonly [string, number]> => {

@@ -4,7 +4,7 @@ import { Effect, Stream } from "effect"
 import { CatalogStore, type ProductId, SEED_WEIGHT, VOTE_WEIGHTS, VoteLedger, addressVoter } from "@productdir/domain"
 import { Backdoor } from "./Backdoor.ts"
 import { freshInput, upsertOne } from "./inputs.ts"
-import type { ContractIt } from "./suite.ts"
+import type { ContractIt } from "./contractIt.ts"
 
 export const reconciliationBehaviours = (it: ContractIt) => {
   // ---- reconciliation ----------------------------------------------------------

@@ -9,7 +9,7 @@ import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import { CatalogStore, type ListQuery } from "@productdir/domain"
 import { freshInput, listAll, madeUpWord, uniqueCategory } from "./inputs.ts"
-import type { ContractIt } from "./suite.ts"
+import type { ContractIt } from "./contractIt.ts"
 
 const ids = (query: Omit<ListQuery, "limit" | "sort"> & Partial<Pick<ListQuery, "sort">>) =>
   CatalogStore.use((store) => store.list({ sort: "relevance", limit: 20, ...query })).pipe(

@@ -3,11 +3,10 @@
  * (in-memory, embedded PGlite, PostgreSQL), grouped by concern. Behaviours
  * share one store per run, so each works on products and categories of its own.
  */
-import { beforeEach, describe, layer, type Vitest } from "@effect/vitest"
+import { beforeEach, describe, layer } from "@effect/vitest"
 import type { Layer } from "effect"
-import type { Stores } from "@productdir/domain"
 import { agentsBehaviours } from "./agents.contract.ts"
-import type { Backdoor } from "./Backdoor.ts"
+import type { ContractIt, ContractStores } from "./contractIt.ts"
 import { changesBehaviours } from "./changes.contract.ts"
 import { countingBehaviours } from "./counting.contract.ts"
 import { catalogBehaviours } from "./catalog.contract.ts"
@@ -21,9 +20,7 @@ import { reconciliationBehaviours } from "./reconciliation.contract.ts"
 import { searchBehaviours } from "./search.contract.ts"
 import { votesBehaviours } from "./votes.contract.ts"
 
-export type ContractStores = Stores | Backdoor
-
-export type ContractIt = Vitest.MethodsNonLive<ContractStores>
+export type { ContractIt, ContractStores } from "./contractIt.ts"
 
 const CONCERNS: ReadonlyArray<readonly [string, (it: ContractIt) => void]> = [
   ["catalog", catalogBehaviours],

@@ -3,7 +3,7 @@ import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import { CatalogStore, toTrust, VOTE_WEIGHTS, VoteLedger, addressVoter } from "@productdir/domain"
 import { freshInput, upsertOne } from "./inputs.ts"
-import type { ContractIt } from "./suite.ts"
+import type { ContractIt } from "./contractIt.ts"
 
 export const votesBehaviours = (it: ContractIt) => {
   // ---- votes ---------------------------------------------------------------

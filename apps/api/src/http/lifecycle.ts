@@ -8,12 +8,9 @@
  *   and the ones that arrive during the drain alike; an idle keep-alive connection
  *   ends at its keep-alive timeout (connections.ts);
  * and the process exits as soon as the last connection has closed, or after
- * SHUTDOWN_GRACE, when the ones still open are cut.
+ * SHUTDOWN_GRACE, when the ones still open are cut (drainOnShutdown.ts).
  */
 import { Context, Effect, Layer } from "effect"
-import { ApiConfig } from "../ApiConfig.ts"
-import { Connections } from "./connections.ts"
-import { FrontDoor } from "./frontDoor.ts"
 
 export class Lifecycle extends Context.Service<
   Lifecycle,
@@ -32,25 +29,3 @@ export class Lifecycle extends Context.Service<
     })
   })
 }
-
-/**
- * Starts the drain when the application shuts down. Built after the HTTP server
- * has started serving, so its finalizer runs before the server's own: the drain
- * begins, and ends, while the server still answers.
- */
-export const DrainOnShutdown = Layer.effectDiscard(
-  Effect.gen(function* () {
-    const lifecycle = yield* Lifecycle
-    const connections = yield* Connections
-    const frontDoor = yield* FrontDoor
-    const config = yield* ApiConfig
-    yield* Effect.addFinalizer(() =>
-      Effect.gen(function* () {
-        yield* lifecycle.startDraining
-        yield* frontDoor.closeAfterAnswers
-        yield* Effect.logInfo(`shutting down: draining connections (${connections.open()} open)`)
-        yield* connections.drain(config.shutdownGrace)
-      })
-    )
-  })
-)

@@ -52,6 +52,7 @@ import {
   withBody
 } from "./batches.ts"
 import { McpSessions } from "./sessions.ts"
+import { RESOURCE_NOT_FOUND } from "./resources.ts"
 import { makeSubscriptionEdge } from "./subscriptions.ts"
 
 export const MCP_PATH = ROUTES.mcp
@@ -135,14 +136,6 @@ const withoutTags = (value: unknown): unknown => {
       .map(([key, v]) => [key, withoutTags(v)])
   )
 }
-
-/**
- * How a resource handler says the resource does not exist. The MCP library answers every failure of a
- * resource read as an internal error (-32603); the protocol's code for an unknown resource is -32002 up to
- * 2025-11-25, and -32602 (invalid params) from 2026-07-28, which forbids -32002 (SEP-2164), so a read that
- * fails with this prefix is answered with its revision's code, and the prefix is dropped.
- */
-export const RESOURCE_NOT_FOUND = "Resource not found: "
 
 /** A JSON-RPC error response, as the library writes one: its error, and the rest of the message. */
 interface ErrorReply {

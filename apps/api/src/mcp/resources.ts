@@ -18,8 +18,15 @@ import { CatalogStore, canonicalRef, isProductRef } from "@productdir/domain"
 import { ApiConfig } from "../ApiConfig.ts"
 import { makeCachedDocument } from "../cache/cachedReads.ts"
 import { MCP_DOOR, refusals } from "../refusals.ts"
-import { RESOURCE_NOT_FOUND } from "./edge.ts"
 import { absoluteLinks, baseUrlOf } from "./links.ts"
+
+/**
+ * How a resource handler says the resource does not exist. The MCP library answers every failure of a
+ * resource read as an internal error (-32603); the protocol's code for an unknown resource is -32002 up to
+ * 2025-11-25, and -32602 (invalid params) from 2026-07-28, which forbids -32002 (SEP-2164), so a read that
+ * fails with this prefix is answered with its revision's code, and the prefix is dropped.
+ */
+export const RESOURCE_NOT_FOUND = "Resource not found: "
 
 export const PRODUCT_RESOURCE_SCHEME = "productdir://products/"
 export const PRODUCT_RESOURCE_TEMPLATE = `${PRODUCT_RESOURCE_SCHEME}{slug}`
