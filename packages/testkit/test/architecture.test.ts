@@ -1,12 +1,14 @@
 /**
  * The package boundaries of docs/architecture.md, enforced: every import of
  * every source file is checked against its package's row of the table there,
- * and every package a source file imports is declared in its manifest.
+ * every package a source file imports is declared in its manifest, and no
+ * module imports itself through others (a loop makes a reader hold every file
+ * of it in mind at once, and its modules' start order an accident).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { builtinModules } from "node:module"
-import { join, relative, resolve } from "node:path"
+import { dirname, join, relative, resolve } from "node:path"
 
 const ROOT = resolve(import.meta.dirname, "..", "..", "..")
 
@@ -63,6 +65,49 @@ const permits = (allowed: ReadonlyArray<string>, specifier: string): boolean => 
   return allowed.includes(packageOf(specifier))
 }
 
+/** The loops of relative imports among `files`: each as its files, from the first in path order, round to it again. */
+const importLoops = (files: ReadonlyArray<string>): Array<Array<string>> => {
+  const known = new Set(files)
+  const edges = new Map(
+    files.map((file) => [
+      file,
+      importsOf(file)
+        .filter((specifier) => specifier.startsWith("."))
+        .map((specifier) => resolve(dirname(file), specifier))
+        .filter((target) => known.has(target))
+    ])
+  )
+  // Tarjan's strongly connected components: a component of more than one file (or a file importing itself) is a loop.
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: Array<string> = []
+  const onStack = new Set<string>()
+  const loops: Array<Array<string>> = []
+  const visit = (file: string) => {
+    index.set(file, index.size)
+    low.set(file, index.get(file)!)
+    stack.push(file)
+    onStack.add(file)
+    for (const next of edges.get(file) ?? []) {
+      if (!index.has(next)) {
+        visit(next)
+        low.set(file, Math.min(low.get(file)!, low.get(next)!))
+      } else if (onStack.has(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!))
+    }
+    if (low.get(file) !== index.get(file)) return
+    const component: Array<string> = []
+    for (;;) {
+      const top = stack.pop()!
+      onStack.delete(top)
+      component.push(top)
+      if (top === file) break
+    }
+    if (component.length > 1 || (edges.get(file) ?? []).includes(file)) loops.push(component.map((f) => relative(ROOT, f)).sort())
+  }
+  for (const file of [...files].sort()) if (!index.has(file)) visit(file)
+  return loops
+}
+
 describe("package boundaries (docs/architecture.md)", () => {
   const table = rules()
 
@@ -104,5 +149,10 @@ describe("package boundaries (docs/architecture.md)", () => {
         rule.name
       ).toEqual([])
     }
+  })
+
+  it("no module imports itself through others, in any package", () => {
+    const loops = table.flatMap((rule) => importLoops(sourceFiles(join(ROOT, rule.folder, "src"))))
+    expect(loops).toEqual([])
   })
 })
