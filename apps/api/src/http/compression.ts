@@ -5,7 +5,7 @@
  * compressor would hold events back until its buffer fills.
  */
 import { HttpMiddleware } from "effect/http"
-import { MIN_COMPRESS_BYTES } from "./prepared.ts"
+import { FAST_LEVELS, MIN_COMPRESS_BYTES } from "./prepared.ts"
 
 export const COMPRESSIBLE = /^(application\/(json|problem\+json|[a-z0-9.+-]+\+json)|text\/(html|markdown|plain|css|javascript))\b/
 
@@ -13,5 +13,5 @@ export const compress = HttpMiddleware.compression({
   algorithms: ["br", "gzip"],
   minSize: MIN_COMPRESS_BYTES,
   compressible: (contentType) => COMPRESSIBLE.test(contentType),
-  levels: { gzip: 6, br: 5 }
+  levels: FAST_LEVELS
 })

@@ -29,12 +29,16 @@ const etagOf = (body: Uint8Array): string => `"${createHash("sha1").update(body)
  */
 const exact = (output: Uint8Array): Uint8Array => (output.byteLength === output.buffer.byteLength ? output : new Uint8Array(output))
 
+/** The levels of a body compressed per request, here and by the compression middleware: fast over small. */
+export const FAST_LEVELS = { gzip: 6, br: 5 } as const
+
+const fastGzip = { level: FAST_LEVELS.gzip }
+const fastBrotli = (body: Uint8Array) => ({
+  params: { [constants.BROTLI_PARAM_QUALITY]: FAST_LEVELS.br, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength }
+})
+
 const fastCoding = (body: Uint8Array, coding: Compressed): Uint8Array =>
-  exact(
-    coding === "gzip"
-      ? gzipSync(body, { level: 6 })
-      : brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength } })
-  )
+  exact(coding === "gzip" ? gzipSync(body, fastGzip) : brotliCompressSync(body, fastBrotli(body)))
 
 /**
  * One response's bytes. A class, not an object of closures: the read cache holds
@@ -89,15 +93,9 @@ const compress = (f: (body: Uint8Array, callback: (error: Error | null, result: 
     f(body, (error, result) => resume(error === null ? Effect.succeed(exact(result)) : Effect.die(error)))
   )
 
-/** `body` in `coding` at the levels of a body made per request (gzip 6, brotli 5), off the event loop (zlib's thread pool). */
+/** `body` in `coding` at FAST_LEVELS, off the event loop (zlib's thread pool). */
 export const compressedFast = (body: Uint8Array, coding: Compressed): Effect.Effect<Uint8Array> =>
-  coding === "gzip"
-    ? compress((b, cb) => gzip(b, { level: 6 }, cb), body)
-    : compress(
-        (b, cb) =>
-          brotliCompress(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: b.byteLength } }, cb),
-        body
-      )
+  coding === "gzip" ? compress((b, cb) => gzip(b, fastGzip, cb), body) : compress((b, cb) => brotliCompress(b, fastBrotli(b), cb), body)
 
 /**
  * Prepared with the best compression, off the event loop (zlib's thread pool):
