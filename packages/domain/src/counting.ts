@@ -21,7 +21,7 @@ import { Count, type Tally } from "./trust.ts"
 export const VoteCounting = Schema.Literals(["counted", "held", "discounted"]).annotate({
   identifier: "VoteCounting",
   description:
-    "How the vote counts now: `counted`, it moved the counters; `held`, recorded and waiting for the integrity pass (the product was getting far more votes than usual, and the voter has no standing yet: an agent registered days ago with votes that counted); `discounted`, recorded but not counted, as part of a coordinated group: voters in lockstep across products, or addresses that vote one product and nothing else in numbers its agents and its other visitors do not back (an operator can clear it)"
+    "How the vote counts now: `counted`, it moved the counters; `held`, recorded and waiting for the integrity pass (the product was getting far more votes than usual, and the voter has no standing yet: an agent registered days ago with votes that counted; or the voter has standing and turned, in such a burst, against what the product's votes had settled); `discounted`, recorded but not counted, as part of a coordinated group: voters in lockstep across products, or addresses that vote one product and nothing else in numbers its agents and its other visitors do not back (an operator can clear it)"
 })
 export type VoteCounting = typeof VoteCounting.Type
 
@@ -39,9 +39,25 @@ export const SLOW_SECONDS = 604_800
 export interface BurstGuard {
   readonly floor: number
   readonly factor: number
+  /** When voters with standing wait too: see `isReversal`. */
+  readonly reversal: ReversalGuard
 }
 
-export const DEFAULT_BURST_GUARD: BurstGuard = { floor: 10, factor: 8 }
+/**
+ * A reversal: a voter with standing voting against what a product's counted votes have settled (at least
+ * `votes` of them, `share` or more of them the other way). Standing is what a week of patience buys, and a
+ * few dozen patient identities turning on one product within minutes look, in its votes, like its users
+ * finding a fault. So past a lower floor (`floor` plus the factor times the expected hour) a reversal waits
+ * too, and the integrity pass counts it once later votes of others agree (release.ts). Voting with the
+ * product's votes, or on a product without settled votes, a voter with standing counts at once.
+ */
+export interface ReversalGuard {
+  readonly floor: number
+  readonly votes: number
+  readonly share: number
+}
+
+export const DEFAULT_BURST_GUARD: BurstGuard = { floor: 10, factor: 8, reversal: { floor: 5, votes: 20, share: 0.75 } }
 
 /** A product's decayed vote counts (votes with τ of an hour, and of a week) and when they were last moved. */
 export interface VoteRates {
@@ -62,6 +78,27 @@ export const decayedRates = (rates: VoteRates, now: number): VoteRates => {
 /** Whether one more vote makes a burst, at rates already decayed to the vote's time. */
 export const isBurst = (decayed: VoteRates, guard: BurstGuard): boolean =>
   decayed.fast + 1 > guard.floor + (guard.factor * decayed.slow * FAST_SECONDS) / SLOW_SECONDS
+
+/** Whether a vote in `direction` goes against what a product's counted votes (`counts`) have settled. */
+export const isReversal = (counts: Tally, direction: "up" | "down", guard: BurstGuard): boolean => {
+  const total = counts.up + counts.down
+  const against = direction === "down" ? counts.up : counts.down
+  return total >= guard.reversal.votes && against >= guard.reversal.share * total
+}
+
+/** Whether one more reversal makes a burst of them, at rates already decayed to the vote's time (`isBurst`, a lower floor). */
+export const isReversalBurst = (decayed: VoteRates, guard: BurstGuard): boolean =>
+  decayed.fast + 1 > guard.reversal.floor + (guard.factor * decayed.slow * FAST_SECONDS) / SLOW_SECONDS
+
+/**
+ * Whether a new vote is held, at rates decayed to its time: a voter without standing in a burst, or a
+ * voter with standing reversing the product's settled votes in a burst of its own (`isReversal`).
+ */
+export const holdsVote = (
+  decayed: VoteRates,
+  guard: BurstGuard,
+  voter: { readonly standing: boolean; readonly reversal: boolean }
+): boolean => (voter.standing ? voter.reversal && isReversalBurst(decayed, guard) : isBurst(decayed, guard))
 
 /** The rates after a new vote: every vote is in the last hour's count; a held one does not teach the week's. */
 export const ratesAfterVote = (decayed: VoteRates, held: boolean): VoteRates => ({
@@ -88,18 +125,27 @@ export const ratesAfterRelease = (rates: VoteRates, castAt: ReadonlyArray<number
 const TallySchema = Schema.Struct({ up: Count, down: Count })
 
 /** Why held votes are held (held_because). */
-export const HeldReason = Schema.Literals(["waiting", "anonymous", "group"]).annotate({
+export const HeldReason = Schema.Literals(["waiting", "anonymous", "reversal", "group"]).annotate({
   description:
-    "`waiting`: an agent's vote cast during a burst, which the next integrity pass counts unless a group explains it; `anonymous`: a vote of a network address in a burst, which counts only when agents from many networks or established voters carried the burst (a flood of addresses looks like nothing else); `group`: a vote of a flood the pass found, which counts only if an operator clears its group"
+    "`waiting`: an agent's vote cast during a burst, which the next integrity pass counts unless a group explains it; `anonymous`: a vote of a network address in a burst, which counts only when agents from many networks or established voters carried the burst (a flood of addresses looks like nothing else); `reversal`: a vote of an agent with standing against what the product's votes had settled, cast in a burst of such votes, which counts once later votes of others agree; `group`: a vote of a flood the pass found, which counts only if an operator clears its group"
 })
 export type HeldReason = typeof HeldReason.Type
 
-const HELD_REASONS: ReadonlyArray<HeldReason> = ["waiting", "anonymous", "group"]
+/**
+ * Why a held vote is held, from what the ledger keeps of it: a flood's votes carry their group; an agent's vote
+ * that weighs what standing weighs was held as a reversal (nothing else holds a voter with standing).
+ */
+export const heldReason = (grouped: boolean, agent: boolean, weight: number): HeldReason =>
+  grouped ? "group" : !agent ? "anonymous" : weight === VOTE_WEIGHTS.standing ? "reversal" : "waiting"
+
+const HELD_REASONS: ReadonlyArray<HeldReason> = ["waiting", "anonymous", "reversal", "group"]
 
 const HELD_EXPLANATIONS: Record<HeldReason, string> = {
   waiting: "agents' votes cast during a burst: the next integrity pass counts them unless a group explains them",
   anonymous:
     "network addresses' votes in a burst: they count when agents from many networks or established voters carried it, and stay held otherwise (a flood of addresses looks like nothing else)",
+  reversal:
+    "votes of agents with standing against what the product's votes had settled, cast in a burst of such votes: they count once later votes of others agree",
   group: "votes of a flood the integrity pass found: they count only if an operator clears its group"
 }
 

@@ -42,7 +42,7 @@ describe("agent card and view", () => {
         { weight: 10, up: 2, down: 0 }
       ],
       held: 4,
-      heldBy: { waiting: 3, anonymous: 1, group: 0 },
+      heldBy: { waiting: 3, anonymous: 1, reversal: 0, group: 0 },
       discounted: 7
     }
     const view = toAgentView(product, problems, defaultUtm, formation)

@@ -13,4 +13,8 @@ export const burstGuardConfig: Config.Config<BurstGuard | undefined> = Config.al
   crowdDefense: Config.Literals(["on", "off"], "CROWD_DEFENSE").pipe(Config.withDefault("on" as const)),
   floor: count("BURST_FLOOR", DEFAULT_BURST_GUARD.floor),
   factor: count("BURST_FACTOR", DEFAULT_BURST_GUARD.factor)
-}).pipe(Config.map(({ crowdDefense, floor, factor }) => (crowdDefense === "on" ? { floor, factor } : undefined)))
+}).pipe(
+  Config.map(({ crowdDefense, floor, factor }) =>
+    crowdDefense === "on" ? { floor, factor, reversal: DEFAULT_BURST_GUARD.reversal } : undefined
+  )
+)

@@ -9,7 +9,9 @@ import {
   decayedRates,
   decide,
   isAgentLedgerKey,
-  isBurst,
+  heldReason,
+  holdsVote,
+  isReversal,
   type LedgerFormation,
   noRates,
   ratesAfterVote,
@@ -67,11 +69,14 @@ const castOne = (state: State, vote: CastVote, now: Date): Result.Result<CastRes
   const previousWeight = previous?.weight ?? 0
   // What it weighs: its voter's standing now (domain judgement.ts); a changed vote is weighed anew.
   const weight = voteWeight(voterClassOf(vote.voter, standing))
-  // How it counts (counting.ts): a changed vote as its first one did; a new one held in a burst, without standing.
+  // How it counts (counting.ts): a changed vote as its first one did; a new one held in a burst, without standing
+  // or reversing the product's settled votes.
   let counting: VoteCounting = previous?.counting ?? "counted"
   if (previous === undefined) {
     const rates = decayedRates(state.rates.get(product.id) ?? noRates, now.getTime())
-    counting = vote.guard !== undefined && !standing && isBurst(rates, vote.guard) ? "held" : "counted"
+    const guard = vote.guard
+    const held = guard !== undefined && holdsVote(rates, guard, { standing, reversal: isReversal(product.counters, vote.direction, guard) })
+    counting = held ? "held" : "counted"
     state.rates.set(product.id, ratesAfterVote(rates, counting === "held"))
     ballots.set(voter, {
       direction: vote.direction,
@@ -169,13 +174,13 @@ const make = (state: State, limits: RateLimits["Service"]) => {
     formation: (id) =>
       Effect.sync((): LedgerFormation => {
         const formation = { agents: { up: 0, down: 0 }, addresses: { up: 0, down: 0 }, held: 0, discounted: 0 }
-        const heldBy = { waiting: 0, anonymous: 0, group: 0 }
+        const heldBy = { waiting: 0, anonymous: 0, reversal: 0, group: 0 }
         const byWeight = new Map<number, { up: number; down: number }>()
         for (const [voter, entry] of state.votes.get(canonicalProductId(id)) ?? []) {
           if (entry.revokedAt !== null) continue
           if (entry.counting === "held") {
             formation.held++
-            heldBy[entry.groupId !== null ? "group" : isAgentLedgerKey(voter) ? "waiting" : "anonymous"]++
+            heldBy[heldReason(entry.groupId !== null, isAgentLedgerKey(voter), entry.weight)]++
           } else if (entry.counting === "discounted") formation.discounted++
           else {
             formation[isAgentLedgerKey(voter) ? "agents" : "addresses"][entry.direction]++

@@ -13,6 +13,7 @@ import {
   type CastVote,
   type CounterSnapshot,
   expectedWeighted,
+  heldReason,
   isProductId,
   ledgerKey,
   type Limit,
@@ -162,7 +163,9 @@ export const make = (options: Options) =>
         at: now.toISOString(),
         ...(reason === undefined ? {} : { reason_key: normalizeReason(reason), reason_summary: tidyReason(reason) }),
         ...(vote.network === undefined ? {} : { network: vote.network }),
-        ...(vote.guard === undefined ? {} : { guard: { floor: vote.guard.floor, factor: vote.guard.factor } }),
+        ...(vote.guard === undefined
+          ? {}
+          : { guard: { floor: vote.guard.floor, factor: vote.guard.factor, reversal: vote.guard.reversal } }),
         ...(budgets.length === 0 ? {} : { budgets: bucketsOf(budgets) }),
         weights: VOTE_WEIGHTS
       }
@@ -441,9 +444,10 @@ export const make = (options: Options) =>
         byWeight: weights,
         held: sum("held"),
         heldBy: {
-          waiting: held((r) => !r.grouped && r.agent),
-          anonymous: held((r) => !r.grouped && !r.agent),
-          group: held((r) => r.grouped)
+          waiting: held((r) => heldReason(r.grouped, r.agent, r.weight) === "waiting"),
+          anonymous: held((r) => heldReason(r.grouped, r.agent, r.weight) === "anonymous"),
+          reversal: held((r) => heldReason(r.grouped, r.agent, r.weight) === "reversal"),
+          group: held((r) => heldReason(r.grouped, r.agent, r.weight) === "group")
         },
         discounted: sum("discounted")
       } satisfies LedgerFormation

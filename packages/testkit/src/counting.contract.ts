@@ -13,6 +13,7 @@ import {
   type AgentId,
   AgentRegistry,
   type BurstGuard,
+  DEFAULT_BURST_GUARD,
   CatalogStore,
   type Limit,
   VoteLedger
@@ -20,7 +21,7 @@ import {
 import { freshInput, rng, upsertOne } from "./inputs.ts"
 import type { ContractIt } from "./contractIt.ts"
 
-const GUARD: BurstGuard = { floor: 10, factor: 8 }
+const GUARD: BurstGuard = DEFAULT_BURST_GUARD
 
 const countersOf = (id: string) =>
   Effect.map(
@@ -65,7 +66,7 @@ export const countingBehaviours = (it: ContractIt) => {
         byWeight: [{ weight: VOTE_WEIGHTS.address, up: 0, down: 10 }],
         held: 15,
         // Addresses' votes in a burst: they count only when agents or established voters carry it.
-        heldBy: { waiting: 0, anonymous: 15, group: 0 },
+        heldBy: { waiting: 0, anonymous: 15, reversal: 0, group: 0 },
         discounted: 0
       })
     })
@@ -112,7 +113,7 @@ export const countingBehaviours = (it: ContractIt) => {
           { weight: VOTE_WEIGHTS.address, up: 1, down: 1 }
         ],
         held: 0,
-        heldBy: { waiting: 0, anonymous: 0, group: 0 },
+        heldBy: { waiting: 0, anonymous: 0, reversal: 0, group: 0 },
         discounted: 0
       })
     })

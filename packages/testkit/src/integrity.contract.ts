@@ -14,6 +14,7 @@ import {
   addressVoter,
   agentVoter,
   type BurstGuard,
+  DEFAULT_BURST_GUARD,
   CatalogStore,
   COUNTED,
   DEFAULT_STANDING,
@@ -33,7 +34,7 @@ import { freshInput, rng, upsertOne } from "./inputs.ts"
 import type { ContractIt } from "./contractIt.ts"
 
 const DAY = 86_400_000
-const GUARD: BurstGuard = { floor: 10, factor: 8 }
+const GUARD: BurstGuard = DEFAULT_BURST_GUARD
 
 const newAgent = (name: string) =>
   AgentRegistry.use((r) =>
@@ -227,7 +228,7 @@ export const integrityBehaviours = (it: ContractIt) => {
           addresses: { up: 0, down: 0 },
           byWeight: [],
           held: 0,
-          heldBy: { waiting: 0, anonymous: 0, group: 0 },
+          heldBy: { waiting: 0, anonymous: 0, reversal: 0, group: 0 },
           discounted: 5
         })
         const group = (yield* integrity.groups).find((g) => g.id === groupId)
@@ -455,4 +456,50 @@ export const integrityBehaviours = (it: ContractIt) => {
         assert.deepStrictEqual((yield* registry.find(young.id)).standingSince, new Date(455 * DAY))
       })
   )
+
+  it.effect(
+    "voters with standing turning on a product's settled votes within minutes: past the reversal's floor they wait, and say why",
+    () =>
+      Effect.gen(function* () {
+        const integrity = yield* IntegrityLedger
+        const ledger = yield* VoteLedger
+        // Nine agents earn standing: registered on day 470, three votes each that settle by day 475.
+        const agents = yield* Effect.forEach(range(9), (n) => newAgent(`patient ${n}`).pipe(at(470 * DAY)))
+        const fillers = yield* Effect.forEach([1, 2, 3], () => Effect.map(upsertOne(freshInput()), (o) => o.id))
+        for (const agent of agents) {
+          for (const product of fillers)
+            yield* ledger.cast({ entity: product, voter: agentVoter(agent.id), direction: "up" }).pipe(at(470 * DAY))
+        }
+        const settled = yield* integrity.settleStanding(DEFAULT_STANDING, new Date(475 * DAY))
+        assert.includeMembers(
+          [...settled.gained],
+          agents.map((a) => agentLedgerKey(a.id))
+        )
+
+        // A product whose votes have settled up (40/2), and one with too few votes to have settled anything (4/1).
+        const trusted = yield* upsertOne(freshInput({ seed: { up: 40, down: 2 } }))
+        const thin = yield* upsertOne(freshInput({ seed: { up: 4, down: 1 } }))
+        const down = (entity: ProductId, agent: (typeof agents)[number]) =>
+          ledger.cast({ entity, voter: agentVoter(agent.id), direction: "down", guard: GUARD }).pipe(at(476 * DAY))
+        // Eight of them vote the trusted product down at once: the first five count (the reversal's floor), the rest wait.
+        const countings = []
+        for (const agent of agents.slice(0, 8)) countings.push((yield* down(trusted.id, agent)).counting)
+        assert.deepStrictEqual(countings, ["counted", "counted", "counted", "counted", "counted", "held", "held", "held"])
+        assert.deepStrictEqual(yield* countersOf(trusted.id), { up: 40, down: 7 })
+        // The ninth votes with the product's votes: it counts, burst or not.
+        const along = yield* ledger
+          .cast({ entity: trusted.id, voter: agentVoter(agents[8]!.id), direction: "up", guard: GUARD })
+          .pipe(at(476 * DAY))
+        assert.strictEqual(along.counting, "counted")
+        const formation = yield* ledger.formation(trusted.id)
+        assert.deepStrictEqual([formation.held, formation.heldBy], [3, { waiting: 0, anonymous: 0, reversal: 3, group: 0 }])
+
+        // On the thin product nothing has settled: all eight count at once.
+        const onThin = []
+        for (const agent of agents.slice(0, 8)) onThin.push((yield* down(thin.id, agent)).counting)
+        assert.deepStrictEqual(new Set(onThin), new Set(["counted"]))
+      })
+  )
 }
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1)

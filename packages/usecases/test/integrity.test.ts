@@ -14,6 +14,7 @@ import {
   addressVoter,
   agentVoter,
   type BurstGuard,
+  DEFAULT_BURST_GUARD,
   CatalogStore,
   fromImportRecord,
   IntegrityLedger,
@@ -32,7 +33,7 @@ const countsOf = ({ byWeight: _, heldBy: __, ...counts }: LedgerFormation) => co
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
-const GUARD: BurstGuard = { floor: 10, factor: 8 }
+const GUARD: BurstGuard = DEFAULT_BURST_GUARD
 
 const content = fromImportRecord(generateRecord(1, 1), "00000000-0000-4000-8000-000000000001" as ProductId).input.content
 const productId = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}` as ProductId
@@ -314,6 +315,65 @@ describe("the integrity pass", () => {
         discounted: 0
       })
     }).pipe(Effect.provide(layerWithState))
+  )
+
+  it.effect(
+    "voters with standing turning on a product together wait until later votes of others agree: sleepers stay held, a fault counts",
+    () =>
+      Effect.gen(function* () {
+        yield* catalog(40)
+        yield* register(range(1, 100))
+        // Days 0..3: 100 agents vote 3 products each; the pass of day 5 gives them standing.
+        yield* cast(benign(13, 1, 100, range(1, 30), 3, 3))
+        yield* TestClock.setTime(5 * DAY)
+        assert.strictEqual((yield* pass(true)).standing, 100)
+
+        // Day 6: agents 1..30 turn on product 39 within three minutes (sleepers); agents 31..60 on product 40 (users who
+        // found a fault). Both products' votes had settled up (50/10): past the reversal's floor, both bursts wait.
+        const random = seeded(14)
+        const turn = (product: number, from: number): Array<Ballot> =>
+          range(from, from + 29).map((agent) => ({
+            at: 6 * DAY + random.int(0, 180_000),
+            product,
+            voter: { agent },
+            network: `home-${agent}`,
+            direction: "down"
+          }))
+        yield* cast([...turn(39, 1), ...turn(40, 31)])
+        const heldOn = (n: number) => VoteLedger.use((l) => l.formation(productId(n)))
+        for (const n of [39, 40]) {
+          const formation = yield* heldOn(n)
+          assert.deepStrictEqual([formation.held, formation.heldBy.reversal], [25, 25])
+        }
+        yield* TestClock.setTime(6 * DAY + 2 * HOUR)
+        yield* pass(true)
+        // No later vote yet: nothing counts them.
+        assert.deepStrictEqual([(yield* heldOn(39)).held, (yield* heldOn(40)).held], [25, 25])
+        assert.deepStrictEqual(yield* countersOf(39), { up: 50, down: 15 })
+
+        // Later, one vote each half hour: product 39's usual voters vote it up, product 40's next voters down.
+        yield* cast([
+          ...range(61, 80).map((agent, k) => ({
+            at: 6 * DAY + 3 * HOUR + k * 1_800_000,
+            product: 39,
+            voter: { agent },
+            network: `home-${agent}`
+          })),
+          ...range(81, 90).map((agent, k) => ({
+            at: 6 * DAY + 3 * HOUR + k * 1_800_000,
+            product: 40,
+            voter: { agent },
+            network: `home-${agent}`,
+            direction: "down" as const
+          }))
+        ])
+        yield* TestClock.setTime(6 * DAY + 15 * HOUR)
+        yield* pass(true)
+        // The sleepers' votes stay held; the fault's count, the others having found it too.
+        assert.deepStrictEqual([(yield* heldOn(39)).held, (yield* heldOn(40)).held], [25, 0])
+        assert.deepStrictEqual(yield* countersOf(39), { up: 70, down: 15 })
+        assert.deepStrictEqual(yield* countersOf(40), { up: 50, down: 50 })
+      }).pipe(Effect.provide(layerWithState))
   )
 
   it.effect("a pass that gives standing judges again the bursts its new standing decides: a second pass has nothing left to count", () =>

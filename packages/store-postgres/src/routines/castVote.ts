@@ -13,12 +13,13 @@
  * counts (packages/domain/src/counting.ts): a changed vote as its first one did; a new one is held
  * when the ballot carries a guard, the voter has no standing (an agent the integrity pass gave
  * standing) and the product's last hour of votes is past the floor plus the factor times what its
- * last week predicts. Only a counted vote moves the counters. Then the ledger row, the product's
+ * last week predicts; or the voter has standing, votes against what the product's counters settled,
+ * and the last hour is past the reversal's lower floor plus the same. Only a counted vote moves the counters. Then the ledger row, the product's
  * decayed vote counts (a held vote does not teach the week's), the counters and the problem report.
  * A vote that records or changes something first draws on the ballot's budgets (the per-product
  * budgets of an anonymous client's networks): over one, it is `limited` and writes nothing; a vote
  * sent again unchanged draws on none. Ballot: `{ product_id | slug, voter, agent_id?, direction, at,
- * reason_key?, reason_summary?, network?, guard?: { floor, factor }, budgets?: [{ key, max, window_ms }],
+ * reason_key?, reason_summary?, network?, guard?: { floor, factor, reversal?: { floor, votes, share } }, budgets?: [{ key, max, window_ms }],
  * weights?: { standing, agent, address } }`: what the vote weighs by its voter's standing when it is cast
  * (packages/domain/src/judgement.ts), kept on its row and summed, counted, into the product's `weight_up`/`weight_down`.
  *
@@ -251,10 +252,20 @@ BEGIN
       v_seconds := greatest(0, extract(epoch FROM v_now - coalesce(v_rate_at, v_now)));
       v_decayed_fast := v_fast * exp(-v_seconds / 3600);
       v_decayed_slow := v_slow * exp(-v_seconds / 604800);
+      -- Held: a voter without standing in a burst; or one with standing reversing what the product's counted votes
+      -- settled (isReversal), past the reversal's lower floor (isReversalBurst). A ballot of the previous release,
+      -- during an upgrade, carries no reversal: it holds no voter with standing, as that release did not.
       v_counting := CASE
-        WHEN v_guard IS NOT NULL AND NOT v_standing
+        WHEN v_guard IS NULL THEN 'counted'
+        WHEN NOT v_standing
           AND v_decayed_fast + 1 > (v_guard->>'floor')::float8 + (v_guard->>'factor')::float8 * v_decayed_slow * 3600 / 604800
-        THEN 'held' ELSE 'counted' END;
+        THEN 'held'
+        WHEN v_standing AND v_guard ? 'reversal'
+          AND v_up + v_down >= (v_guard->'reversal'->>'votes')::float8
+          AND CASE WHEN v_direction = 'down' THEN v_up ELSE v_down END >= (v_guard->'reversal'->>'share')::float8 * (v_up + v_down)
+          AND v_decayed_fast + 1 > (v_guard->'reversal'->>'floor')::float8 + (v_guard->>'factor')::float8 * v_decayed_slow * 3600 / 604800
+        THEN 'held'
+        ELSE 'counted' END;
     ELSE
       v_counting := v_previous_counting;
     END IF;

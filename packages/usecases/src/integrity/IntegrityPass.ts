@@ -6,8 +6,9 @@
  * groups in the same order with the same ids) and idempotent (a second pass over an unchanged ledger
  * changes nothing). With `apply: false` it says what it would do and writes nothing.
  */
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Option } from "effect"
 import {
+  CatalogStore,
   COUNTED,
   DEFAULT_STANDING,
   DISCOUNTED,
@@ -27,7 +28,16 @@ import { derivedId } from "../ImportChecks.ts"
 import { type AddressSettings, DEFAULT_ADDRESSES, findAddressSurges } from "./addresses.ts"
 import { DEFAULT_LOCKSTEP, expand, type FoundGroup, findLockstep, findOverlap, type LockstepSettings } from "./lockstep.ts"
 import { voterRanks } from "./ranks.ts"
-import { DEFAULT_RELEASE, type ReleaseSettings, releases, WARM_UP_SECONDS } from "./release.ts"
+import {
+  DEFAULT_RELEASE,
+  type Judged,
+  type ReleaseSettings,
+  type Reversible,
+  releases,
+  reversibleOf,
+  WARM_UP_SECONDS,
+  withStandingHeld
+} from "./release.ts"
 
 /**
  * Which groups are discounted on sight: those whose members voted most of the group's products
@@ -184,6 +194,26 @@ const idFor = (evidence: GroupEvidence, known: ReadonlyArray<VoteGroup>): { read
   return match !== undefined ? { id: match.id, known: true } : { id: derivedId(`group:${evidence.members.join(",")}`), known: false }
 }
 
+/**
+ * The products on which the replay may judge a reversal (release.ts, Reversible), with their counters: a few
+ * products (those holding a vote of a voter with standing), read one by one. A product removed since has none.
+ */
+const reversiblesOf = (window: LedgerWindow, grouped: ReadonlySet<number>, judged: Judged) =>
+  Effect.gen(function* () {
+    const catalog = yield* CatalogStore
+    const reversibles = new Map<number, Reversible>()
+    for (const p of withStandingHeld(window, grouped, judged)) {
+      const product = yield* catalog
+        .find(window.products[p]!)
+        .pipe(
+          Effect.map(Option.some),
+          Effect.catchTags({ ProductNotFound: () => Effect.succeedNone, ProductRemoved: () => Effect.succeedNone })
+        )
+      if (Option.isSome(product)) reversibles.set(p, reversibleOf(window, p, product.value.counters, judged))
+    }
+    return reversibles
+  })
+
 export const runPass = (options: { readonly settings?: PassSettings; readonly apply: boolean }) =>
   Effect.gen(function* () {
     const settings = options.settings ?? DEFAULT_PASS
@@ -240,9 +270,10 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
     const judged = { replayFrom, judgeFrom: replayFrom + WARM_UP_SECONDS }
     // What follows reads the window for the replay alone (releases): the marks only the detectors read go now, 20 MB
     // at ten million votes, before the replay's lists and the verdict's writes add theirs (the pass's peak).
+    const reversibles = yield* reversiblesOf(window, grouped, judged)
     free(window.direction)
     free(window.cleared)
-    const released = releases(window, grouped, settings.release, judged, rank)
+    const released = releases(window, grouped, settings.release, judged, rank, reversibles)
     const verdict: Verdict = {
       groups: groups.map(({ id, evidence, votes, discount }) => ({ id, evidence, votes, discount })),
       release: keysOf(released)
@@ -285,7 +316,7 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
       for (const i of counted) window.counting[i] = COUNTED
       for (const key of settled.gained) setStanding(window, key, 1)
       for (const key of settled.lost) setStanding(window, key, 0)
-      counted = releases(window, grouped, settings.release, judged, rank)
+      counted = releases(window, grouped, settings.release, judged, rank, reversibles)
       if (counted.length === 0) break
       const more = yield* ledger.apply({ groups: [], release: keysOf(counted) }, now)
       releasedVotes += more.released

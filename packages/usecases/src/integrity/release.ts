@@ -35,10 +35,14 @@ import {
   decayedRates,
   forEachVote,
   HELD,
+  holdsVote,
   isAgentLedgerKey,
   isBurst,
+  isReversal,
+  isReversalBurst,
   type LedgerWindow,
   noRates,
+  type Tally,
   ratesAfterVote,
   votesIn
 } from "@productdir/domain"
@@ -55,6 +59,8 @@ export interface ReleaseSettings {
    * about the directory's usual mix of voters is its usual traffic; a flood of addresses is not.
    */
   readonly usualShare: number
+  /** How many later votes of others must agree with a reversal (and at least half of them) before it counts. */
+  readonly confirmations: number
 }
 
 export const DEFAULT_RELEASE: ReleaseSettings = {
@@ -63,7 +69,8 @@ export const DEFAULT_RELEASE: ReleaseSettings = {
   minNetworks: 3,
   diversity: 0.5,
   provenShare: 0.5,
-  usualShare: 0.5
+  usualShare: 0.5,
+  confirmations: 3
 }
 
 /** Where the window shows the ledger whole (seconds after `window.since`): votes from `replayFrom` on, held ones judged from `judgeFrom` on. */
@@ -81,13 +88,50 @@ export const EPISODE_GAP_SECONDS = 3_600
 /** How long the replay's rates take to warm up before a held vote is judged by them. */
 export const WARM_UP_SECONDS = 86_400
 
+/**
+ * A product on which a reversal may be held (counting.ts, isReversal): one with a held vote of a voter with
+ * standing. The replay judges its votes against what they had settled, as the cast did, which takes its
+ * counters (the window begins mid-history) and its votes' directions (the window's own column is freed
+ * before the replay: 10 MB at ten million votes, for the few products that hold a reversal).
+ */
+export interface Reversible {
+  /** What its counted votes had settled before the window: its counters now, less the window's counted votes. */
+  readonly before: Tally
+  /** Its votes' directions (0 up, 1 down), from the start of its run in the window. */
+  readonly direction: Uint8Array
+}
+
+/** The products (window indices) with a held vote of a voter with standing, that the replay judges. */
+export const withStandingHeld = (window: LedgerWindow, grouped: ReadonlySet<number>, judged: Judged = wholeWindow): Array<number> => {
+  const products = new Set<number>()
+  forEachVote(window, (i, p) => {
+    if (window.counting[i] === HELD && window.standing[window.voter[i]!] === 1 && !grouped.has(i) && window.seconds[i]! >= judged.judgeFrom)
+      products.add(p)
+  })
+  return [...products].sort((a, b) => a - b)
+}
+
+/** Product `p`'s Reversible, from its counters now; read before the window's directions are freed. */
+export const reversibleOf = (window: LedgerWindow, p: number, counters: Tally, judged: Judged = wholeWindow): Reversible => {
+  const start = window.starts[p]!
+  const end = window.starts[p + 1]!
+  const before = { up: counters.up, down: counters.down }
+  for (let i = start; i < end; i++) {
+    if (window.counting[i] !== COUNTED || window.seconds[i]! < judged.replayFrom) continue
+    if (window.direction[i] === 0) before.up--
+    else before.down--
+  }
+  return { before: { up: Math.max(0, before.up), down: Math.max(0, before.down) }, direction: window.direction.slice(start, end) }
+}
+
 /** The indices of the held votes to count; `grouped` are votes the pass found in groups (never counted). */
 export const releases = (
   window: LedgerWindow,
   grouped: ReadonlySet<number>,
   settings: ReleaseSettings = DEFAULT_RELEASE,
   judged: Judged = wholeWindow,
-  rank?: Int32Array
+  rank?: Int32Array,
+  reversibles: ReadonlyMap<number, Reversible> = new Map()
 ): Array<number> => {
   const seen = (i: number) => window.seconds[i]! >= judged.replayFrom
   const judges = (i: number) => window.seconds[i]! >= judged.judgeFrom
@@ -126,45 +170,91 @@ export const releases = (
     const order = rank === undefined ? (i: number) => i : (i: number) => rank[window.voter[i]!]!
     votes.sort((a, b) => window.seconds[a]! - window.seconds[b]! || window.counting[a]! - window.counting[b]! || order(a) - order(b))
     let rates = noRates
+    // What the product's votes have settled, vote by vote (its counters before the window, then the votes the replay
+    // counts), on a product where a reversal may be held; on any other, no vote is judged a reversal.
+    const known = reversibles.get(p)
+    const directionOf = (i: number): 0 | 1 => (known!.direction[i - window.starts[p]!] === 0 ? 0 : 1)
+    const settled = { up: known?.before.up ?? 0, down: known?.before.down ?? 0 }
+    // The votes the replay holds as reversals (counting.ts, isReversal): voters with standing turning on the product.
+    const reversals = new Set<number>()
+    // Episodes are judged once the product's votes are all replayed: a reversal counts when later votes agree.
+    const episodes: Array<{ readonly votes: ReadonlyArray<number>; readonly after: number }> = []
     let episode: Array<number> = []
     let lastBurst = Number.NEGATIVE_INFINITY
-    const judge = () => {
-      if (episode.length > 0) released.push(...judgeEpisode(window, episode, settings, provenBar).filter(judges))
+    const close = (after: number) => {
+      if (episode.length > 0) episodes.push({ votes: episode, after })
       episode = []
     }
-    for (const i of votes) {
+    for (let k = 0; k < votes.length; k++) {
+      const i = votes[k]!
       const decayed = decayedRates(rates, window.seconds[i]! * 1000)
       const burst = isBurst(decayed, settings.guard)
       const standing = window.standing[window.voter[i]!] === 1
-      const held = burst && !standing
+      const direction = known === undefined ? undefined : directionOf(i) === 0 ? "up" : "down"
+      const reversal =
+        standing && direction !== undefined && isReversal(settled, direction, settings.guard) && isReversalBurst(decayed, settings.guard)
+      const held = holdsVote(decayed, settings.guard, { standing, reversal })
       // A vote that counts now taught the product's rate, when cast or when a pass counted it (ratesAfterRelease):
       // the replay learns what the guard learnt. A flood's votes never counted, and teach nothing.
       rates = ratesAfterVote(decayed, held && window.counting[i] !== COUNTED)
-      if (!burst) {
+      if (direction !== undefined && (!held || window.counting[i] === COUNTED)) settled[direction]++
+      if (reversal) reversals.add(i)
+      if (!burst && !reversal) {
         // A burst ends after an hour out of it: as it fades, the product dips in and out of the guard, and
         // those last votes are the same crowd, not episodes of their own to be judged alone.
-        if (window.seconds[i]! - lastBurst >= EPISODE_GAP_SECONDS) judge()
+        if (window.seconds[i]! - lastBurst >= EPISODE_GAP_SECONDS) close(k)
         if (window.counting[i] === HELD && judges(i)) released.push(i)
         continue
       }
       episode.push(i)
       lastBurst = window.seconds[i]!
     }
-    judge()
+    close(votes.length)
+    for (const { votes: inEpisode, after } of episodes) {
+      const counts = judgeEpisode(window, inEpisode, reversals, settings, provenBar)
+      if (reversals.size === 0) {
+        released.push(...counts.filter(judges))
+        continue
+      }
+      const agreed = laterAgreement(window, inEpisode, votes.slice(after), directionOf, settings)
+      released.push(...counts.filter((i) => judges(i) && (!reversals.has(i) || agreed(directionOf(i)))))
+    }
   }
   return released.sort((a, b) => a - b)
+}
+
+/**
+ * Whether the votes cast on the product after an episode, by voters outside it, agree with a direction: at
+ * least `confirmations` of them vote it, and at least half of them. A reversal waits for this: users who found a
+ * fault are followed by others who find it; patient identities turning on a product together are followed by its
+ * usual votes.
+ */
+const laterAgreement = (
+  window: LedgerWindow,
+  episode: ReadonlyArray<number>,
+  later: ReadonlyArray<number>,
+  directionOf: (i: number) => 0 | 1,
+  settings: ReleaseSettings
+): ((direction: 0 | 1) => boolean) => {
+  const inEpisode = new Set(episode.map((i) => window.voter[i]!))
+  const votes = [0, 0]
+  for (const i of later) if (!inEpisode.has(window.voter[i]!)) votes[directionOf(i)]!++
+  const all = votes[0]! + votes[1]!
+  return (direction) => votes[direction]! >= settings.confirmations && 2 * votes[direction]! >= all
 }
 
 /** The held votes of one episode (votes cast while the product was in a burst, in order) that count. */
 const judgeEpisode = (
   window: LedgerWindow,
   episode: ReadonlyArray<number>,
+  reversals: ReadonlySet<number>,
   settings: ReleaseSettings,
   provenBar: number
 ): Array<number> => {
   const held = episode.filter((i) => window.counting[i] === HELD)
   if (held.length === 0) return []
-  const standing = episode.filter((i) => window.standing[window.voter[i]!] === 1).length
+  // Reversals vouch for no one: a burst of voters with standing turning on a product is what waits here.
+  const standing = episode.filter((i) => window.standing[window.voter[i]!] === 1 && !reversals.has(i)).length
   if (standing >= settings.standingShare * episode.length) return held
   // The burst's agents without standing, held or counted by an earlier pass that saw the burst begin.
   const agents = episode.filter((i) => isAgentLedgerKey(window.voters[window.voter[i]!]!) && window.standing[window.voter[i]!] !== 1)
