@@ -44,8 +44,9 @@ export interface BurstGuard {
 }
 
 /**
- * A reversal: a voter with standing voting against what a product's counted votes have settled (at least
- * `votes` of them, `share` or more of them the other way). Standing is what a week of patience buys, and a
+ * A reversal: a voter with standing voting against what a product's evidence has settled (at least `votes`
+ * votes' worth, each vote by its weight and a seed count as one, with `share` or more of it the other way). By
+ * weight, not by count: a flood of fresh agents' votes, a fortieth each, settles nothing. Standing is what a week of patience buys, and a
  * few dozen patient identities turning on one product within minutes look, in its votes, like its users
  * finding a fault. So past a lower floor (`floor` plus the factor times the expected hour) a reversal waits
  * too, and the integrity pass counts it once later votes of others agree (release.ts). Voting with the
@@ -79,11 +80,11 @@ export const decayedRates = (rates: VoteRates, now: number): VoteRates => {
 export const isBurst = (decayed: VoteRates, guard: BurstGuard): boolean =>
   decayed.fast + 1 > guard.floor + (guard.factor * decayed.slow * FAST_SECONDS) / SLOW_SECONDS
 
-/** Whether a vote in `direction` goes against what a product's counted votes (`counts`) have settled. */
-export const isReversal = (counts: Tally, direction: "up" | "down", guard: BurstGuard): boolean => {
-  const total = counts.up + counts.down
-  const against = direction === "down" ? counts.up : counts.down
-  return total >= guard.reversal.votes && against >= guard.reversal.share * total
+/** Whether a vote in `direction` goes against what a product's weighed evidence (`weighted`, thousandths of a vote) has settled. */
+export const isReversal = (weighted: Tally, direction: "up" | "down", guard: BurstGuard): boolean => {
+  const total = weighted.up + weighted.down
+  const against = direction === "down" ? weighted.up : weighted.down
+  return total >= guard.reversal.votes * MILLI && against >= guard.reversal.share * total
 }
 
 /** Whether one more reversal makes a burst of them, at rates already decayed to the vote's time (`isBurst`, a lower floor). */

@@ -18,7 +18,7 @@ describe("the burst guard", () => {
     [Count, Count, Fast, Direction],
     ([up, down, fast, direction]) => {
       const reversal = isReversal({ up, down }, direction, guard)
-      if (reversal) expect(up + down).toBeGreaterThanOrEqual(guard.reversal.votes)
+      if (reversal) expect(up + down).toBeGreaterThanOrEqual(guard.reversal.votes * 1_000)
       if ((direction === "up" && up >= down) || (direction === "down" && down >= up)) expect(reversal).toBe(false)
       expect(holdsVote(rates(fast), guard, { standing: true, reversal: false })).toBe(false)
     }
@@ -31,17 +31,17 @@ describe("the burst guard", () => {
     expect(reversal).toBe(fast + 1 > guard.reversal.floor)
   })
 
-  it("thirty agents with standing turning on a product of 40 up and 2 down within a minute: five count, the rest wait", () => {
-    let counts = { up: 40, down: 2 }
+  it("thirty agents with standing turning on a product of 40 votes' worth up and 2 down within a minute: five count, the rest wait", () => {
+    let weighted = { up: 40_000, down: 2_000 }
     let fast = 0
     const countings: Array<string> = []
     for (let n = 0; n < 30; n++) {
-      const held = holdsVote(rates(fast), guard, { standing: true, reversal: isReversal(counts, "down", guard) })
+      const held = holdsVote(rates(fast), guard, { standing: true, reversal: isReversal(weighted, "down", guard) })
       countings.push(held ? "held" : "counted")
-      if (!held) counts = { ...counts, down: counts.down + 1 }
+      if (!held) weighted = { ...weighted, down: weighted.down + 1_000 }
       fast++
     }
     expect(countings.filter((c) => c === "counted")).toHaveLength(5)
-    expect(counts).toEqual({ up: 40, down: 7 })
+    expect(weighted).toEqual({ up: 40_000, down: 7_000 })
   })
 })

@@ -75,7 +75,7 @@ const castOne = (state: State, vote: CastVote, now: Date): Result.Result<CastRes
   if (previous === undefined) {
     const rates = decayedRates(state.rates.get(product.id) ?? noRates, now.getTime())
     const guard = vote.guard
-    const held = guard !== undefined && holdsVote(rates, guard, { standing, reversal: isReversal(product.counters, vote.direction, guard) })
+    const held = guard !== undefined && holdsVote(rates, guard, { standing, reversal: isReversal(product.weighted, vote.direction, guard) })
     counting = held ? "held" : "counted"
     state.rates.set(product.id, ratesAfterVote(rates, counting === "held"))
     ballots.set(voter, {

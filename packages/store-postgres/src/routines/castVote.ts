@@ -13,7 +13,7 @@
  * counts (packages/domain/src/counting.ts): a changed vote as its first one did; a new one is held
  * when the ballot carries a guard, the voter has no standing (an agent the integrity pass gave
  * standing) and the product's last hour of votes is past the floor plus the factor times what its
- * last week predicts; or the voter has standing, votes against what the product's counters settled,
+ * last week predicts; or the voter has standing, votes against what the product's weighed evidence settled,
  * and the last hour is past the reversal's lower floor plus the same. Only a counted vote moves the counters. Then the ledger row, the product's
  * decayed vote counts (a held vote does not teach the week's), the counters and the problem report.
  * A vote that records or changes something first draws on the ballot's budgets (the per-product
@@ -252,8 +252,8 @@ BEGIN
       v_seconds := greatest(0, extract(epoch FROM v_now - coalesce(v_rate_at, v_now)));
       v_decayed_fast := v_fast * exp(-v_seconds / 3600);
       v_decayed_slow := v_slow * exp(-v_seconds / 604800);
-      -- Held: a voter without standing in a burst; or one with standing reversing what the product's counted votes
-      -- settled (isReversal), past the reversal's lower floor (isReversalBurst). A ballot of the previous release,
+      -- Held: a voter without standing in a burst; or one with standing reversing what the product's weighed evidence
+      -- settled (isReversal: weight_up, weight_down), past the reversal's lower floor (isReversalBurst). A ballot of the previous release,
       -- during an upgrade, carries no reversal: it holds no voter with standing, as that release did not.
       v_counting := CASE
         WHEN v_guard IS NULL THEN 'counted'
@@ -261,8 +261,8 @@ BEGIN
           AND v_decayed_fast + 1 > (v_guard->>'floor')::float8 + (v_guard->>'factor')::float8 * v_decayed_slow * 3600 / 604800
         THEN 'held'
         WHEN v_standing AND v_guard ? 'reversal'
-          AND v_up + v_down >= (v_guard->'reversal'->>'votes')::float8
-          AND CASE WHEN v_direction = 'down' THEN v_up ELSE v_down END >= (v_guard->'reversal'->>'share')::float8 * (v_up + v_down)
+          AND v_wup + v_wdown >= (v_guard->'reversal'->>'votes')::float8 * 1000
+          AND CASE WHEN v_direction = 'down' THEN v_wup ELSE v_wdown END >= (v_guard->'reversal'->>'share')::float8 * (v_wup + v_wdown)
           AND v_decayed_fast + 1 > (v_guard->'reversal'->>'floor')::float8 + (v_guard->>'factor')::float8 * v_decayed_slow * 3600 / 604800
         THEN 'held'
         ELSE 'counted' END;

@@ -195,7 +195,7 @@ const idFor = (evidence: GroupEvidence, known: ReadonlyArray<VoteGroup>): { read
 }
 
 /**
- * The products on which the replay may judge a reversal (release.ts, Reversible), with their counters: a few
+ * The products on which the replay may judge a reversal (release.ts, Reversible), with their evidence: a few
  * products (those holding a vote of a voter with standing), read one by one. A product removed since has none.
  */
 const reversiblesOf = (window: LedgerWindow, grouped: ReadonlySet<number>, judged: Judged) =>
@@ -209,7 +209,7 @@ const reversiblesOf = (window: LedgerWindow, grouped: ReadonlySet<number>, judge
           Effect.map(Option.some),
           Effect.catchTags({ ProductNotFound: () => Effect.succeedNone, ProductRemoved: () => Effect.succeedNone })
         )
-      if (Option.isSome(product)) reversibles.set(p, reversibleOf(window, p, product.value.counters, judged))
+      if (Option.isSome(product)) reversibles.set(p, reversibleOf(window, p, product.value.weighted, judged))
     }
     return reversibles
   })

@@ -43,6 +43,7 @@ import {
   type LedgerWindow,
   noRates,
   type Tally,
+  VOTE_WEIGHTS,
   ratesAfterVote,
   votesIn
 } from "@productdir/domain"
@@ -95,7 +96,10 @@ export const WARM_UP_SECONDS = 86_400
  * before the replay: 10 MB at ten million votes, for the few products that hold a reversal).
  */
 export interface Reversible {
-  /** What its counted votes had settled before the window: its counters now, less the window's counted votes. */
+  /**
+   * What its evidence had settled before the window (thousandths of a vote): its weighed evidence now, less the
+   * window's counted votes, each by what its voter's standing now says it weighs (the window keeps no weights).
+   */
   readonly before: Tally
   /** Its votes' directions (0 up, 1 down), from the start of its run in the window. */
   readonly direction: Uint8Array
@@ -111,15 +115,22 @@ export const withStandingHeld = (window: LedgerWindow, grouped: ReadonlySet<numb
   return [...products].sort((a, b) => a - b)
 }
 
-/** Product `p`'s Reversible, from its counters now; read before the window's directions are freed. */
-export const reversibleOf = (window: LedgerWindow, p: number, counters: Tally, judged: Judged = wholeWindow): Reversible => {
+/** What vote `i` weighs, as far as the window tells: by its voter's standing now (judgement.ts). */
+export const weightIn = (window: LedgerWindow, i: number): number => {
+  const voter = window.voter[i]!
+  if (window.standing[voter] === 1) return VOTE_WEIGHTS.standing
+  return isAgentLedgerKey(window.voters[voter]!) ? VOTE_WEIGHTS.agent : VOTE_WEIGHTS.address
+}
+
+/** Product `p`'s Reversible, from its weighed evidence now; read before the window's directions are freed. */
+export const reversibleOf = (window: LedgerWindow, p: number, weighted: Tally, judged: Judged = wholeWindow): Reversible => {
   const start = window.starts[p]!
   const end = window.starts[p + 1]!
-  const before = { up: counters.up, down: counters.down }
+  const before = { up: weighted.up, down: weighted.down }
   for (let i = start; i < end; i++) {
     if (window.counting[i] !== COUNTED || window.seconds[i]! < judged.replayFrom) continue
-    if (window.direction[i] === 0) before.up--
-    else before.down--
+    if (window.direction[i] === 0) before.up -= weightIn(window, i)
+    else before.down -= weightIn(window, i)
   }
   return { before: { up: Math.max(0, before.up), down: Math.max(0, before.down) }, direction: window.direction.slice(start, end) }
 }
@@ -170,8 +181,8 @@ export const releases = (
     const order = rank === undefined ? (i: number) => i : (i: number) => rank[window.voter[i]!]!
     votes.sort((a, b) => window.seconds[a]! - window.seconds[b]! || window.counting[a]! - window.counting[b]! || order(a) - order(b))
     let rates = noRates
-    // What the product's votes have settled, vote by vote (its counters before the window, then the votes the replay
-    // counts), on a product where a reversal may be held; on any other, no vote is judged a reversal.
+    // What the product's evidence has settled, vote by vote (its weighed evidence before the window, then the votes the
+    // replay counts), on a product where a reversal may be held; on any other, no vote is judged a reversal.
     const known = reversibles.get(p)
     const directionOf = (i: number): 0 | 1 => (known!.direction[i - window.starts[p]!] === 0 ? 0 : 1)
     const settled = { up: known?.before.up ?? 0, down: known?.before.down ?? 0 }
@@ -197,7 +208,7 @@ export const releases = (
       // A vote that counts now taught the product's rate, when cast or when a pass counted it (ratesAfterRelease):
       // the replay learns what the guard learnt. A flood's votes never counted, and teach nothing.
       rates = ratesAfterVote(decayed, held && window.counting[i] !== COUNTED)
-      if (direction !== undefined && (!held || window.counting[i] === COUNTED)) settled[direction]++
+      if (direction !== undefined && (!held || window.counting[i] === COUNTED)) settled[direction] += weightIn(window, i)
       if (reversal) reversals.add(i)
       if (!burst && !reversal) {
         // A burst ends after an hour out of it: as it fades, the product dips in and out of the guard, and
