@@ -1,9 +1,14 @@
 /**
  * What an agent is told when the directory refuses it, in one table, whichever door it came through:
  * the HTTP problems (http/domainProblems.ts, http/rateLimits.ts), the MCP tools and the MCP resources
- * (mcp/). A sentence that says what happened, then what to do; the door only says how to do it
- * (`GET /products?q=<words>` over HTTP, `search_products` over MCP).
+ * (mcp/), the A2A skills (a2a/). A sentence that says what happened, then what to do; the door only says
+ * how to do it (`GET /products?q=<words>` over HTTP, `search_products` over MCP).
+ *
+ * Each failure of the domain a door meets is refused once here (`REFUSALS`): its kind and its words. A door
+ * says once how it answers each kind (`refusingAt`): HTTP with its problem, MCP with a tool error, A2A with
+ * its error; so a product removed is "gone" at every door, in the same words.
  */
+import type { Effect } from "effect"
 import {
   type AgentRevoked,
   describeLimit,
@@ -87,3 +92,46 @@ export const refusals = {
   /** A signed agent's first vote is a new identity: it draws on the network's registrations. */
   NEW_SIGNED_AGENT: "New agent (a signed agent's first vote counts as a registration)"
 } as const
+
+/** What kind of refusal a failure is, whatever door says it. */
+export type RefusalKind = "notFound" | "gone" | "invalid" | "unavailable" | "revoked"
+
+export interface Refusal<K extends RefusalKind = RefusalKind> {
+  readonly kind: K
+  /** What happened, then what to do. */
+  readonly detail: string
+  /** An invalid request's wrong fields (a query parameter's name), and what is wrong with each. */
+  readonly fields: ReadonlyArray<{ readonly name: string; readonly message: string }>
+}
+
+const refusal = <K extends RefusalKind>(kind: K, detail: string, fields: Refusal["fields"] = []): Refusal<K> => ({ kind, detail, fields })
+
+/** The domain's failures a door meets, each refused once: its kind and its words. */
+export const REFUSALS = {
+  ProductNotFound: (error: ProductNotFound, door: Door) => refusal("notFound", refusals.ProductNotFound(error, door)),
+  ProductRemoved: (error: ProductRemoved, _door: Door) => refusal("gone", refusals.ProductRemoved(error)),
+  InvalidCursor: (error: InvalidCursor, _door: Door) =>
+    refusal("invalid", refusals.InvalidCursor(error), [{ name: "cursor", message: error.reason }]),
+  StoreError: (error: StoreError, _door: Door) => refusal("unavailable", refusals.StoreError(error)),
+  AgentRevoked: (error: AgentRevoked, _door: Door) => refusal("revoked", refusals.AgentRevoked(error))
+} as const
+
+/** How a door answers each kind of refusal: an effect that fails with its error (or answers, as HTTP answers a 401). */
+export type Answers = { readonly [K in RefusalKind]: (refusal: Refusal) => Effect.Effect<unknown, unknown> }
+
+/**
+ * The handlers of `Effect.catchTags` for one door: each failure of the domain refused by the table, answered as the
+ * door answers its kind. A handler names the failures it can meet (`{ ProductNotFound, StoreError }`), and the
+ * types say whether it handled them all.
+ */
+export const refusingAt = <A extends Answers>(door: Door, answers: A) => {
+  // The kind is the table's: the door's answer to it, typed as that answer is.
+  const answer = <K extends RefusalKind>(refused: Refusal<K>) => answers[refused.kind](refused) as ReturnType<A[K]>
+  return {
+    ProductNotFound: (error: ProductNotFound) => answer(REFUSALS.ProductNotFound(error, door)),
+    ProductRemoved: (error: ProductRemoved) => answer(REFUSALS.ProductRemoved(error, door)),
+    InvalidCursor: (error: InvalidCursor) => answer(REFUSALS.InvalidCursor(error, door)),
+    StoreError: (error: StoreError) => answer(REFUSALS.StoreError(error, door)),
+    AgentRevoked: (error: AgentRevoked) => answer(REFUSALS.AgentRevoked(error, door))
+  }
+}

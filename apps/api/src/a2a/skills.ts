@@ -7,18 +7,13 @@
  */
 import { Effect, Schema } from "effect"
 import {
-  type AgentRevoked,
   type AgentView,
   type Caster,
-  type InvalidCursor,
   canonicalRef,
   isProductRef,
   type ProblemList,
-  type ProductNotFound,
   type ProductPage,
-  type ProductRemoved,
   slugify,
-  type StoreError,
   type VoteOutcome,
   VoteRequest
 } from "@productdir/domain"
@@ -28,7 +23,7 @@ import { makeCachedDocument } from "../cache/cachedReads.ts"
 import { RETRY_AFTER_UNAVAILABLE } from "../http/problemResponses.ts"
 import { problemsProse } from "../reportProse.ts"
 import { absoluteLinks } from "../mcp/links.ts"
-import { type Door, refusals } from "../refusals.ts"
+import { type Door, refusals, refusingAt } from "../refusals.ts"
 import { A2aError, invalidParams, type Message, violationsOf } from "./protocol.ts"
 
 /** How an agent does, over A2A, what a refusal tells it to. */
@@ -235,30 +230,36 @@ export const interpret = (message: Message, paths: PartPaths = PARTS) =>
 
 // ---- the answers ----------------------------------------------------------------
 
-const notFound = (error: ProductNotFound) =>
-  Effect.fail(new A2aError({ kind: "ProductNotFound", message: refusals.ProductNotFound(error, A2A_DOOR) }))
-const removed = (error: ProductRemoved) => Effect.fail(new A2aError({ kind: "ProductNotFound", message: refusals.ProductRemoved(error) }))
-const badCursor = (error: InvalidCursor) =>
-  Effect.fail(
-    new A2aError({
-      kind: "InvalidParams",
-      message: refusals.InvalidCursor(error),
-      violations: [{ field: "cursor", description: error.message }]
-    })
-  )
-export const unavailable = (error: StoreError) =>
-  Effect.fail(
-    new A2aError({ kind: "Unavailable", message: refusals.StoreError(error), headers: { "retry-after": String(RETRY_AFTER_UNAVAILABLE) } })
-  )
-const revoked = (error: AgentRevoked) =>
-  Effect.fail(
-    new A2aError({
-      kind: "Unauthenticated",
-      message: refusals.AgentRevoked(error),
-      headers: { "www-authenticate": `Bearer realm="productdir", error="invalid_token", error_description="This agent is revoked"` }
-    })
-  )
-const readProblems = { ProductNotFound: notFound, ProductRemoved: removed, StoreError: unavailable } as const
+// How A2A answers each kind of refusal (../refusals.ts says what each is, in its words). A2A has no "gone": a product
+// removed is not found, in its own words.
+const a2a = refusingAt(A2A_DOOR, {
+  notFound: (refused) => Effect.fail(new A2aError({ kind: "ProductNotFound", message: refused.detail })),
+  gone: (refused) => Effect.fail(new A2aError({ kind: "ProductNotFound", message: refused.detail })),
+  invalid: (refused) =>
+    Effect.fail(
+      new A2aError({
+        kind: "InvalidParams",
+        message: refused.detail,
+        violations: refused.fields.map((f) => ({ field: f.name, description: f.message }))
+      })
+    ),
+  unavailable: (refused) =>
+    Effect.fail(
+      new A2aError({ kind: "Unavailable", message: refused.detail, headers: { "retry-after": String(RETRY_AFTER_UNAVAILABLE) } })
+    ),
+  revoked: (refused) =>
+    Effect.fail(
+      new A2aError({
+        kind: "Unauthenticated",
+        message: refused.detail,
+        headers: { "www-authenticate": `Bearer realm="productdir", error="invalid_token", error_description="This agent is revoked"` }
+      })
+    )
+})
+const badCursor = a2a.InvalidCursor
+export const unavailable = a2a.StoreError
+const revoked = a2a.AgentRevoked
+const readProblems = { ProductNotFound: a2a.ProductNotFound, ProductRemoved: a2a.ProductRemoved, StoreError: a2a.StoreError } as const
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 

@@ -8,8 +8,7 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api, Caller } from "@productdir/contract"
 import { Directory } from "@productdir/usecases"
-import { CallerRefused, unauthorized } from "../auth/callers.ts"
-import { readProblems } from "../http/domainProblems.ts"
+import { agentRevoked, readProblems } from "../http/domainProblems.ts"
 import { rateLimitHeaders, tooManyRequests } from "../http/rateLimits.ts"
 
 export const VotesLive = HttpApiBuilder.group(Api, "votes", (handlers) =>
@@ -25,14 +24,7 @@ export const VotesLive = HttpApiBuilder.group(Api, "votes", (handlers) =>
           status: outcome.status === "recorded" ? 201 : 200,
           headers: rateLimitHeaders(decision)
         })
-      }).pipe(
-        Effect.catchTags({
-          ...readProblems,
-          // Revoked between the proof and the vote: refused like a revoked key.
-          AgentRevoked: () =>
-            Effect.succeed(unauthorized(new CallerRefused({ proof: "bearer", detail: "This agent is revoked: its votes do not count." })))
-        })
-      )
+      }).pipe(Effect.catchTags({ ...readProblems, AgentRevoked: agentRevoked }))
     )
   })
 )

@@ -4,21 +4,22 @@
  */
 import { Effect, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
-import type { AgentView, InvalidCursor, ProductNotFound, ProductRemoved, StoreError } from "@productdir/domain"
+import type { AgentView } from "@productdir/domain"
 import { DirectoryTools, type GetProblems, type GetProduct, type SearchProducts, ToolProblem } from "@productdir/contract"
 import { Directory } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
 import { Callers } from "../auth/callers.ts"
 import { makeCachedDocument } from "../cache/cachedReads.ts"
-import { MCP_DOOR, refusals } from "../refusals.ts"
+import { MCP_DOOR, type Refusal, refusals, refusingAt } from "../refusals.ts"
 import { absoluteLinks, baseUrlOf } from "./links.ts"
 
 const fail = (message: string) => Effect.fail(new ToolProblem({ message }))
-const notFound = (error: ProductNotFound) => fail(refusals.ProductNotFound(error, MCP_DOOR))
-const removed = (error: ProductRemoved) => fail(refusals.ProductRemoved(error))
-const badCursor = (error: InvalidCursor) => fail(refusals.InvalidCursor(error))
-const unavailable = (error: StoreError) => fail(refusals.StoreError(error))
-const readProblems = { ProductNotFound: notFound, ProductRemoved: removed, StoreError: unavailable } as const
+// Every refusal is a tool error an agent reads (../refusals.ts says what each is, in its words).
+const toolError = (refused: Refusal) => fail(refused.detail)
+const mcp = refusingAt(MCP_DOOR, { notFound: toolError, gone: toolError, invalid: toolError, unavailable: toolError, revoked: toolError })
+const badCursor = mcp.InvalidCursor
+const unavailable = mcp.StoreError
+const readProblems = { ProductNotFound: mcp.ProductNotFound, ProductRemoved: mcp.ProductRemoved, StoreError: mcp.StoreError } as const
 
 /** The HTTP request of this tool call, when it came over HTTP. */
 const currentRequest = Effect.serviceOption(HttpServerRequest.HttpServerRequest)
@@ -83,7 +84,7 @@ export const DirectoryToolsLive = DirectoryTools.toLayer(
           const result = yield* directory.vote(ballot, caster).pipe(
             Effect.catchTags({
               ...readProblems,
-              AgentRevoked: (revoked) => fail(refusals.AgentRevoked(revoked))
+              AgentRevoked: mcp.AgentRevoked
             })
           )
           if (result._tag === "Limited") return yield* fail(refusals.RateLimited("Vote", result.decision, MCP_DOOR))
