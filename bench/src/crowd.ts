@@ -9,6 +9,7 @@
  *   npm run bench:crowd                          # 30 days, 10,000 agents, 70,000 visitors, memory store
  *   BENCH_STORE=postgres npm run bench:crowd     # the same month on PostgreSQL (BENCH_POSTGRES, a database of its own)
  *   BENCH_SCALE=0.1 npm run bench:crowd          # a tenth of the people, for a quick look
+ *   BENCH_TRACE_DISCOUNTS=1 npm run bench:crowd  # each pass that discounts benign votes, and the groups then
  *   BENCH_PROVEN_SHARE=0.3 npm run bench:crowd   # the pass with another share of proven voters releasing addresses
  */
 import { Effect, type Layer, Redacted } from "effect"
@@ -66,7 +67,8 @@ const outcome = await Effect.runPromise(
       PROVEN_SHARE === undefined
         ? undefined
         : { ...IntegrityPass.DEFAULT_PASS, release: { ...IntegrityPass.DEFAULT_PASS.release, provenShare: PROVEN_SHARE } },
-    onProgress: (line) => console.log(`  ${line}`)
+    onProgress: (line) => console.log(`  ${line}`),
+    onBenignDiscounted: process.env.BENCH_TRACE_DISCOUNTS === "1" ? (lines) => console.log(lines.join("\n")) : undefined
   })
 )
 

@@ -10,6 +10,8 @@ import {
   COUNTED,
   DEFAULT_BURST_GUARD,
   defaultUtm,
+  DISCOUNTED,
+  discounts,
   fromImportRecord,
   HELD,
   IntegrityLedger,
@@ -146,6 +148,11 @@ export interface RunSettings {
   /** The integrity pass's settings; absent, its defaults (what productdir-reconcile runs). */
   readonly pass?: IntegrityPass.PassSettings | undefined
   readonly onProgress: (line: string) => void
+  /**
+   * Called after each pass that leaves more benign votes discounted than the pass before, with what the ledger's
+   * groups then are (who their members are, by the simulation's labels): why a benign voter lost a vote.
+   */
+  readonly onBenignDiscounted?: ((lines: ReadonlyArray<string>) => void) | undefined
 }
 
 export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores: Layer.Layer<Stores, E>, settings: RunSettings) =>
@@ -224,6 +231,46 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
           return result
         })
 
+      // Benign votes discounted after the last pass, by label, for onBenignDiscounted.
+      let benignDiscounted = 0
+      const traceDiscounts = (at: number, found: IntegrityPass.PassReport["groups"]) =>
+        Effect.gen(function* () {
+          const window = yield* ledger.window(new Date(world.start - HOUR))
+          const byLabel = new Map<string, number>()
+          let discounted = 0
+          for (let i = 0; i < votesIn(window); i++) {
+            if (window.counting[i] !== DISCOUNTED) continue
+            const label = groupOf(window.products[productOf(window, i)]!, window.voters[window.voter[i]!]!)
+            if (attackNamed.has(label)) continue
+            discounted++
+            byLabel.set(label, (byLabel.get(label) ?? 0) + 1)
+          }
+          if (discounted <= benignDiscounted) {
+            benignDiscounted = discounted
+            return
+          }
+          benignDiscounted = discounted
+          const groups = yield* ledger.groups
+          const labels = (members: ReadonlyArray<string>) => {
+            const count = new Map<string, number>()
+            for (const m of members) count.set(voterGroup.get(m) ?? "?", (count.get(voterGroup.get(m) ?? "?") ?? 0) + 1)
+            return [...count].map(([label, n]) => `${n} ${label}`).join(", ")
+          }
+          settings.onBenignDiscounted?.([
+            `pass at ${new Date(at).toISOString()}: ${discounted} benign votes discounted (${[...byLabel].map(([l, n]) => `${l} ${n}`).join(", ")})`,
+            ...found.map(
+              (g) =>
+                `  found: ${g.method}, ${g.members} members, ${g.products} products, ${g.votes} votes, known ${g.known}, review ${g.review}`
+            ),
+            ...groups
+              .filter((g) => discounts(g))
+              .map(
+                (g) =>
+                  `  discounting: ${g.id.slice(0, 8)} ${g.evidence.method} found ${g.foundAt.toISOString()}: ${labels(g.evidence.members)}; ${g.evidence.products.length} products, coverage ${g.evidence.coverage}, focus ${g.evidence.focus}`
+              )
+          ])
+        })
+
       const passMillis: Array<number> = []
       const votesRead: Array<number> = []
       const pass = (at: number) =>
@@ -236,6 +283,7 @@ export const simulate = <E>(world: World, attacks: ReadonlyArray<Attack>, stores
           const report = yield* IntegrityPass.runPass({ apply: true, ...(settings.pass === undefined ? {} : { settings: settings.pass }) })
           passMillis.push(performance.now() - t0)
           votesRead.push(report.votesRead)
+          if (settings.onBenignDiscounted !== undefined) yield* traceDiscounts(at, report.groups)
           const after = yield* moves(open)
           for (const [f, moved] of after) {
             f.peak = Math.max(f.peak, moved)
