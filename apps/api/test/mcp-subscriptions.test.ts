@@ -16,7 +16,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { sampleRecords } from "@productdir/fixtures/sample"
-import { freshDatabaseUrl, PrivateServer } from "@productdir/store-postgres/testing"
+import { freshDatabaseUrl } from "@productdir/store-postgres/testing"
+import { PrivateServer } from "@productdir/testkit"
 import { IMPORT_BIN, run, signalGroup, startApi, type Started, vote } from "./processes.ts"
 
 const sample = sampleRecords()

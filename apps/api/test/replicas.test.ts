@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Redacted, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { sampleRecords } from "@productdir/fixtures/sample"
-import { PrivateServer } from "@productdir/store-postgres/testing"
+import { PrivateServer } from "@productdir/testkit"
 import { json, signalGroup, startApi, type Started, vote } from "./processes.ts"
 
 const sample = sampleRecords()

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { generateRecord } from "@productdir/fixtures/generator"
 import { layerPglite, SHARING_TOOL } from "@productdir/store-postgres"
-import { ConnectionProxy, embeddedSocketPath, waitForOutput } from "@productdir/store-postgres/testing"
+import { embeddedSocketPath, waitForOutput } from "@productdir/store-postgres/testing"
+import { ConnectionProxy } from "@productdir/testkit"
 import { spawnCli } from "./cli.ts"
 
 describe("an import whose store fails part-way", { timeout: 600_000 }, () => {

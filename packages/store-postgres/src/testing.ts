@@ -169,8 +169,5 @@ export const waitForOutput = (child: ChildProcess, text: string, ms?: number) =>
     child.once("close", onClose)
   })
 
-export * as ConnectionProxy from "./ConnectionProxy.ts"
-export * as PrivateServer from "./PrivateServer.ts"
-
 /** The Unix socket on which the API serves the embedded database of `dataDir` to other local processes. */
 export const embeddedSocketPath = (dataDir: string) => socketPathFor(resolvePath(dataDir))
