@@ -1,5 +1,5 @@
 /**
- * Search in memory, by the rules of packages/domain/src/search.ts and the way
+ * Search in memory, by the rules of packages/domain/src/record/search.ts and the way
  * PostgreSQL applies them (packages/store-postgres/src/search.ts): a product is
  * a list of weighted lexemes (English stems and plain words of its name,
  * category and body), a query is a set of operands (stems, prefixes, typo

@@ -162,7 +162,7 @@ export const make = Effect.gen(function* () {
         content = EXCLUDED.content,
         trust_up = p.trust_up + (EXCLUDED.seed_up - p.seed_up),
         trust_down = p.trust_down + (EXCLUDED.seed_down - p.seed_down),
-        -- A seed count weighs a whole vote (packages/domain/src/judgement.ts).
+        -- A seed count weighs a whole vote (packages/domain/src/trust/judgement.ts).
         weight_up = p.weight_up + (EXCLUDED.seed_up - p.seed_up) * ${SEED_WEIGHT},
         weight_down = p.weight_down + (EXCLUDED.seed_down - p.seed_down) * ${SEED_WEIGHT},
         seed_up = EXCLUDED.seed_up, seed_down = EXCLUDED.seed_down,

@@ -1,7 +1,7 @@
 /**
  * The locked recount: a product's counters set to its seed plus its counted
- * votes (`counted_votes`, the rule of packages/domain/src/VoteLedger.ts), and its weighted evidence to its seed at a
- * whole vote each plus their weights (packages/domain/src/judgement.ts). Used
+ * votes (`counted_votes`, the rule of packages/domain/src/ports/VoteLedger.ts), and its weighted evidence to its seed at a
+ * whole vote each plus their weights (packages/domain/src/trust/judgement.ts). Used
  * where a count must not race a vote: a repair whose product moved since its
  * snapshot, an agent's revocation or restore, and the integrity pass's verdicts.
  * Runs inside the caller's transaction.
@@ -14,7 +14,7 @@ type Count = bigint | number | string
 
 /**
  * Votes counted late (held, then released) teach their product's rates as if they had counted when cast
- * (packages/domain/src/counting.ts, `ratesAfterRelease`): the rates decayed to the verdict's time (`at`, or
+ * (packages/domain/src/trust/counting.ts, `ratesAfterRelease`): the rates decayed to the verdict's time (`at`, or
  * the product's own rate time when that is later), then `slow` added to the week's, the sum over each
  * product's released votes of their weight at that time.
  */

@@ -1,5 +1,5 @@
 /**
- * Search on PostgreSQL (packages/domain/src/search.ts says what a word
+ * Search on PostgreSQL (packages/domain/src/record/search.ts says what a word
  * matches): a query becomes one tsquery over `product_search.search`
  * (productdir_search_vector, routines/search.ts), so the GIN index answers it, and
  * relevance is `ts_rank` over the same tsquery. Typos are corrected against
@@ -149,7 +149,7 @@ export const tsquery = (sql: SqlClient.SqlClient, query: Pick<SearchQuery, "engl
     : sql`(SELECT to_tsquery('english', productdir_unaccent(${query.english})) || to_tsquery('simple', productdir_unaccent(${query.prefixes})))`
 
 /**
- * A matching product's relevance (the domain's rule, packages/domain/src/search.ts): how many of the query's
+ * A matching product's relevance (the domain's rule, packages/domain/src/record/search.ts): how many of the query's
  * words it has, then `ts_rank` of the whole query (below 1) among products with as many. A query of one word
  * ranks by `ts_rank` alone: every match has its word. Each word's tsquery is parsed once a statement too.
  */

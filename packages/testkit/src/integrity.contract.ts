@@ -1,5 +1,5 @@
 /**
- * What the integrity pass reads from a store and writes back (packages/domain/src/Integrity.ts): the
+ * What the integrity pass reads from a store and writes back (packages/domain/src/ports/Integrity.ts): the
  * window as columns, a verdict applied (discounts, releases, recounts), an operator's decision, and
  * standing. The pass itself is tested in packages/usecases; these hold every store to the same
  * reads and writes. The store is shared with every other behaviour, so each looks only at its own

@@ -1,5 +1,5 @@
 /**
- * Search finds what an agent means (packages/domain/src/search.ts), the same on
+ * Search finds what an agent means (packages/domain/src/record/search.ts), the same on
  * every store: stems, folded accents, prefixes, typos, several words, category
  * words; ranked by relevance; categories filtered whatever their case.
  * Each behaviour searches for made-up words of its own, so the products other

@@ -9,8 +9,8 @@
  * sees every vote committed by whoever held the lock before, and every earlier vote of the call),
  * and then what the vote is, decided here once: `recorded` (a first vote: its direction's counter
  * +1), `unchanged` (the same direction again: nothing moves) or `changed` (the other direction: +1
- * and -1), as packages/domain/src/Vote.ts (voteTransition) states it for every store; and how it
- * counts (packages/domain/src/counting.ts): a changed vote as its first one did; a new one is held
+ * and -1), as packages/domain/src/trust/Vote.ts (voteTransition) states it for every store; and how it
+ * counts (packages/domain/src/trust/counting.ts): a changed vote as its first one did; a new one is held
  * when the ballot carries a guard, the voter has no standing (an agent the integrity pass gave
  * standing) and the product's last hour of votes is past the floor plus the factor times what its
  * last week predicts; or the voter has standing, votes against what the product's weighed evidence settled,
@@ -21,7 +21,7 @@
  * sent again unchanged draws on none. Ballot: `{ product_id | slug, voter, agent_id?, direction, at,
  * reason_key?, reason_summary?, network?, guard?: { floor, factor, reversal?: { floor, votes, share } }, budgets?: [{ key, max, window_ms }],
  * weights?: { standing, agent, address } }`: what the vote weighs by its voter's standing when it is cast
- * (packages/domain/src/judgement.ts), kept on its row and summed, counted, into the product's `weight_up`/`weight_down`.
+ * (packages/domain/src/trust/judgement.ts), kept on its row and summed, counted, into the product's `weight_up`/`weight_down`.
  *
  * Locks: buckets first, in key order, then agents (shared, in id order), then the product, as every
  * vote and every revocation takes them: no two calls wait on each other in a cycle.
@@ -226,7 +226,7 @@ BEGIN
     v_previous_weight := NULL;
     SELECT v.direction, v.counting, v.weight INTO v_previous, v_previous_counting, v_previous_weight
       FROM votes v WHERE v.product_id = v_id AND v.voter = v_voter;
-    -- What the vote weighs: its voter's standing now, as the ballot's weights say (packages/domain/src/judgement.ts;
+    -- What the vote weighs: its voter's standing now, as the ballot's weights say (packages/domain/src/trust/judgement.ts;
     -- a ballot of the previous release, during an upgrade, carries none: the weights it would have had).
     v_weight := CASE
       WHEN v_agent IS NULL THEN coalesce((v_ballot->'weights'->>'address')::integer, 10)
@@ -248,7 +248,7 @@ BEGIN
       END IF;
     END IF;
     IF v_status = 'recorded' THEN
-      -- The product's vote counts, decayed to now (packages/domain/src/counting.ts: decayedRates, isBurst).
+      -- The product's vote counts, decayed to now (packages/domain/src/trust/counting.ts: decayedRates, isBurst).
       v_seconds := greatest(0, extract(epoch FROM v_now - coalesce(v_rate_at, v_now)));
       v_decayed_fast := v_fast * exp(-v_seconds / 3600);
       v_decayed_slow := v_slow * exp(-v_seconds / 604800);

@@ -1,8 +1,8 @@
 /**
- * The rule of trust (packages/domain/src/VoteLedger.ts), once: every count of the ledger reads this
+ * The rule of trust (packages/domain/src/ports/VoteLedger.ts), once: every count of the ledger reads this
  * view, the reconciliation's and the revocation's recounts alike. A vote counts when it is counted
- * (not held, not discounted: packages/domain/src/counting.ts) and its agent is in good standing; it counts for its
- * weight (packages/domain/src/judgement.ts).
+ * (not held, not discounted: packages/domain/src/trust/counting.ts) and its agent is in good standing; it counts for its
+ * weight (packages/domain/src/trust/judgement.ts).
  */
 import type { Routine } from "./Routine.ts"
 

@@ -1,5 +1,5 @@
 /**
- * Search's routines (packages/domain/src/search.ts says what a word matches; ../search.ts builds the
+ * Search's routines (packages/domain/src/record/search.ts says what a word matches; ../search.ts builds the
  * queries): accents folded, the text of a product that is searched (at most SEARCH_TEXT_LIMIT
  * characters), and its weighted vector, English stems and plain words, by field. The vectors are
  * stored (product_search): a change here rewrites them.

@@ -1,5 +1,5 @@
 /**
- * Token buckets (packages/domain/src/RateLimits.ts) shared by every process on the database: refills
+ * Token buckets (packages/domain/src/ports/RateLimits.ts) shared by every process on the database: refills
  * each bucket of `keys` (creating it full), locking them in key order so concurrent takers never
  * deadlock, and takes one token from each only if every one holds a token. Returns each bucket's
  * tokens before the take; the caller decides from them with the domain's `decide`, the same

@@ -1,5 +1,5 @@
 /**
- * The domain's judged score (packages/domain/src/judgement.ts), operation for operation in float8 over the weighted
+ * The domain's judged score (packages/domain/src/trust/judgement.ts), operation for operation in float8 over the weighted
  * evidence in thousandths of a vote, so `sort=trust` orders exactly as the API reports. `products.trust_score` is
  * stored (a generated column over this function, migration 0019): a change of the rule here rewrites it for every
  * product.

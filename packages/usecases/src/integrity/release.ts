@@ -1,5 +1,5 @@
 /**
- * Which held votes the integrity pass counts (packages/domain/src/counting.ts). A burst waits for the
+ * Which held votes the integrity pass counts (packages/domain/src/trust/counting.ts). A burst waits for the
  * pass, which judges each product's votes after the groups are found (their votes never count here):
  *
  * 1. The burst guard is replayed over the product's votes as if the groups' votes had never been
@@ -10,7 +10,7 @@
  *    Episodes are judged alone, so a standing voter hours later releases no one.
  * 3. Otherwise the held votes of proven agents count: a burst no group explains is what its voters say, however
  *    few networks they came from (a quiet product's 11th and 12th votes), and what a fresh agent's vote can buy
- *    is what it weighs (packages/domain/src/judgement.ts: a fortieth of a vote), not whether it counts. When
+ *    is what it weighs (packages/domain/src/trust/judgement.ts: a fortieth of a vote), not whether it counts. When
  *    those agents came from many neighbourhoods (at least `minNetworks`, and at least `diversity` of them
  *    distinct) and, with the established voters, cast at least `provenShare` of the episode's votes (or
  *    `usualShare` of the share agents cast of every vote in the window, when that is lower), its held addresses

@@ -1,6 +1,6 @@
 /** Small named values the service keeps in its store (e.g. the generated voter-hash secret). */
 import { Context, type Effect } from "effect"
-import type { StoreError } from "./errors.ts"
+import type { StoreError } from "../support/errors.ts"
 
 export class Settings extends Context.Service<
   Settings,

@@ -4,8 +4,8 @@ import { ProductId } from "./ids.ts"
 import { agentCardPath, agentViewPath, problemsPath, productPath } from "./paths.ts"
 import type { ListedProduct } from "./Product.ts"
 import { Slug } from "./slug.ts"
-import { Count, toTrustSummary, TrustSummary } from "./trust.ts"
-import { VoteTemplate, voteTemplateOf } from "./Vote.ts"
+import { Count, toTrustSummary, TrustSummary } from "../trust/trust.ts"
+import { VoteTemplate, voteTemplateOf } from "../trust/Vote.ts"
 
 export const ProductSummary = Schema.Struct({
   id: ProductId,

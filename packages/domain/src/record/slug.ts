@@ -3,7 +3,7 @@
  * characters, unique across the catalog, assigned once and kept on rename.
  */
 import { Schema } from "effect"
-import { withMixedScriptsFolded } from "./lookAlikes.ts"
+import { withMixedScriptsFolded } from "../problems/lookAlikes.ts"
 
 export const SLUG_MAX_LENGTH = 80
 

@@ -1,10 +1,10 @@
 /** The catalog: products by id or slug, batch upserts, listing, removal. */
 import { Context, type Effect, type Stream } from "effect"
-import type { InvalidCursor, ProductNotFound, ProductRemoved, StoreError } from "./errors.ts"
-import type { ProductId } from "./ids.ts"
-import type { ListQuery, Page } from "./Listing.ts"
-import type { ListedProduct, Product, ProductInput, UpsertOutcome, UpsertStatus } from "./Product.ts"
-import type { Slug } from "./slug.ts"
+import type { InvalidCursor, ProductNotFound, ProductRemoved, StoreError } from "../support/errors.ts"
+import type { ProductId } from "../record/ids.ts"
+import type { ListQuery, Page } from "../record/Listing.ts"
+import type { ListedProduct, Product, ProductInput, UpsertOutcome, UpsertStatus } from "../record/Product.ts"
+import type { Slug } from "../record/slug.ts"
 
 export interface CategoryCount {
   readonly category: string

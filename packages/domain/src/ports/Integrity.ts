@@ -7,9 +7,9 @@
  * store keeps the groups with their evidence, for operators to confirm or clear.
  */
 import { Context, type Effect, Schema } from "effect"
-import type { StoreError } from "./errors.ts"
-import type { ProductId } from "./ids.ts"
-import type { Recount } from "./Agent.ts"
+import type { StoreError } from "../support/errors.ts"
+import type { ProductId } from "../record/ids.ts"
+import type { Recount } from "../identity/Agent.ts"
 
 /** How a vote counts, as a number in the window's columns. */
 export const COUNTED = 0

@@ -1,7 +1,7 @@
 /** The agents the directory knows, and their standing (Agent.ts). */
 import { Context, type Effect, type Option } from "effect"
-import type { Agent, AgentId, AgentRecord, NewAgent, NewSignedAgent, SignedIdentity, StandingChange } from "./Agent.ts"
-import type { AgentNotFound, StoreError } from "./errors.ts"
+import type { Agent, AgentId, AgentRecord, NewAgent, NewSignedAgent, SignedIdentity, StandingChange } from "../identity/Agent.ts"
+import type { AgentNotFound, StoreError } from "../support/errors.ts"
 
 export class AgentRegistry extends Context.Service<
   AgentRegistry,

@@ -5,7 +5,7 @@
  * of the same directory is refused too, and no process holds them in memory.
  */
 import { Context, type Effect } from "effect"
-import type { StoreError } from "./errors.ts"
+import type { StoreError } from "../support/errors.ts"
 
 export class Nonces extends Context.Service<
   Nonces,

@@ -8,7 +8,7 @@ import { ProductId } from "./ids.ts"
 import type { Product } from "./Product.ts"
 import { AiOptimization, HttpUrl, Label, OffsetTimestamp, Pricing, Statements, Text } from "./ProductContent.ts"
 import { withTracking, type Utm } from "./tracking.ts"
-import { toTrust, Trust } from "./trust.ts"
+import { toTrust, Trust } from "../trust/trust.ts"
 import { agentCardPath, agentViewPath, problemsPath, productPath } from "./paths.ts"
 import type { Slug } from "./slug.ts"
 

@@ -1,6 +1,6 @@
 /** A lock that lets one job runner work at a time, across processes where the store allows it. */
 import { Context, type Effect } from "effect"
-import type { StoreError } from "./errors.ts"
+import type { StoreError } from "../support/errors.ts"
 
 export type LockOutcome<A> = { readonly _tag: "Ran"; readonly value: A } | { readonly _tag: "Busy" }
 

@@ -11,7 +11,7 @@
  */
 import { stem } from "porter2"
 import { withPrototypes } from "./lookAlikes.ts"
-import { ENGLISH_STOP_WORDS, foldAccents } from "./search.ts"
+import { ENGLISH_STOP_WORDS, foldAccents } from "../record/search.ts"
 
 /** Words that say a product falls short, not where: every report has one, so no two reports are apart by them. */
 const COMPLAINT_WORDS: ReadonlySet<string> = new Set(

@@ -1,8 +1,8 @@
 /** Community problem reports, aggregated per normalised reason. */
 import { Context, type Effect } from "effect"
-import type { StoreError } from "./errors.ts"
-import type { ProductId } from "./ids.ts"
-import type { ReportedPhrasing } from "./Problem.ts"
+import type { StoreError } from "../support/errors.ts"
+import type { ProductId } from "../record/ids.ts"
+import type { ReportedPhrasing } from "../problems/Problem.ts"
 
 export class ProblemStore extends Context.Service<
   ProblemStore,

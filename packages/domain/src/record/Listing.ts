@@ -5,11 +5,11 @@
  */
 import { Result, Schema } from "effect"
 import { Base64Url } from "effect/encoding"
-import { InvalidCursor } from "./errors.ts"
+import { InvalidCursor } from "../support/errors.ts"
 import { boundedText } from "./text.ts"
 import type { ListedProduct } from "./Product.ts"
 import { queryWords, roundRank } from "./search.ts"
-import { trustScore } from "./trust.ts"
+import { trustScore } from "../trust/trust.ts"
 
 export const ListSort = Schema.Literals(["relevance", "trust", "name", "updated"]).annotate({
   message: 'must be "relevance", "trust", "name" or "updated"',

@@ -2,7 +2,7 @@
 import type { ProductContent } from "./ProductContent.ts"
 import type { ProductId } from "./ids.ts"
 import type { Slug } from "./slug.ts"
-import type { Tally } from "./trust.ts"
+import type { Tally } from "../trust/trust.ts"
 
 export interface Product {
   readonly id: ProductId

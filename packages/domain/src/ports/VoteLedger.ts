@@ -12,13 +12,13 @@
  * same rule through one view (`counted_votes`, docs/database.md).
  */
 import { Context, Effect, type Stream } from "effect"
-import type { AgentRevoked, ProductNotFound, ProductRemoved, StoreError } from "./errors.ts"
-import type { ProductId } from "./ids.ts"
+import type { AgentRevoked, ProductNotFound, ProductRemoved, StoreError } from "../support/errors.ts"
+import type { ProductId } from "../record/ids.ts"
 import type { Decision, Limit, RateLimits } from "./RateLimits.ts"
-import { weightedOf } from "./judgement.ts"
-import { addTally, type Tally, tallyEquals } from "./trust.ts"
-import type { LedgerFormation, VoteCounting } from "./counting.ts"
-import type { CastResult, CastVote, VoteDirection } from "./Vote.ts"
+import { weightedOf } from "../trust/judgement.ts"
+import { addTally, type Tally, tallyEquals } from "../trust/trust.ts"
+import type { LedgerFormation, VoteCounting } from "../trust/counting.ts"
+import type { CastResult, CastVote, VoteDirection } from "../trust/Vote.ts"
 
 /**
  * A vote as the ledger keeps it: `revokedAt` marks the vote of an agent that was revoked; `counting`

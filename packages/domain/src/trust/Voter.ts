@@ -5,7 +5,7 @@
  * is never an identity: anyone could send anyone's.
  */
 import { Schema } from "effect"
-import type { AgentId } from "./Agent.ts"
+import type { AgentId } from "../identity/Agent.ts"
 
 export type Voter =
   | { readonly _tag: "Agent"; readonly agentId: AgentId }

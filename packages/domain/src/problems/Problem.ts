@@ -4,16 +4,16 @@
  * votes with a reason, normalised and counted once per voter.
  */
 import { Schema } from "effect"
-import { Count } from "./trust.ts"
-import { fnv1a } from "./hash.ts"
+import { Count } from "../trust/trust.ts"
+import { fnv1a } from "../support/hash.ts"
 import { labelOf, meaningOf, saysLimitation } from "./problemMeaning.ts"
-import { withoutHiddenCharacters } from "./hiddenText.ts"
+import { withoutHiddenCharacters } from "../record/hiddenText.ts"
 import { readerKey } from "./lookAlikes.ts"
-import { ProductId } from "./ids.ts"
-import type { Product } from "./Product.ts"
-import { formatOffsetTimestamp } from "./ProductRecord.ts"
-import { OffsetTimestamp } from "./ProductContent.ts"
-import { Slug } from "./slug.ts"
+import { ProductId } from "../record/ids.ts"
+import type { Product } from "../record/Product.ts"
+import { formatOffsetTimestamp } from "../record/ProductRecord.ts"
+import { OffsetTimestamp } from "../record/ProductContent.ts"
+import { Slug } from "../record/slug.ts"
 
 export const ProblemKind = Schema.Literals(["limitation", "reported"])
 export const ProblemSource = Schema.Literals(["catalog", "community"])

@@ -12,8 +12,8 @@ import { PublicWebsite } from "./publicWebsite.ts"
 import { type ProductRecord, toProductRecord } from "./ProductRecord.ts"
 import { Slug } from "./slug.ts"
 import { withoutTracking, type Utm } from "./tracking.ts"
-import { weightedOf } from "./judgement.ts"
-import { Count, emptyTally, toTrust } from "./trust.ts"
+import { weightedOf } from "../trust/judgement.ts"
+import { Count, emptyTally, toTrust } from "../trust/trust.ts"
 
 /** Present in exported data, recomputed on import: accepted whatever they hold. */
 const Derived = Schema.optionalKey(Schema.Unknown)

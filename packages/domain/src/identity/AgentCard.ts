@@ -4,13 +4,13 @@
  * avoid it, what it costs, how trusted it is, and every link with its method.
  */
 import { Schema } from "effect"
-import { ProductId } from "./ids.ts"
-import { AGENTS_PATH, agentCardPath, agentViewPath, problemsPath, productPath, VOTE_PATH } from "./paths.ts"
-import type { Product } from "./Product.ts"
-import type { Plan } from "./ProductContent.ts"
-import { Slug } from "./slug.ts"
-import { Count, toTrustSummary, TrustSummary } from "./trust.ts"
-import { REASON_MAX_LENGTH, VoteDirection } from "./Vote.ts"
+import { ProductId } from "../record/ids.ts"
+import { AGENTS_PATH, agentCardPath, agentViewPath, problemsPath, productPath, VOTE_PATH } from "../record/paths.ts"
+import type { Product } from "../record/Product.ts"
+import type { Plan } from "../record/ProductContent.ts"
+import { Slug } from "../record/slug.ts"
+import { Count, toTrustSummary, TrustSummary } from "../trust/trust.ts"
+import { REASON_MAX_LENGTH, VoteDirection } from "../trust/Vote.ts"
 
 /** 1.1: the vote link says how a vote is counted and how to vote as an agent (`authentication`). */
 export const AGENT_CARD_SCHEMA_VERSION = "1.1"

@@ -3,11 +3,11 @@
  * view, the card plus everything an agent weighs before choosing.
  */
 import { Schema } from "effect"
-import { type LedgerFormation, toTrustFormation, TrustFormation } from "./counting.ts"
-import { Count } from "./trust.ts"
-import { AgentCard, linksOf, toAgentCard } from "./AgentCard.ts"
+import { type LedgerFormation, toTrustFormation, TrustFormation } from "../trust/counting.ts"
+import { Count } from "../trust/trust.ts"
+import { AgentCard, linksOf, toAgentCard } from "../identity/AgentCard.ts"
 import { agentViewPath } from "./paths.ts"
-import { Problem, PROBLEMS_NOTICE } from "./Problem.ts"
+import { Problem, PROBLEMS_NOTICE } from "../problems/Problem.ts"
 import type { Product } from "./Product.ts"
 import { HttpUrl, OffsetTimestamp, Pricing } from "./ProductContent.ts"
 import { formatOffsetTimestamp } from "./ProductRecord.ts"

@@ -6,7 +6,7 @@
  * every process on one database, memory for one process) and applies it.
  */
 import { Context, type Effect } from "effect"
-import type { StoreError } from "./errors.ts"
+import type { StoreError } from "../support/errors.ts"
 
 export interface Limit {
   readonly key: string
