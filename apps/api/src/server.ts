@@ -10,7 +10,7 @@ import { Duration, Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "@productdir/contract"
-import { Agents, Directory, VoterIdentity } from "@productdir/usecases"
+import { Admission, Agents, Directory, VoterIdentity } from "@productdir/usecases"
 import { Server } from "node:http"
 import { ApiConfig } from "./ApiConfig.ts"
 import * as Callers from "./auth/callers.ts"
@@ -49,7 +49,7 @@ import * as HttpMetrics from "./observability/httpMetrics.ts"
 import { SessionGaugesLive, ToolCallsCounted } from "./observability/mcpMetrics.ts"
 import { MetricsListenerLive } from "./observability/scrape.ts"
 import { SpanNamesLive, TraceResponsesLive, tracingEnabled } from "./observability/tracing.ts"
-import { countVotes } from "./observability/voteMetrics.ts"
+import { countAdmissions, countVotes } from "./observability/voteMetrics.ts"
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
   Layer.provide([ProductsLive, EntitiesLive, VotesLive, AgentsLive, DirectoryLive]),
@@ -77,12 +77,15 @@ const UseCasesLive = Layer.unwrap(
         votesPerVoter: config.votesPerVoter,
         votesPerClient: config.votesPerAddress,
         anonymousVotesPerNetwork: config.anonymousVotesPerNetwork,
-        directoryFetchesPerNetwork: config.directoryFetchesPerNetwork,
         burstGuard: config.burstGuard,
         utm: config.utm
       })
     )
-    return Layer.mergeAll(Callers.layer.pipe(Layer.provide([agents, signed, identity, directory])), directory, agents, identity)
+    // What a signed request pays before its proof is checked; refused there, it is a limited vote in the metrics.
+    const admission = countAdmissions(
+      Admission.layer({ votesPerClient: config.votesPerAddress, directoryFetchesPerNetwork: config.directoryFetchesPerNetwork })
+    )
+    return Layer.mergeAll(Callers.layer.pipe(Layer.provide([agents, signed, identity, admission])), directory, agents, identity)
   })
 )
 

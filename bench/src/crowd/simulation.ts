@@ -30,7 +30,6 @@ import { generateRecord } from "@productdir/fixtures"
 import {
   Agents,
   DEFAULT_ANONYMOUS_VOTES,
-  DEFAULT_DIRECTORY_FETCHES,
   DEFAULT_REGISTRATIONS,
   DEFAULT_REGISTRATIONS_PER_ADDRESS,
   Directory,
@@ -126,7 +125,6 @@ export const useCases = <E>(stores: Layer.Layer<Stores, E>) => {
       votesPerVoter: 60,
       votesPerClient: 60,
       anonymousVotesPerNetwork: DEFAULT_ANONYMOUS_VOTES,
-      directoryFetchesPerNetwork: DEFAULT_DIRECTORY_FETCHES,
       burstGuard: DEFAULT_BURST_GUARD,
       utm: defaultUtm
     }),

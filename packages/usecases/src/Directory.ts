@@ -18,7 +18,6 @@ import {
   CatalogStore,
   categoryListingPath,
   type Limit,
-  RateLimits,
   type CategoryList,
   DEFAULT_LIMIT,
   defaultSort,
@@ -49,6 +48,7 @@ import {
   type VoteOutcome,
   MILLI
 } from "@productdir/domain"
+import { clientBudget } from "./Admission.ts"
 import { makeCursorSeal } from "./CursorSeal.ts"
 import type { NetworkLevel } from "./network.ts"
 
@@ -69,11 +69,6 @@ export interface DirectorySettings {
    * vote), at each level of its networks (`v6/48`, `v4/24`, …); a level absent or 0 has no budget.
    */
   readonly anonymousVotesPerNetwork: Readonly<Partial<Record<NetworkLevel, number>>>
-  /**
-   * Key directories fetched for signed requests per minute at each level of a client's networks
-   * (`v6/48`, `v4/24`, …); a level absent or 0 has no budget.
-   */
-  readonly directoryFetchesPerNetwork: Readonly<Partial<Record<NetworkLevel, number>>>
   /** The burst guard (counting.ts), when the crowd defense is on; undefined: every vote counts at once. */
   readonly burstGuard: BurstGuard | undefined
   /** Tracking parameters on the website links of the reads. */
@@ -106,19 +101,6 @@ export class Directory extends Context.Service<
     readonly completeSlug: (prefix: string) => Effect.Effect<ReadonlyArray<string>, StoreError>
     /** One vote: rate limited per voter and per client network, then cast atomically. */
     readonly vote: (ballot: Ballot, caster: Caster) => Effect.Effect<VoteResult, ReadError | AgentRevoked>
-    /**
-     * Draws one vote from the client network's budget (`address`, a keyed hash) ahead of a vote
-     * whose proof costs work: a signed request pays before its key directory is fetched or its
-     * nonce kept, so a client causes no more of that work than it may cast votes. The vote itself
-     * then draws on the voter's budget only (`Caster.budgetDrawn`).
-     */
-    readonly admit: (address: string) => Effect.Effect<Decision, StoreError>
-    /**
-     * Draws one key-directory fetch from each level of the caster's networks, before a directory that
-     * is not cached is fetched: one client's budget above (`admit`) is per address, and a /48 holds
-     * 65,536 of them, each of which would otherwise have the directory fetch URLs of its choosing.
-     */
-    readonly admitFetch: (caster: Caster) => Effect.Effect<Decision, StoreError>
   }
 >()("@productdir/usecases/Directory") {}
 
@@ -130,10 +112,8 @@ export const layer = (config: DirectorySettings) =>
       const reports = yield* ProblemStore
       const ledger = yield* VoteLedger
 
-      const limits = yield* RateLimits
       const seal = yield* makeCursorSeal
       const problemsFor = (product: Product) => Effect.map(reports.reported(product.id), (r) => problemsOf(product, r))
-      const clientBudget = (address: string): Limit => ({ key: `address:${address}`, max: config.votesPerClient, windowSeconds: 60 })
 
       return Directory.of({
         // A ref in any case names the product its lowercase names (ProductRef): slugs and ids are stored so.
@@ -215,15 +195,18 @@ export const layer = (config: DirectorySettings) =>
               ? []
               : [{ key: `anon:${productId}:${network.level}:${network.key}`, max, windowSeconds: DAY_SECONDS }]
           })
-          const cast = yield* ledger.castWithin(caster.budgetDrawn === true ? [voterBudget] : [voterBudget, clientBudget(caster.address)], {
-            entity: productId ?? entity,
-            voter: caster.voter,
-            direction: ballot.direction ?? "up",
-            reason: ballot.reason,
-            network: caster.neighbourhood,
-            guard: config.burstGuard,
-            budgets
-          })
+          const cast = yield* ledger.castWithin(
+            caster.budgetDrawn === true ? [voterBudget] : [voterBudget, clientBudget(caster.address, config.votesPerClient)],
+            {
+              entity: productId ?? entity,
+              voter: caster.voter,
+              direction: ballot.direction ?? "up",
+              reason: ballot.reason,
+              network: caster.neighbourhood,
+              guard: config.burstGuard,
+              budgets
+            }
+          )
           if (cast._tag === "Limited") return cast
           const { decision, result } = cast
           const outcome: VoteOutcome = {
@@ -237,15 +220,7 @@ export const layer = (config: DirectorySettings) =>
             links: voteLinksOf(result.productId)
           }
           return { _tag: "Cast", outcome, decision } as const
-        }),
-        admit: (address) => limits.take([clientBudget(address)]),
-        admitFetch: (caster) =>
-          limits.take(
-            caster.networks.flatMap((network): ReadonlyArray<Limit> => {
-              const max = config.directoryFetchesPerNetwork[network.level as NetworkLevel] ?? 0
-              return max <= 0 ? [] : [{ key: `fetch:${network.level}:${network.key}`, max, windowSeconds: 60 }]
-            })
-          )
+        })
       })
     })
   )

@@ -1,3 +1,4 @@
+export * as Admission from "./Admission.ts"
 export * as AgentAdministration from "./AgentAdministration.ts"
 export * as Agents from "./Agents.ts"
 export { EnrolmentLimited, InvalidCredentials, type Registration } from "./Agents.ts"

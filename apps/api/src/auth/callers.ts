@@ -8,15 +8,15 @@
  *
  * A signature costs work a key does not: a key directory fetched from a URL the
  * client chose, a nonce kept until it expires. So a signed request draws one
- * vote from its client network's budget before any of that (Directory.admit):
+ * vote from its client network's budget before any of that (Admission.admit):
  * over the budget it is a 429 and nothing is fetched or kept. A directory not in the cache is
- * fetched only within its networks' fetch budgets, nested (Directory.admitFetch): a /48 is one
+ * fetched only within its networks' fetch budgets, nested (Admission.admitFetch): a /48 is one
  * site, however many addresses it sends from.
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { Caster, Decision, StoreError } from "@productdir/domain"
-import { Agents, Directory, type EnrolmentLimited, VoterIdentity } from "@productdir/usecases"
+import { Admission, Agents, type EnrolmentLimited, VoterIdentity } from "@productdir/usecases"
 import { ApiConfig } from "../ApiConfig.ts"
 import { clientAddress, isLocalClient } from "../http/clientAddress.ts"
 import { problem, RETRY_AFTER_UNAVAILABLE } from "../http/problemResponses.ts"
@@ -81,7 +81,7 @@ export const layer = Layer.effect(
     const agents = yield* Agents.Agents
     const identity = yield* VoterIdentity.VoterIdentity
     const signed = yield* SignedAgents
-    const directory = yield* Directory.Directory
+    const admission = yield* Admission.Admission
     const config = yield* ApiConfig
 
     const refused = (proof: "bearer" | "signature", detail: string) => Effect.fail(new CallerRefused({ proof, detail }))
@@ -127,12 +127,12 @@ export const layer = Layer.effect(
                     })
                   )
                 : Effect.void
-            yield* Effect.flatMap(directory.admit(caster.address), limited)
+            yield* Effect.flatMap(admission.admit(caster.address), limited)
             const body = new Uint8Array(yield* Effect.orElseSucceed(request.arrayBuffer, () => new ArrayBuffer(0)))
             const signedIdentity = yield* signed
               .verify(
                 { method: request.method, url: request.url, headers: request.headers, body },
-                Effect.flatMap(directory.admitFetch(caster), limited)
+                Effect.flatMap(admission.admitFetch(caster), limited)
               )
               .pipe(Effect.catchTag("SignatureRefused", (error) => refused("signature", `${error.message}.`)))
             const agent = yield* agents

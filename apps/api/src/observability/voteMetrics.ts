@@ -6,7 +6,7 @@
  * cast (an unknown product, a revoked agent) are not votes: the request metrics count them by status.
  */
 import { Effect, Layer, Metric } from "effect"
-import { Directory } from "@productdir/usecases"
+import { Admission, Directory } from "@productdir/usecases"
 
 export const VOTES = "productdir_votes_total"
 
@@ -39,10 +39,20 @@ export const countVotes = <E, R>(directory: Layer.Layer<Directory.Directory, E, 
         vote: (ballot, caster) =>
           Effect.tap(inner.vote(ballot, caster), (result) =>
             Metric.update(result._tag === "Limited" ? LIMITED : counterOf(result.outcome.status, result.outcome.counting), 1)
-          ),
-        // A signed vote draws on its client's budget before its proof is checked: refused there, it is a limited vote.
+          )
+      })
+    )
+  ).pipe(Layer.provide(directory))
+
+/** The Admission of `admission`: a signed vote draws on its client's budget before its proof is checked, and refused there, it is a limited vote. */
+export const countAdmissions = <E, R>(admission: Layer.Layer<Admission.Admission, E, R>) =>
+  Layer.effect(
+    Admission.Admission,
+    Effect.map(Effect.service(Admission.Admission), (inner) =>
+      Admission.Admission.of({
+        ...inner,
         admit: (address) =>
           Effect.tap(inner.admit(address), (decision) => (decision._tag === "Limited" ? Metric.update(LIMITED, 1) : Effect.void))
       })
     )
-  ).pipe(Layer.provide(directory))
+  ).pipe(Layer.provide(admission))
