@@ -36,6 +36,19 @@ const rawExchange = (port: number, text: string, ms = 5_000, from?: string) =>
 
 const portOf = (base: string) => Number(new URL(base).port)
 
+/**
+ * `attempt` again until `done` holds of what it gives, for up to `ms`: what it last gave either way. A test waits for
+ * what it can see happen, not for a time a slower machine may need more of.
+ */
+const until = async <A>(attempt: () => Promise<A>, done: (a: A) => boolean, ms = 15_000): Promise<A> => {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const result = await attempt()
+    if (done(result) || Date.now() > deadline) return result
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
 /** An attacker's `count` connections, opened from `from(i)` and never written to; how many are still open. */
 const holdIdle = async (port: number, count: number, from: (i: number) => string) => {
   const held: Array<Socket> = []
@@ -298,11 +311,14 @@ describe("start and stop", { timeout: 180_000 }, () => {
     )
     await new Promise((r) => setTimeout(r, 300))
     server.child.kill("SIGTERM")
-    await new Promise((r) => setTimeout(r, 500))
-    // Not listening any more: a new connection is refused.
-    const fresh = await fetch(`http://127.0.0.1:${port}/readyz`).then(
-      (r) => r.status,
-      () => "refused"
+    // Not listening any more once it has the signal: a new connection is refused.
+    const fresh = await until(
+      () =>
+        fetch(`http://127.0.0.1:${port}/readyz`).then(
+          (r) => r.status,
+          () => "refused"
+        ),
+      (outcome) => outcome === "refused"
     )
     expect(fresh).toBe("refused")
     expect(server.child.exitCode).toBe(null)
@@ -361,13 +377,21 @@ describe("start and stop", { timeout: 180_000 }, () => {
           })
       )
     )
-    await new Promise((r) => setTimeout(r, 200))
+    // Each is served a request: the server has taken all three before the fourth comes.
+    for (const s of held) {
+      const reply = new Promise<string>((r) => s.once("data", (d) => r(String(d))))
+      s.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+      expect(await reply).toMatch(/^HTTP\/1\.1 200 /)
+    }
     const extra = await rawExchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 3_000)
     expect(extra.closed).toBe(true)
     expect(extra.reply).toBe("")
+    // One of the three leaves: once the server has seen it go, a new connection is served.
     held[0]!.destroy()
-    await new Promise((r) => setTimeout(r, 200))
-    const served = await rawExchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 3_000)
+    const served = await until(
+      () => rawExchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 3_000),
+      (exchange) => exchange.reply !== ""
+    )
     expect(served.reply).toMatch(/^HTTP\/1\.1 200 /)
     for (const s of held) s.destroy()
   })
