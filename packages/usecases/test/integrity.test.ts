@@ -784,6 +784,35 @@ describe("the integrity pass", () => {
     }).pipe(Effect.provide(layerWithState))
   )
 
+  it.effect("a small group of established voters in step is listed for review, not discounted; fresh agents in the same step are", () =>
+    Effect.gen(function* () {
+      yield* catalog(60)
+      yield* register(range(1, 206))
+      // 200 benign agents over 3 days; the pass of day 5 gives them standing.
+      yield* cast(benign(43, 1, 200, range(1, 40), 3, 3))
+      yield* TestClock.setTime(5 * DAY)
+      assert.strictEqual((yield* pass(true)).standing, 200)
+      // Day 6: six of them vote three obscure products within minutes (readers of one newsletter); six agents
+      // registered that day do the same on three others (a small ring).
+      yield* cast([
+        ...ring(44, 1, 6, range(41, 43), 6 * DAY, 600_000),
+        ...ring(45, 201, 206, range(44, 46), 6 * DAY + HOUR, 600_000)
+      ])
+      yield* TestClock.setTime(6 * DAY + 3 * HOUR)
+      const report = yield* pass(true)
+      assert.deepStrictEqual(
+        report.groups.map((g) => [g.method, g.members, g.products, g.review]),
+        [
+          ["lockstep", 6, 3, true],
+          ["lockstep", 6, 3, false]
+        ]
+      )
+      // The readers' votes count; the ring's do not.
+      for (const product of range(41, 43)) assert.strictEqual((yield* VoteLedger.use((l) => l.formation(productId(product)))).discounted, 0)
+      for (const product of range(44, 46)) assert.strictEqual((yield* VoteLedger.use((l) => l.formation(productId(product)))).discounted, 6)
+    }).pipe(Effect.provide(layerWithState))
+  )
+
   it.effect("a ring with the window to itself is found: a product no one else voted is its alone (a quiet week, a new directory)", () =>
     Effect.gen(function* () {
       yield* catalog(5)
