@@ -4,8 +4,9 @@
  *
  * - `counted`: it moves the product's counters;
  * - `held`: recorded, not counted yet. The product was getting far more votes than its own history
- *   predicts (a burst), and the voter had no standing; the integrity pass looks at the burst and
- *   counts the votes that pass;
+ *   predicts (a burst), and the voter had no standing, or had it and turned on what the product's
+ *   evidence had settled (a reversal); the integrity pass looks at the burst and counts the votes
+ *   that pass;
  * - `discounted`: recorded, found by the integrity pass to be part of a coordinated group (voters
  *   that vote the same products in the same windows); an operator can clear the group, and its
  *   votes count again.
@@ -46,11 +47,11 @@ export interface BurstGuard {
 /**
  * A reversal: a voter with standing voting against what a product's evidence has settled (at least `votes`
  * votes' worth, each vote by its weight and a seed count as one, with `share` or more of it the other way). By
- * weight, not by count: a flood of fresh agents' votes, a fortieth each, settles nothing. Standing is what a week of patience buys, and a
- * few dozen patient identities turning on one product within minutes look, in its votes, like its users
- * finding a fault. So past a lower floor (`floor` plus the factor times the expected hour) a reversal waits
- * too, and the integrity pass counts it once later votes of others agree (release.ts). Voting with the
- * product's votes, or on a product without settled votes, a voter with standing counts at once.
+ * weight, not by count: a flood of fresh agents' votes, a fortieth each, settles nothing. Standing is what a
+ * week of patience buys, and a few dozen patient identities turning on one product within minutes look, in its
+ * votes, like its users finding a fault. So past a lower floor (`floor` plus the factor times the expected hour)
+ * a reversal waits too, and the integrity pass counts it once later votes of others agree (release.ts). Voting
+ * with the product's votes, or on a product without settled votes, a voter with standing counts at once.
  */
 export interface ReversalGuard {
   readonly floor: number

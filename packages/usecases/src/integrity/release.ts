@@ -92,8 +92,8 @@ export const WARM_UP_SECONDS = 86_400
 /**
  * A product on which a reversal may be held (counting.ts, isReversal): one with a held vote of a voter with
  * standing. The replay judges its votes against what they had settled, as the cast did, which takes its
- * counters (the window begins mid-history) and its votes' directions (the window's own column is freed
- * before the replay: 10 MB at ten million votes, for the few products that hold a reversal).
+ * weighed evidence (the window begins mid-history) and its votes' directions (the window's own column is freed
+ * before the replay, for the few products that hold a reversal).
  */
 export interface Reversible {
   /**
