@@ -794,10 +794,7 @@ describe("the integrity pass", () => {
       assert.strictEqual((yield* pass(true)).standing, 200)
       // Day 6: six of them vote three obscure products within minutes (readers of one newsletter); six agents
       // registered that day do the same on three others (a small ring).
-      yield* cast([
-        ...ring(44, 1, 6, range(41, 43), 6 * DAY, 600_000),
-        ...ring(45, 201, 206, range(44, 46), 6 * DAY + HOUR, 600_000)
-      ])
+      yield* cast([...ring(44, 1, 6, range(41, 43), 6 * DAY, 600_000), ...ring(45, 201, 206, range(44, 46), 6 * DAY + HOUR, 600_000)])
       yield* TestClock.setTime(6 * DAY + 3 * HOUR)
       const report = yield* pass(true)
       assert.deepStrictEqual(
