@@ -17,7 +17,7 @@ import { HttpServerRequest } from "effect/http"
 import { CatalogStore, canonicalRef, isProductRef } from "@productdir/domain"
 import { ApiConfig } from "../ApiConfig.ts"
 import { makeCachedDocument } from "../cache/cachedReads.ts"
-import { MCP_DOOR, refusals } from "../refusals.ts"
+import { MCP_DOOR, type Refusal, refusingAt } from "../refusals.ts"
 import { absoluteLinks, baseUrlOf } from "./links.ts"
 
 /**
@@ -27,6 +27,12 @@ import { absoluteLinks, baseUrlOf } from "./links.ts"
  * fails with this prefix is answered with its revision's code, and the prefix is dropped.
  */
 export const RESOURCE_NOT_FOUND = "Resource not found: "
+
+// How a resource read answers each kind of refusal (../refusals.ts says what each is, in its words): a product not
+// there, or gone, is a resource not found; anything else is said as it is.
+const notThere = (refused: Refusal) => Effect.fail(`${RESOURCE_NOT_FOUND}${refused.detail}`)
+const said = (refused: Refusal) => Effect.fail(refused.detail)
+const resourceRefusals = refusingAt(MCP_DOOR, { notFound: notThere, gone: notThere, invalid: said, unavailable: said, revoked: said })
 
 export const PRODUCT_RESOURCE_SCHEME = "productdir://products/"
 export const PRODUCT_RESOURCE_TEMPLATE = `${PRODUCT_RESOURCE_SCHEME}{slug}`
@@ -82,9 +88,9 @@ export const ProductResourcesLive = Layer.effectDiscard(
           contents: [{ uri, mimeType: "application/json", text: JSON.stringify(absoluteLinks(view, baseUrlOf(config.publicUrl, request))) }]
         })),
         Effect.catchTags({
-          ProductNotFound: (e) => Effect.fail(`${RESOURCE_NOT_FOUND}${refusals.ProductNotFound(e, MCP_DOOR)}`),
-          ProductRemoved: (e) => Effect.fail(`${RESOURCE_NOT_FOUND}${refusals.ProductRemoved(e)}`),
-          StoreError: (e) => Effect.fail(refusals.StoreError(e))
+          ProductNotFound: resourceRefusals.ProductNotFound,
+          ProductRemoved: resourceRefusals.ProductRemoved,
+          StoreError: resourceRefusals.StoreError
         }),
         // The URI not found is said as data, as the protocol's example of the error does.
         Effect.mapError(
