@@ -35,7 +35,7 @@ export const migration = Effect.gen(function* () {
   yield* sql`ALTER TABLE problem_reports ADD COLUMN revoked_at timestamptz`
   // Revocation finds an agent's votes by voter; address votes never need it, so they pay nothing.
   yield* sql`CREATE INDEX votes_by_agent ON votes (voter) WHERE voter LIKE 'agent:%'`
-  // The rule of trust (packages/domain/src/ports/VoteLedger.ts), once: every count of the ledger reads this view.
+  // The rule of trust (packages/domain/src/VoteLedger.ts), once: every count of the ledger reads this view.
   yield* sql`CREATE VIEW counted_votes AS SELECT product_id, voter, direction, created_at, updated_at FROM votes WHERE revoked_at IS NULL`
   // Unlogged: buckets are worth nothing after a crash (empty ones are full ones), so taking a token
   // writes no WAL and waits for no flush. Every vote takes its tokens: this keeps the limit cheap.

@@ -1,7 +1,7 @@
 /**
  * Migration 0005_search, frozen: the SQL it ran when it shipped, whatever the code says today. The
  * functions and views the service runs now are routines (../routines/), installed at start.
- * Search that finds what agents mean (packages/domain/src/record/search.ts, ./search.ts): English stems and
+ * Search that finds what agents mean (packages/domain/src/search.ts, ./search.ts): English stems and
  * plain words, accents folded, weighted by field; a vocabulary of the catalog's words for typos.
  */
 import { Effect } from "effect"

@@ -1,5 +1,5 @@
 /**
- * Migration 0011_crowd_defense, frozen: what the crowd defense keeps (packages/domain/src/trust/counting.ts).
+ * Migration 0011_crowd_defense, frozen: what the crowd defense keeps (packages/domain/src/counting.ts).
  * How each vote counts (`counted`, `held`, `discounted`), the client's neighbourhood it came from (a
  * keyed hash, for the integrity pass's evidence) and the group that discounted it; each product's two
  * decayed vote counts, for the burst guard; since when an agent has standing; and the groups the

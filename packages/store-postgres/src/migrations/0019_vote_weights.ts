@@ -1,6 +1,6 @@
 /**
  * Migration 0019_vote_weights, frozen: the SQL it ran when it shipped, whatever the code says today.
- * Each vote weighs its voter's standing when it was cast (packages/domain/src/trust/judgement.ts, in thousandths of a
+ * Each vote weighs its voter's standing when it was cast (packages/domain/src/judgement.ts, in thousandths of a
  * vote: an agent with standing 1000, one without 25, an address 10), and each product keeps its weighted evidence
  * beside its counts (seed counts at 1000 each plus the counted votes' weights), which `trust_score` is now
  * computed from: IMDb's weighted rating, a prior of 10 votes at 0.5. Votes cast before this migration are weighed
