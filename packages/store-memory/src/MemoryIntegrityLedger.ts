@@ -92,6 +92,7 @@ const make = (state: State) =>
         }
       }),
     networks: (keys) => Effect.sync(() => keys.map(({ productId, voter }) => state.votes.get(productId)?.get(voter)?.network ?? null)),
+    evidence: (products) => Effect.sync(() => products.map((id) => state.products.get(id)?.weighted ?? null)),
     groups: Effect.sync(() =>
       [...state.groups.values()].sort((a, b) => b.foundAt.getTime() - a.foundAt.getTime() || (a.id < b.id ? -1 : 1))
     ),

@@ -75,6 +75,20 @@ export const make = Effect.gen(function* () {
           storeError("vote networks")
         )
 
+  const evidence = (products: ReadonlyArray<ProductId>) =>
+    products.length === 0
+      ? Effect.succeed([])
+      : sql<{ up: string | null; down: string | null }>`
+          SELECT p.weight_up::text AS up, p.weight_down::text AS down
+          FROM unnest(${products}::uuid[]) WITH ORDINALITY AS x(id, place)
+          LEFT JOIN products p ON p.id = x.id
+          ORDER BY x.place`.pipe(
+          Effect.map((rows) =>
+            rows.map((row) => (row.up === null || row.down === null ? null : { up: Number(row.up), down: Number(row.down) }))
+          ),
+          storeError("product evidence")
+        )
+
   const groups = sql<GroupRow>`SELECT id::text, status, found_at, decided_at, evidence FROM vote_groups ORDER BY found_at DESC, id`.pipe(
     Effect.map((rows) => rows.map(toGroup)),
     storeError("vote groups")
@@ -272,7 +286,7 @@ export const make = Effect.gen(function* () {
       Effect.map(({ decision }) => decision)
     )
 
-  return IntegrityLedger.of({ window, networks, groups, apply, settleStanding, decide })
+  return IntegrityLedger.of({ window, networks, evidence, groups, apply, settleStanding, decide })
 })
 
 export const layer = Layer.effect(IntegrityLedger, make)

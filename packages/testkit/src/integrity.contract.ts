@@ -457,6 +457,23 @@ export const integrityBehaviours = (it: ContractIt) => {
       })
   )
 
+  it.effect("a product's weighed evidence is read by id, in order: seed counts and counted votes by weight; null for no product", () =>
+    Effect.gen(function* () {
+      const integrity = yield* IntegrityLedger
+      const ledger = yield* VoteLedger
+      const seeded = yield* upsertOne(freshInput({ seed: { up: 7, down: 3 } }))
+      const voted = yield* upsertOne(freshInput())
+      yield* ledger.cast({ entity: voted.id, voter: addressVoter("evidence-1"), direction: "down", network: "net-e" }).pipe(at(480 * DAY))
+      const missing = "00000000-0000-4000-8000-00000000dead" as ProductId
+      assert.deepStrictEqual(yield* integrity.evidence([voted.id, missing, seeded.id]), [
+        { up: 0, down: 10 },
+        null,
+        { up: 7_000, down: 3_000 }
+      ])
+      assert.deepStrictEqual(yield* integrity.evidence([]), [])
+    })
+  )
+
   it.effect(
     "voters with standing turning on a product's settled votes within minutes: past the reversal's floor they wait, and say why",
     () =>

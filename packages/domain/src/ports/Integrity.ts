@@ -10,6 +10,7 @@ import { Context, type Effect, Schema } from "effect"
 import type { StoreError } from "../support/errors.ts"
 import type { ProductId } from "../record/ids.ts"
 import type { Recount } from "../identity/Agent.ts"
+import type { Tally } from "../trust/trust.ts"
 
 /** How a vote counts, as a number in the window's columns. */
 export const COUNTED = 0
@@ -193,6 +194,12 @@ export class IntegrityLedger extends Context.Service<
     readonly window: (since: Date) => Effect.Effect<LedgerWindow, StoreError>
     /** The networks the votes `keys` were cast from, in their order (null when unknown, or when there is no such vote). */
     readonly networks: (keys: ReadonlyArray<VoteKey>) => Effect.Effect<ReadonlyArray<string | null>, StoreError>
+    /**
+     * The weighed evidence of these products, in their order (thousandths of a vote, seed included: what the
+     * judgement sums); null for one not in the catalog. The pass asks it of the few products on which a
+     * reversal may be held (trust/counting.ts, isReversal), and reads nothing else of them.
+     */
+    readonly evidence: (products: ReadonlyArray<ProductId>) => Effect.Effect<ReadonlyArray<Tally | null>, StoreError>
     /** Every group found so far, newest first. */
     readonly groups: Effect.Effect<ReadonlyArray<VoteGroup>, StoreError>
     /**

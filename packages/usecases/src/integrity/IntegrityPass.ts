@@ -6,9 +6,8 @@
  * groups in the same order with the same ids) and idempotent (a second pass over an unchanged ledger
  * changes nothing). With `apply: false` it says what it would do and writes nothing.
  */
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect } from "effect"
 import {
-  CatalogStore,
   COUNTED,
   DEFAULT_STANDING,
   DISCOUNTED,
@@ -196,21 +195,18 @@ const idFor = (evidence: GroupEvidence, known: ReadonlyArray<VoteGroup>): { read
 
 /**
  * The products on which the replay may judge a reversal (release.ts, Reversible), with their evidence: a few
- * products (those holding a vote of a voter with standing), read one by one. A product removed since has none.
+ * products (those holding a vote of a voter with standing), read at once. A product gone from the catalog has none.
  */
 const reversiblesOf = (window: LedgerWindow, grouped: ReadonlySet<number>, judged: Judged) =>
   Effect.gen(function* () {
-    const catalog = yield* CatalogStore
+    const ledger = yield* IntegrityLedger
+    const products = withStandingHeld(window, grouped, judged)
+    const evidence = yield* ledger.evidence(products.map((p) => window.products[p]!))
     const reversibles = new Map<number, Reversible>()
-    for (const p of withStandingHeld(window, grouped, judged)) {
-      const product = yield* catalog
-        .find(window.products[p]!)
-        .pipe(
-          Effect.map(Option.some),
-          Effect.catchTags({ ProductNotFound: () => Effect.succeedNone, ProductRemoved: () => Effect.succeedNone })
-        )
-      if (Option.isSome(product)) reversibles.set(p, reversibleOf(window, p, product.value.weighted, judged))
-    }
+    products.forEach((p, k) => {
+      const weighted = evidence[k]
+      if (weighted != null) reversibles.set(p, reversibleOf(window, p, weighted, judged))
+    })
     return reversibles
   })
 
