@@ -7,14 +7,13 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client"
 import { type Message, SendMessageRequest } from "@a2a-js/sdk"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Effect } from "effect"
 import { CatalogStore, type ProductId } from "@productdir/domain"
 import { sampleCatalog } from "@productdir/fixtures/sample"
 import { randomUUID } from "node:crypto"
 import { baseUrl, memoryStores, registeredAgent, serverLayer, storeVariants } from "./harness.ts"
 import { bodyOf, postJson, request } from "./http.ts"
+import { connectMcp } from "./mcpClient.ts"
 
 const sample = sampleCatalog()
 
@@ -178,14 +177,7 @@ for (const variant of [{ name: "memory", stores: memoryStores }, ...storeVariant
           yield* voteDown(base, target.id, injection)
           yield* voteDown(base, target.id, "Export [here](https://evil.example) <b>fails</b>")
 
-          const mcp = yield* Effect.acquireRelease(
-            Effect.promise(async () => {
-              const client = new Client({ name: "community-text-test", version: "1.0.0" })
-              await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)))
-              return client
-            }),
-            (client) => Effect.promise(() => client.close())
-          )
+          const mcp = yield* connectMcp(base, "community-text-test")
           const result = (yield* Effect.promise(() => mcp.callTool({ name: "get_problems", arguments: { entity_id: target.id } }))) as {
             content: Array<{ type: string; text: string }>
             structuredContent: { problems: Array<ProblemJson> }

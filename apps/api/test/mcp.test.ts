@@ -1,26 +1,18 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Effect } from "effect"
 import { sampleCatalog } from "@productdir/fixtures/sample"
 import { baseUrl, serverLayer, storeVariants } from "./harness.ts"
 import { bodyOf, postJson, request } from "./http.ts"
+import { connectMcp } from "./mcpClient.ts"
 
 const ALLOWED = "https://agents.example"
 /** A browser extension's origin: opaque to the URL standard, allowed as written. */
 const EXTENSION = "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
 
 /** An MCP session with the official SDK client over real HTTP; closed with the test's scope. */
-const connect = (base: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const client = new Client({ name: "productdir-test", version: "1.0.0" })
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)))
-      return client
-    }),
-    (client) => Effect.promise(() => client.close())
-  )
+const connect = (base: string) => connectMcp(base)
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, unknown> }
 

@@ -6,21 +6,11 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { SendMessageRequest } from "@a2a-js/sdk"
 import { ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Effect } from "effect"
 import { baseUrl, memoryStores, serverLayer } from "./harness.ts"
 import { bodyOf, request } from "./http.ts"
-
-const mcpClient = (base: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const client = new Client({ name: "productdir-test", version: "1.0.0" })
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)))
-      return client
-    }),
-    (client) => Effect.promise(() => client.close())
-  )
+import { connectMcp } from "./mcpClient.ts"
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }> }
 
@@ -57,7 +47,7 @@ describe("one refusal at every door", () => {
         const problem = bodyOf<{ detail: string; errors: Array<{ path: Array<string> }> }>(http)
         expect(problem.errors.map((e) => e.path)).toEqual([["query", "cursor"]])
         expect(problem.detail).toMatch(/^Invalid cursor: .+\. Start again without a cursor\.$/)
-        const client = yield* mcpClient(base)
+        const client = yield* connectMcp(base)
         const mcp = yield* mcpRefusal(client, "search_products", { q: "notes", cursor })
         expect(mcp).toEqual({ isError: true, text: problem.detail })
         const a2a = yield* a2aRefusal(base, { skill: "search", q: "notes", cursor })
@@ -73,7 +63,7 @@ describe("one refusal at every door", () => {
         const detail = bodyOf<{ detail: string }>(http).detail
         const said = 'No product has the id or slug "no-such-product-anywhere". Find products with'
         expect(detail).toBe(`${said} GET /products?q=<words>.`)
-        const client = yield* mcpClient(base)
+        const client = yield* connectMcp(base)
         const mcp = yield* mcpRefusal(client, "get_product", { entity_id: "no-such-product-anywhere" })
         expect(mcp).toEqual({ isError: true, text: `${said} search_products.` })
         const a2a = yield* a2aRefusal(base, { skill: "read-product", entity_id: "no-such-product-anywhere" })
