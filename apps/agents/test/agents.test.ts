@@ -3,6 +3,8 @@
  * (PGlite, and PostgreSQL when DATABASE_URL is set), listing, showing, revoking
  * and restoring agents whose votes are in the ledger.
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
@@ -43,6 +45,7 @@ const counters = Effect.gen(function* () {
   return [(yield* catalog.find(first!.id)).counters, (yield* catalog.find(second!.id)).counters]
 })
 
+reportLeftOut("productdir-agents", storesLeftOut())
 for (const variant of testTargets()) {
   describe(`productdir-agents on ${variant.name}`, { timeout: 600_000 }, () => {
     let target: TestTarget

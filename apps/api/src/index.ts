@@ -1,4 +1,4 @@
-export * as ApiConfig from "./ApiConfig.ts"
-export { Lifecycle } from "./http/lifecycle.ts"
+export * as ApiConfig from "./config.ts"
+export { Lifecycle } from "@productdir/edge/lifecycle"
 export { seedSampleIfEmpty } from "./seed.ts"
 export * from "./server.ts"

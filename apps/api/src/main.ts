@@ -24,12 +24,12 @@ import {
 } from "@productdir/runtime"
 import { armDiskGuard, type PgliteClient, SHARING_TOOL } from "@productdir/store-postgres"
 import { VERSION } from "@productdir/contract"
-import * as ApiConfig from "./ApiConfig.ts"
+import * as ApiConfig from "./config.ts"
 import { commandLineAnswer } from "./commandLine.ts"
 import { listenable, listenFailureText } from "./startFailures.ts"
 import { seedSampleIfEmpty } from "./seed.ts"
-import { DrainOnShutdown } from "./http/drainOnShutdown.ts"
-import { Lifecycle } from "./http/lifecycle.ts"
+import { DrainOnShutdown } from "@productdir/http/drainOnShutdown"
+import { Lifecycle } from "@productdir/edge/lifecycle"
 import { HttpLive, NodeServerLive } from "./server.ts"
 
 const SeedLive = Layer.effectDiscard(

@@ -12,48 +12,63 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "@productdir/contract"
 import { Admission, Agents, Directory, VoterIdentity } from "@productdir/usecases"
 import { Server } from "node:http"
-import { ApiConfig } from "./ApiConfig.ts"
-import * as Callers from "./auth/callers.ts"
-import * as KeyDirectories from "./auth/keyDirectory.ts"
-import * as SignedAgents from "./auth/signatures.ts"
-import { AgentsLive } from "./handlers/agents.ts"
-import { DirectoryLive } from "./handlers/directory.ts"
-import { EntitiesLive } from "./handlers/entities.ts"
-import { ProductsLive } from "./handlers/products.ts"
-import { VotesLive } from "./handlers/votes.ts"
-import * as AccessLog from "./http/accessLog.ts"
-import { AuthenticationLive } from "./http/authentication.ts"
-import { bodyPolicy } from "./http/bodyPolicy.ts"
-import { queryEncoding } from "./http/queryEncoding.ts"
-import { answerClientError } from "./http/clientErrors.ts"
-import { compress } from "./http/compression.ts"
-import { Connections, watch as watchConnections } from "./http/connections.ts"
-import { constantReads } from "./http/constantReads.ts"
-import { DocsLive } from "./http/docsPage.ts"
-import { answerFailures } from "./http/failures.ts"
-import * as FairShare from "./http/fairShare.ts"
-import * as BatchSlots from "./mcp/batchSlots.ts"
-import { takeTurns } from "./http/fairShare.ts"
-import * as FrontDoor from "./http/frontDoor.ts"
-import { RequestValidationLive } from "./http/requestValidation.ts"
-import { HotReadsLive } from "./cache/hotReads.ts"
-import * as ProductReads from "./cache/productReads.ts"
-import * as ReadCache from "./cache/ReadCache.ts"
+import { ApiConfig } from "@productdir/edge/ApiConfig"
+import * as Callers from "@productdir/edge/callers/callers"
+import * as KeyDirectories from "@productdir/edge/callers/keyDirectory"
+import * as SignedAgents from "@productdir/edge/callers/signatures"
+import { AgentsLive } from "@productdir/http/handlers/agents"
+import { DirectoryLive } from "@productdir/http/handlers/directory"
+import { EntitiesLive } from "@productdir/http/handlers/entities"
+import { ProductsLive } from "@productdir/http/handlers/products"
+import { VotesLive } from "@productdir/http/handlers/votes"
+import * as AccessLog from "@productdir/http/accessLog"
+import { AuthenticationLive } from "@productdir/http/authentication"
+import { bodyPolicy } from "@productdir/edge/bodyPolicy"
+import { queryEncoding } from "@productdir/http/queryEncoding"
+import { answerClientError } from "@productdir/http/clientErrors"
+import { compress } from "@productdir/edge/responses/compression"
+import { Connections, watch as watchConnections } from "@productdir/http/connections"
+import { constantReads } from "@productdir/http/constantReads"
+import { DocsLive } from "@productdir/http/docsPage"
+import { answerFailures } from "@productdir/http/failures"
+import * as FairShare from "@productdir/edge/clients/fairShare"
+import * as BatchSlots from "@productdir/mcp/batchSlots"
+import { takeTurns } from "@productdir/edge/clients/fairShare"
+import * as FrontDoor from "@productdir/http/frontDoor"
+import { RequestValidationLive } from "@productdir/http/requestValidation"
+import { HotReadsLive } from "@productdir/http/hotReads"
+import * as ProductReads from "@productdir/read-cache/productReads"
+import * as ReadCache from "@productdir/read-cache/ReadCache"
 import * as RuntimeMetrics from "./observability/runtimeMetrics.ts"
-import { makeMcpEdge } from "./mcp/edge.ts"
-import { McpLive } from "./mcp/server.ts"
-import { A2aLive } from "./a2a/routes.ts"
-import * as CardSigning from "./a2a/signing.ts"
-import * as McpSessions from "./mcp/sessions.ts"
+import { makeMcpEdge } from "@productdir/mcp/edge"
+import { McpLive } from "@productdir/mcp/server"
+import { A2aLive } from "@productdir/a2a/routes"
+import * as CardSigning from "@productdir/a2a/signing"
+import * as McpSessions from "@productdir/mcp/sessions"
 import * as HttpMetrics from "./observability/httpMetrics.ts"
 import { SessionGaugesLive, ToolCallsCounted } from "./observability/mcpMetrics.ts"
-import { MetricsListenerLive } from "./observability/scrape.ts"
+import { makeMetricsResponse, MetricsListenerLive } from "./observability/scrape.ts"
+import { StoreStatusLive } from "./storeStatus.ts"
+import { AgentCardRoute, MetricsRoute } from "@productdir/http/delegatedRoutes"
+import { makeCardRoute } from "@productdir/a2a/served"
 import { SpanNamesLive, TraceResponsesLive, tracingEnabled } from "./observability/tracing.ts"
 import { countAdmissions, countVotes } from "./observability/voteMetrics.ts"
 
+/** Two routes of the contract the HTTP door serves on others' behalf: the A2A door's card, the app's metrics. */
+const DelegatedRoutesLive = Layer.mergeAll(
+  Layer.effect(
+    AgentCardRoute,
+    Effect.map(makeCardRoute, (serve) => ({ serve }))
+  ),
+  Layer.effect(
+    MetricsRoute,
+    Effect.map(makeMetricsResponse, (serve) => ({ serve }))
+  )
+)
+
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
   Layer.provide([ProductsLive, EntitiesLive, VotesLive, AgentsLive, DirectoryLive]),
-  Layer.provide([RequestValidationLive, AuthenticationLive])
+  Layer.provide([RequestValidationLive, AuthenticationLive, DelegatedRoutesLive])
 )
 
 const serveConstantReads = constantReads()
@@ -106,7 +121,7 @@ export const AppRoutes = Layer.mergeAll(
   MetricsListenerLive,
   // Around every route, the docs and the fallback, outermost first: failures as problems,
   // compression of what is not prepared already, the prepared constant reads, the edge of /mcp,
-  // the query's encoding, the body policy, then each request's turn of the process's work (http/fairShare.ts). (Request ids, the access log and the connection policy are the front door's,
+  // the query's encoding, the body policy, then each request's turn of the process's work (packages/edge/src/clients/fairShare.ts). (Request ids, the access log and the connection policy are the front door's,
   // and the product reads the cache holds are answered there: HotReadsLive.)
   HttpRouter.middleware(
     Effect.zipWith(
@@ -119,26 +134,28 @@ export const AppRoutes = Layer.mergeAll(
   )
 ).pipe(
   Layer.provide(ReadCache.layer.pipe(Layer.provide(ProductReads.layer))),
+  // What /healthz and /readyz may tell of the store (storeStatus.ts).
+  Layer.provide(StoreStatusLive),
   // The event loop's delay and V8's pauses, for /metrics (observability/runtimeMetrics.ts).
   Layer.provide(RuntimeMetrics.layer),
   // One record of MCP sessions for the endpoint and its edge (subscriptions, notification streams).
   Layer.provide(McpSessions.layer),
-  // The A2A card's signing key (a2a/signing.ts): the card's handler and the JWK Set share it.
+  // The A2A card's signing key (packages/a2a/src/signing.ts): the card's handler and the JWK Set share it.
   Layer.provide(CardSigning.layer),
   Layer.provide(UseCasesLive),
   // One share of work for every door: HTTP, each message of MCP, A2A (and a key directory's fetch gives its turn back).
   Layer.provideMerge(FairShare.layer),
-  // MCP batches answered at once: their answers are held until their last call (mcp/batchSlots.ts).
+  // MCP batches answered at once: their answers are held until their last call (packages/mcp/src/batchSlots.ts).
   Layer.provideMerge(BatchSlots.layer)
 )
 
 /**
  * Node's HTTP server on HOST:PORT, with the limits a server facing the internet
  * needs: a deadline for headers and for the whole request (slow clients), a cap
- * on connections and a smaller one per client address (connections.ts), problem+json
+ * on connections and a smaller one per client address (packages/http/src/connections.ts), problem+json
  * for the errors Node answers itself (malformed requests 400, headers too large 431,
- * timeouts 408). Its requests come through the front door (frontDoor.ts). On shutdown
- * open connections get up to SHUTDOWN_GRACE (lifecycle.ts).
+ * timeouts 408). Its requests come through the front door (packages/http/src/frontDoor.ts). On shutdown
+ * open connections get up to SHUTDOWN_GRACE (packages/edge/src/lifecycle.ts).
  */
 export const NodeServerLive = Layer.unwrap(
   Effect.gen(function* () {

@@ -8,6 +8,8 @@
  * 0.3's other methods are refused as 0.3 says; the 0.3 card is signed over
  * itself and kept apart from the 1.0 card by Vary.
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { describe, expect, layer } from "@effect/vitest"
 import { type Message, SendMessageRequest } from "@a2a-js/sdk"
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from "@a2a-js/sdk/client"
@@ -82,6 +84,7 @@ interface Card03 {
 
 const variants = [{ name: "memory", stores: memoryStores }, ...storeVariants()]
 
+reportLeftOut("A2A 0.3 with the official SDK's compat layer", storesLeftOut())
 for (const variant of variants) {
   describe(`A2A 0.3 with the official SDK's compat layer (${variant.name})`, () => {
     const settings = { a2aSigningKey: Option.some(Redacted.make(JSON.stringify(signingJwk))) }

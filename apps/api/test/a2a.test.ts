@@ -6,6 +6,8 @@
  * the same way. The card's signature is checked with node:crypto over the
  * canonical card the SDK makes (neither made it), and fails once tampered.
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { describe, expect, it as plainIt, layer } from "@effect/vitest"
 import { type AgentCard, type Message, SendMessageRequest, verifyAgentCardSignature, canonicalizeAgentCard } from "@a2a-js/sdk"
 import { type Client, ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client"
@@ -14,8 +16,8 @@ import { Settings } from "@productdir/domain"
 import * as MemoryStore from "@productdir/store-memory"
 import { createPublicKey, generateKeyPairSync, type JsonWebKey, verify } from "node:crypto"
 import { get as httpGet } from "node:http"
-import { CardSigner, layer as cardSigning } from "../src/a2a/signing.ts"
-import { directoryCard } from "../src/a2a/card.ts"
+import { CardSigner, layer as cardSigning } from "@productdir/a2a/signing"
+import { directoryCard } from "@productdir/a2a/card"
 import { ApiConfig } from "../src/index.ts"
 import { baseUrl, memoryStores, registeredAgent, serverLayer, storeVariants } from "./harness.ts"
 import { bodyOf, postJson, request } from "./http.ts"
@@ -82,6 +84,7 @@ const sendText = (text: string) => ({ message: { messageId: "raw-1", role: "ROLE
 
 const variants = [{ name: "memory", stores: memoryStores }, ...storeVariants()]
 
+reportLeftOut("A2A with the official SDK", storesLeftOut())
 for (const variant of variants) {
   describe(`A2A with the official SDK (${variant.name})`, () => {
     const settings = { a2aSigningKey: Option.some(Redacted.make(JSON.stringify(signingJwk))) }

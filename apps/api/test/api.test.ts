@@ -1,3 +1,5 @@
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { assert, describe, expect, layer } from "@effect/vitest"
 import { Effect, Schema, Stream } from "effect"
 import {
@@ -30,6 +32,7 @@ const expectProblem = (reply: Reply, status: number) => {
 const sample = sampleCatalog()
 const first = sample[0]!
 
+reportLeftOut("HTTP API", storesLeftOut())
 for (const variant of storeVariants()) {
   describe(`HTTP API on ${variant.name}`, () => {
     layer(serverLayer(variant.stores()), { timeout: "120 seconds", excludeTestServices: true })((it) => {
@@ -363,7 +366,7 @@ for (const variant of storeVariants()) {
           expect(bodyOf(yield* request(`${base}/readyz`))).toMatchObject({ status: "ready" })
           const doc = bodyOf<{ openapi: string; paths: object }>(yield* request(`${base}/openapi.json`))
           expect(doc.openapi).toMatch(/^3\.1/)
-          // Made on first request (http/docsPage.ts): the reference rendered from the OpenAPI document (newcomer.test.ts: what it loads).
+          // Made on first request (packages/http/src/docsPage.ts): the reference rendered from the OpenAPI document (newcomer.test.ts: what it loads).
           const docs = yield* request(`${base}/docs`)
           expect(docs.status).toBe(200)
           expect(docs.headers.get("content-type")).toMatch(/text\/html/)

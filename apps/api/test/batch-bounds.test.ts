@@ -5,13 +5,15 @@
  * at a time, one per client network (src/mcp/batchSlots.ts); the others wait their turn or are answered 503 with
  * Retry-After.
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { bulkyRecord } from "@productdir/fixtures"
 import { testTargets } from "@productdir/store-postgres/testing"
-import { NOT_RUN } from "../src/mcp/batches.ts"
+import { NOT_RUN } from "@productdir/mcp/batches"
 import { IMPORT_BIN, ROOT, run, signalGroup, start } from "./processes.ts"
 
 const BIN = join(ROOT, "apps/api/bin/productdir-api.js")
@@ -21,6 +23,7 @@ const CONNECTIONS = 64
 
 type Reply = { readonly id: number; readonly result?: unknown; readonly error?: { readonly code: number } }
 
+reportLeftOut("MCP batches of large answers", storesLeftOut())
 for (const variant of testTargets()) {
   describe(`MCP batches of large answers on ${variant.name}`, { timeout: 600_000 }, () => {
     const cleanup: Array<() => Promise<void> | void> = []

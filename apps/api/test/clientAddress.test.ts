@@ -2,7 +2,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Option } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { clientAddress } from "../src/http/clientAddress.ts"
+import { clientAddress } from "@productdir/edge/clients/clientAddress"
 
 const from = (socket: string, forwardedFor?: string) =>
   HttpServerRequest.fromWeb(

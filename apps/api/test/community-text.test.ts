@@ -4,6 +4,8 @@
  * with the official SDK. Reports come from distinct addresses behind a trusted proxy (x-forwarded-for), each in a
  * network of its own, so every one counts.
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { describe, expect, layer } from "@effect/vitest"
 import { ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client"
 import { type Message, SendMessageRequest } from "@a2a-js/sdk"
@@ -76,6 +78,7 @@ const askA2a = (base: string, messageId: string, part: { readonly text: string }
 
 const a2aText = (message: Message) => message.parts.flatMap((p) => (p.content?.$case === "text" ? [p.content.value] : [])).join("\n")
 
+reportLeftOut("community text is data", storesLeftOut())
 for (const variant of [{ name: "memory", stores: memoryStores }, ...storeVariants()]) {
   describe(`community text is data (${variant.name})`, () => {
     layer(serverLayer(variant.stores(), { trustProxy: 1 }), { timeout: "120 seconds", excludeTestServices: true })((it) => {

@@ -5,6 +5,8 @@
  * vote cast whose outcome it never learnt). Node's server would otherwise abort the request at the
  * client's FIN and write nothing.
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { connect } from "node:net"
@@ -37,6 +39,7 @@ const bodyOf = (reply: string) => JSON.parse(reply.slice(reply.indexOf("\r\n\r\n
 
 // The SQL stores: a server's answer comes back on a later turn of the event loop than the client's FIN
 // (the memory store's, and often PGlite's, come before it, and hid this).
+reportLeftOut("a client that half-closes after its request", storesLeftOut())
 for (const variant of storeVariants()) {
   describe(`a client that half-closes after its request, on ${variant.name}`, () => {
     layer(serverLayer(variant.stores()), { timeout: "120 seconds", excludeTestServices: true })((it) => {

@@ -3,6 +3,8 @@
  * every place a client controls is answered 4xx problem+json, decided before
  * the store is asked (a store failure would be a 503 with an ERROR log line).
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { describe, expect, layer } from "@effect/vitest"
 import { gzipSync } from "node:zlib"
 import { Effect } from "effect"
@@ -55,6 +57,7 @@ const expectFieldRefused = (reply: Reply, where: string, field: ReadonlyArray<st
   ).toEqual([field])
 }
 
+reportLeftOut("hostile input", storesLeftOut())
 for (const variant of storeVariants()) {
   describe(`hostile input on ${variant.name}`, () => {
     layer(serverLayer(variant.stores()), { timeout: "120 seconds", excludeTestServices: true })((it) => {

@@ -5,6 +5,8 @@
  * that fails is a 401 that changes nothing. On every store variant in process;
  * apps/api/test/processes.test.ts runs two API processes on one database.
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { describe, expect, layer } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -37,6 +39,7 @@ const countersOf = (id: string) =>
 
 const variants = [{ name: "memory", stores: memoryStores }, ...storeVariants()]
 
+reportLeftOut("voter identity", storesLeftOut())
 for (const variant of variants) {
   describe(`voter identity (${variant.name})`, () => {
     const stores = variant.stores()

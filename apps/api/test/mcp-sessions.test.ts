@@ -16,7 +16,7 @@ import {
   SESSIONS_PER_NETWORK,
   SUBSCRIPTIONS_PER_NETWORK,
   URIS_PER_PRODUCT
-} from "../src/mcp/sessions.ts"
+} from "@productdir/mcp/sessions"
 
 const catalog = sampleCatalog()
 const [a, b] = [catalog[0]!, catalog[1]!]

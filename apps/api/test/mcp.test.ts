@@ -1,3 +1,5 @@
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { describe, expect, layer } from "@effect/vitest"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
@@ -57,6 +59,7 @@ const patternsOf = (value: unknown): Array<string> =>
     ? []
     : Object.entries(value).flatMap(([key, inner]) => (key === "pattern" && typeof inner === "string" ? [inner] : patternsOf(inner)))
 
+reportLeftOut("MCP server", storesLeftOut())
 for (const variant of storeVariants()) {
   describe(`MCP server on ${variant.name}`, () => {
     layer(serverLayer(variant.stores(), { mcpAllowedOrigins: [ALLOWED, EXTENSION] }), {

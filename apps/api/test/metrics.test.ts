@@ -5,6 +5,8 @@
  * check; METRICS_PORT's loopback listener (the API as a process), and productdir-reconcile's
  * --metrics-file beside it.
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { afterAll, beforeAll, describe, expect, it, layer } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -147,6 +149,7 @@ describe("what /metrics shows", () => {
   )
 })
 
+reportLeftOut("the store's figures", storesLeftOut())
 for (const variant of storeVariants()) {
   describe(`the store's figures on ${variant.name}`, () => {
     layer(serverLayer(variant.stores()), { timeout: "120 seconds", excludeTestServices: true })((it) => {
@@ -208,6 +211,10 @@ interface Readiness {
 
 // The servers /readyz reaches are named to whoever may read the metrics where it asks, and to no one else: a
 // balancer needs ready or not, an attacker would learn the database's address. Only a server store has servers.
+reportLeftOut(
+  "the servers /readyz reaches",
+  storesLeftOut().filter((v) => v.name === "postgres")
+)
 for (const variant of storeVariants().filter((v) => v.name === "postgres")) {
   const readiness = (url: string, headers: Record<string, string> = {}) =>
     Effect.map(request(url, { headers }), (reply) => {
@@ -289,7 +296,7 @@ describe("METRICS_PORT, and productdir-reconcile's --metrics-file", { timeout: 1
     for (const spelling of [`/PRODUCTS/${sample[0]!.id}`, `//products/${sample[0]!.id}`, `/products/${sample[0]!.id}/`]) {
       expect((await fetch(`${base}${spelling}`)).status, spelling).toBe(200)
     }
-    // A ; is part of the path (http/requestTarget.ts): no id has one, and the route counts the refusal.
+    // A ; is part of the path (packages/http/src/requestTarget.ts): no id has one, and the route counts the refusal.
     expect((await fetch(`${base}/products/${sample[0]!.id};v=1`)).status).toBe(400)
     const publicReply = await fetch(`${base}/metrics`)
     expect(publicReply.status).toBe(404)

@@ -17,7 +17,7 @@ import { join } from "node:path"
 import { sampleRecords } from "@productdir/fixtures/sample"
 import { freshDatabaseUrl } from "@productdir/store-postgres/testing"
 import { ConnectionProxy, PrivateServer } from "@productdir/testkit"
-import { ENTRY_OVERHEAD_BYTES } from "../src/cache/ReadCache.ts"
+import { ENTRY_OVERHEAD_BYTES } from "@productdir/read-cache/ReadCache"
 import { AGENTS_BIN, IMPORT_BIN, json, run, signalGroup, startApi, type Started, vote } from "./processes.ts"
 
 const sample = sampleRecords()

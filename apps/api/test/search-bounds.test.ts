@@ -5,6 +5,8 @@
  * searches at once took the API on a PostgreSQL server, run as `npm start` runs it (its heap capped),
  * past its heap limit; on PGlite, which answers one statement at a time, each took seconds.
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { join } from "node:path"
 import { testTargets } from "@productdir/store-postgres/testing"
@@ -18,6 +20,7 @@ const longWord = (kind: "cjk" | "latin", offset: number) =>
     kind === "cjk" ? String.fromCodePoint(0x4e00 + offset * 200 + i) : String.fromCharCode(97 + ((offset * 7 + i * 13) % 26))
   ).join("")
 
+reportLeftOut("hostile searches", storesLeftOut())
 for (const variant of testTargets()) {
   describe(`hostile searches on ${variant.name}`, { timeout: 180_000 }, () => {
     const cleanup: Array<() => Promise<void> | void> = []

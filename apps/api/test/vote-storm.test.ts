@@ -5,6 +5,8 @@
  * its own 429 when its voter is over the limit, a 404 for a product that does not exist. The
  * counters end as the seed plus the votes that count, as the reconciliation checks them.
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { hasDrifted, VoteLedger } from "@productdir/domain"
@@ -21,6 +23,7 @@ interface Outcome {
 
 const AGENTS = 40
 
+reportLeftOut("a vote storm through HTTP", storesLeftOut())
 for (const variant of storeVariants())
   describe(`a vote storm through HTTP (${variant.name})`, () => {
     // Two votes a minute per voter: an agent's third vote in the storm is refused, alone.

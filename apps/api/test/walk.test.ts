@@ -4,6 +4,8 @@
  * but the search words put into the template the index offers). Then the vote's
  * answer leads back to the view, which shows the vote.
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { baseUrl, memoryStores, serverLayer, storeVariants } from "./harness.ts"
@@ -18,6 +20,7 @@ interface VoteTemplate {
 
 const variants = [{ name: "memory", stores: memoryStores }, ...storeVariants()]
 
+reportLeftOut("an agent from the base URL", storesLeftOut())
 for (const variant of variants) {
   describe(`an agent from the base URL (${variant.name})`, () => {
     layer(serverLayer(variant.stores()), { timeout: "120 seconds", excludeTestServices: true })((it) => {

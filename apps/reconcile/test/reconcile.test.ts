@@ -1,3 +1,5 @@
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Stream } from "effect"
 import { SqlClient } from "effect/sql"
@@ -40,6 +42,7 @@ const consistent = (
   rows: ReadonlyArray<{ stored: { up: number; down: number }; seed: { up: number; down: number }; ledger: { up: number; down: number } }>
 ) => rows.every((s) => s.stored.up === s.seed.up + s.ledger.up && s.stored.down === s.seed.down + s.ledger.down)
 
+reportLeftOut("productdir-reconcile", storesLeftOut())
 for (const variant of testTargets()) {
   describe(`productdir-reconcile on ${variant.name}`, { timeout: 600_000 }, () => {
     let target: TestTarget

@@ -108,6 +108,31 @@ export const testStores = (): { readonly pglite: boolean; readonly server: strin
   }
 }
 
+/**
+ * The stores this run leaves out, each with why: a test reports them as skipped variants (testkit's
+ * `reportLeftOut`), so a variant that could not run is seen, not silently absent.
+ */
+export const storesLeftOut = (): ReadonlyArray<{ readonly name: "pglite" | "postgres"; readonly reason: string }> => {
+  const { pglite, server } = testStores()
+  const only = process.env.PRODUCTDIR_TEST_STORES
+  const narrowed = `PRODUCTDIR_TEST_STORES=${only} leaves it out`
+  const url = process.env.DATABASE_URL
+  return [
+    ...(pglite ? [] : [{ name: "pglite" as const, reason: narrowed }]),
+    ...(server !== undefined
+      ? []
+      : [
+          {
+            name: "postgres" as const,
+            reason:
+              url === undefined || url === ""
+                ? "no PostgreSQL server: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres) to run it"
+                : narrowed
+          }
+        ])
+  ]
+}
+
 /** The stores of `testStores`, as targets for app processes. */
 export const testTargets = (): ReadonlyArray<{ readonly name: "pglite" | "postgres"; readonly make: () => Promise<TestTarget> }> => {
   const { pglite, server } = testStores()

@@ -1,3 +1,5 @@
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { Effect, Layer, Redacted } from "effect"
 import { relevanceSuite, storeContract } from "@productdir/testkit"
 import { layerPglite, layerPostgres } from "../src/index.ts"
@@ -5,6 +7,7 @@ import { freshDatabaseUrl, testStores } from "../src/testing.ts"
 import { layerSqlBackdoor } from "./backdoor.ts"
 
 const { pglite, server: serverUrl } = testStores()
+reportLeftOut("store contract", storesLeftOut())
 if (pglite) {
   storeContract("pglite", layerSqlBackdoor.pipe(Layer.provideMerge(layerPglite())))
   relevanceSuite("pglite", layerPglite())

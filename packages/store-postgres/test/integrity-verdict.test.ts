@@ -5,6 +5,8 @@
  * teaches each product the week rate of all of its released votes (what one statement taught before). On
  * PGlite, and on the server when DATABASE_URL is set.
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
@@ -75,6 +77,7 @@ const behaviours = (name: string, store: Layer.Layer<IntegrityLedger | SqlClient
   })
 
 const { pglite, server } = testStores()
+reportLeftOut("a verdict releasing more held votes than one statement writes", storesLeftOut())
 if (pglite) behaviours("pglite", layerPglite())
 if (server !== undefined)
   behaviours("postgres", Layer.unwrap(Effect.map(freshDatabaseUrl(server), ({ url }) => layerPostgres(Redacted.make(url)))))

@@ -9,6 +9,8 @@
  * (packages/testkit) holds the memory store to the same read. On PGlite, and on the server when
  * DATABASE_URL is set.
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
@@ -232,6 +234,7 @@ const behaviours = (name: string, store: Layer.Layer<SqlClient.SqlClient, unknow
   })
 
 const { pglite, server } = testStores()
+reportLeftOut("the integrity window read", storesLeftOut())
 if (pglite) behaviours("pglite", layerPglite())
 if (server !== undefined)
   behaviours("postgres", Layer.unwrap(Effect.map(freshDatabaseUrl(server), ({ url }) => layerPostgres(Redacted.make(url)))))

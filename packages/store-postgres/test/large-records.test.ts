@@ -4,6 +4,8 @@
  * whole record; a scan (the export's pages) carries at most SCAN_BYTES of records a page, however many it was asked
  * for. On PGlite, and on the server when DATABASE_URL is set.
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted, Stream } from "effect"
 import { CatalogStore, fromImportRecord, type ProductId } from "@productdir/domain"
@@ -61,6 +63,7 @@ const behaviours = (name: string, stores: Layer.Layer<CatalogStore, unknown>) =>
   })
 
 const { pglite, server } = testStores()
+reportLeftOut("large records", storesLeftOut())
 if (pglite) behaviours("PGlite", layerPglite())
 if (server !== undefined)
   behaviours("PostgreSQL", Layer.unwrap(Effect.map(freshDatabaseUrl(server), ({ url }) => layerPostgres(Redacted.make(url)))))

@@ -7,6 +7,8 @@
  * products where three words are in more than 50 of them (the lists' floor). On PGlite, and on the
  * server when DATABASE_URL is set.
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
@@ -151,6 +153,7 @@ const windowBehaviours = (name: string, stores: Layer.Layer<CatalogStore | SqlCl
   })
 
 const { pglite, server } = testStores()
+reportLeftOut("search lists", storesLeftOut())
 if (pglite) windowBehaviours("pglite", layerPglite())
 if (server !== undefined)
   windowBehaviours("postgres", Layer.unwrap(Effect.map(freshDatabaseUrl(server), ({ url }) => layerPostgres(Redacted.make(url)))))

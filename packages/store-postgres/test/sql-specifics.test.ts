@@ -12,6 +12,8 @@
  * which compiled the import's slug lookup at 1M products for each batch. On
  * PGlite, and on the server when DATABASE_URL is set.
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
@@ -104,6 +106,7 @@ const behaviours = (name: string, stores: Layer.Layer<CatalogStore | VoteLedger 
   })
 
 const { pglite, server } = testStores()
+reportLeftOut("votes and the search vector", storesLeftOut())
 if (pglite) behaviours("pglite", layerPglite())
 if (server !== undefined) {
   const onServer = Layer.unwrap(Effect.map(freshDatabaseUrl(server), ({ url }) => layerPostgres(Redacted.make(url))))

@@ -5,6 +5,8 @@
  * the product's agent view ("votes waiting") and not its counters. On PGlite, and on the server when
  * DATABASE_URL is set.
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
@@ -93,6 +95,7 @@ const behaviours = (name: string, stores: Layer.Layer<CatalogStore | IntegrityLe
   })
 
 const { pglite, server } = testStores()
+reportLeftOut("the integrity verdict's writes", storesLeftOut())
 if (pglite) behaviours("pglite", layerPglite())
 if (server !== undefined)
   behaviours("postgres", Layer.unwrap(Effect.map(freshDatabaseUrl(server), ({ url }) => layerPostgres(Redacted.make(url)))))

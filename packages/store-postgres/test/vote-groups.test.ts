@@ -6,6 +6,8 @@
  * votes, as the reconciliation checks them. The groups show in the ledger: the votes of one
  * transaction share its `xmin`. On PGlite, and on the server when DATABASE_URL is set.
  */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted, Stream } from "effect"
 import { SqlClient } from "effect/sql"
@@ -235,6 +237,7 @@ const behaviours = (name: string, stores: Layer.Layer<CatalogStore | VoteLedger 
   })
 
 const { pglite, server } = testStores()
+reportLeftOut("votes on one product in groups", storesLeftOut())
 if (pglite) behaviours("pglite", layerPglite())
 if (server !== undefined) {
   behaviours("postgres", Layer.unwrap(Effect.map(freshDatabaseUrl(server), ({ url }) => layerPostgres(Redacted.make(url)))))

@@ -3,7 +3,9 @@
  * every source file is checked against its package's row of the table there,
  * every package a source file imports is declared in its manifest, and no
  * module imports itself through others (a loop makes a reader hold every file
- * of it in mind at once, and its modules' start order an accident).
+ * of it in mind at once, and its modules' start order an accident). The doors
+ * (HTTP, MCP, A2A) stand on the contract, the use cases and what they share,
+ * never on each other: a feature lands in one door without reading the others.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { readdirSync, readFileSync, statSync } from "node:fs"
@@ -147,6 +149,28 @@ describe("package boundaries (docs/architecture.md)", () => {
       expect(
         runtime.filter((d) => ["@productdir/testkit", "vitest", "@effect/vitest"].includes(d)),
         rule.name
+      ).toEqual([])
+    }
+  })
+
+  it("a door stands on the contract, the use cases and what the doors share: never on another door, a store or an app", () => {
+    const doc = readFileSync(join(ROOT, "docs", "architecture.md"), "utf8")
+    const line = doc.split("\n").find((l) => l.startsWith("The doors:"))
+    const doors = [...(line ?? "").matchAll(/`(@productdir\/[^`]+)`/g)].map((m) => m[1]!)
+    expect(doors.length).toBeGreaterThan(0)
+    const standsOn = new Set([
+      "@productdir/domain",
+      "@productdir/contract",
+      "@productdir/usecases",
+      "@productdir/edge",
+      "@productdir/read-cache"
+    ])
+    for (const door of doors) {
+      const rule = table.find((r) => r.name === door)
+      expect(rule, door).toBeDefined()
+      expect(
+        rule!.allowed.filter((name) => name.startsWith("@productdir/") && !standsOn.has(name)),
+        door
       ).toEqual([])
     }
   })

@@ -7,7 +7,7 @@
 import { Effect, Exit, Layer, Metric } from "effect"
 import { McpServer } from "effect/ai"
 import { DirectoryTools } from "@productdir/contract"
-import { McpSessions } from "../mcp/sessions.ts"
+import { McpSessions } from "@productdir/mcp/sessions"
 
 export const TOOL_CALLS = "productdir_mcp_tool_calls_total"
 

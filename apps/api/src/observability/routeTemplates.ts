@@ -5,11 +5,11 @@
  * random paths cannot grow the series. A walk down a tree of path segments, no regular expression
  * and no allocation beyond the split: it runs for every request, the cache's reads included.
  */
-import { JSONRPC_PATH, JWKS_PATH, REST_PATH } from "../a2a/card.ts"
-import { DOCS_PATH } from "../http/docsPage.ts"
-import { FAVICON_PATH } from "../http/favicon.ts"
+import { JSONRPC_PATH, JWKS_PATH, REST_PATH } from "@productdir/a2a/card"
+import { DOCS_PATH } from "@productdir/http/docsPage"
+import { FAVICON_PATH } from "@productdir/http/favicon"
 import { ROUTES } from "@productdir/domain"
-import { templateOf } from "./templateOf.ts"
+import { templateOf } from "@productdir/edge/templateOf"
 
 export const UNMATCHED = "unmatched"
 

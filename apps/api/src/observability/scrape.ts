@@ -1,6 +1,6 @@
 /**
  * GET /metrics: this process's figures in the Prometheus text format (0.0.4). The read cache's and
- * the process's memory (cache/metrics.ts), the event loop's delay and V8's pauses (runtimeMetrics.ts), then every metric in effect's registry
+ * the process's memory (packages/read-cache/src/metrics.ts), the event loop's delay and V8's pauses (runtimeMetrics.ts), then every metric in effect's registry
  * (PrometheusMetrics): the request metrics (httpMetrics.ts), votes, MCP, the database and the
  * change feed, the last read just now.
  *
@@ -8,22 +8,22 @@
  * <token>` (else 401); with METRICS_PORT, only a listener on 127.0.0.1 at that port serves it, and
  * the public port answers 404 (the listener asks for the token too when both are set).
  *
- * The same rule decides who is told which database servers /readyz reaches (http/readiness.ts):
+ * The same rule decides who is told which database servers /readyz reaches (packages/http/src/readiness.ts):
  * the loopback listener serves GET /readyz too, with them.
  */
-import { Data, Effect, Layer, Metric, Option, Redacted } from "effect"
-import { FairShare, type FairShareStats } from "../http/fairShare.ts"
-import { BatchSlots } from "../mcp/batchSlots.ts"
+import { Data, Effect, Layer, Metric, Option } from "effect"
+import { FairShare, type FairShareStats } from "@productdir/edge/clients/fairShare"
+import { BatchSlots } from "@productdir/mcp/batchSlots"
 import { HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
-import { timingSafeEqual } from "node:crypto"
-import { createServer, type IncomingHttpHeaders } from "node:http"
-import { ApiConfig } from "../ApiConfig.ts"
-import { prometheusText } from "../cache/metrics.ts"
-import { ReadCache } from "../cache/ReadCache.ts"
-import { writeProblem } from "../http/frontDoor.ts"
-import { problem, RETRY_AFTER_UNAVAILABLE } from "../http/problemResponses.ts"
-import { makeReadiness } from "../http/readiness.ts"
+import { createServer } from "node:http"
+import { ApiConfig } from "@productdir/edge/ApiConfig"
+import { prometheusText } from "@productdir/read-cache/metrics"
+import { ReadCache } from "@productdir/read-cache/ReadCache"
+import { writeProblem } from "@productdir/http/frontDoor"
+import { problem, RETRY_AFTER_UNAVAILABLE } from "@productdir/edge/problems/problemResponses"
+import { CHALLENGE, refusalOf } from "@productdir/http/operatorFigures"
+import { makeReadiness } from "@productdir/http/readiness"
 import { RuntimeMetrics } from "./runtimeMetrics.ts"
 import { refreshDatabaseGauges, refreshFeedLag } from "./storeMetrics.ts"
 
@@ -51,7 +51,6 @@ const refreshWorkGauges = (work: FairShareStats, batches: FairShareStats) =>
     Metric.update(BATCHES_RUNNING, batches.running),
     Metric.update(BATCHES_WAITING, batches.waiting)
   ])
-const CHALLENGE = { "www-authenticate": 'Bearer realm="metrics"' }
 
 /** The body of a scrape. */
 export const makeScrape = Effect.gen(function* () {
@@ -67,35 +66,6 @@ export const makeScrape = Effect.gen(function* () {
     return prometheusText(cache.stats()) + runtime.scrape() + PrometheusMetrics.formatUnsafe(context)
   }).pipe(Effect.provideContext(context))
 })
-
-const sameSecret = (given: string, expected: string) => {
-  const a = Buffer.from(given)
-  const b = Buffer.from(expected)
-  return a.length === b.length && timingSafeEqual(a, b)
-}
-
-/** Why a request may not read the metrics under METRICS_TOKEN; undefined when it may. */
-export const refusalOf = (
-  token: Option.Option<Redacted.Redacted>,
-  headers: IncomingHttpHeaders | Readonly<Record<string, string | undefined>>
-) => {
-  if (Option.isNone(token)) return undefined
-  const authorization = headers.authorization
-  if (typeof authorization !== "string" || authorization.length === 0)
-    return "The metrics are closed: send Authorization: Bearer <METRICS_TOKEN>."
-  const match = /^Bearer\s+(\S+)\s*$/iu.exec(authorization)
-  if (match === null) return "The metrics take a Bearer token: Authorization: Bearer <METRICS_TOKEN>."
-  return sameSecret(match[1]!, Redacted.value(token.value)) ? undefined : "That token does not open the metrics."
-}
-
-/**
- * Whether a request on the public port may read an operator's figures (the metrics, the servers /readyz
- * reaches): the metrics are served there (no METRICS_PORT) and open to it (no METRICS_TOKEN, or its token).
- */
-export const mayReadFigures = (
-  config: { readonly metricsPort: Option.Option<number>; readonly metricsToken: Option.Option<Redacted.Redacted> },
-  headers: Readonly<Record<string, string | undefined>>
-) => Option.isNone(config.metricsPort) && refusalOf(config.metricsToken, headers) === undefined
 
 /** The public port's GET /metrics, made where the store's services are at hand (the handler's layer). */
 export const makeMetricsResponse = Effect.gen(function* () {
