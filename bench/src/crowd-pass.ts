@@ -37,7 +37,7 @@ import { external } from "../../apps/reconcile/rolldown.config.ts"
 import { IntegrityLedger } from "@productdir/domain"
 import { layerPostgres } from "@productdir/store-postgres"
 import { IntegrityPass, type PassReport } from "@productdir/usecases"
-import { expand, findLockstep, findOverlap } from "@productdir/usecases/integrity/lockstep"
+import { expand, findLockstep, findOverlap } from "@productdir/usecases/integrity/coordinatedGroups"
 import { voterRanks } from "@productdir/usecases/integrity/ranks"
 import { releases } from "@productdir/usecases/integrity/release"
 import { postgresCpuMillis } from "./cpu.ts"
@@ -603,7 +603,7 @@ const statementRows = (run: Run, top: number) =>
     })
 
 /** How the pass reads and searches at this size, and what it took before (for the figures below to be read against). */
-const HOW = `The window is read in one scan of \`votes\` (packages/store-postgres/src/integrityWindow.ts): a range of pages a
+const HOW = `The window is read in one scan of \`votes\` (packages/store-postgres/src/windowOfRecentVotes.ts): a range of pages a
 statement of 400 pages, each vote sent as bytes (its product's id, time and flags, its voter's and network's texts),
 each range asked for before the one before it is taken apart (PostgreSQL scans while node numbers), the keys numbered in
 node's hash tables of typed arrays (texts compared whole) and the columns ordered by a scatter (by product, then voter),
@@ -702,7 +702,7 @@ const main = async () => {
 
   const applyRun = runs.apply[0]!
   const sqlMs = applyRun.result.statements.reduce((sum, t) => sum + t.ms, 0)
-  // The window read (packages/store-postgres/src/integrityWindow.ts): its first statements, then its chunks of votes.
+  // The window read (packages/store-postgres/src/windowOfRecentVotes.ts): its first statements, then its chunks of votes.
   const windowSql = applyRun.result.statements.filter(
     (t) => t.text.includes("v.ctid") || t.text.includes("pg_relation_size('votes')") || t.text.startsWith("SET TRANSACTION")
   )

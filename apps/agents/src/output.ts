@@ -39,7 +39,7 @@ const aligned = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
 const status = (agent: Agent) => (agent.revokedAt === null ? "active" : `revoked ${agent.revokedAt.toISOString()}`)
 
 /**
- * Its standing (counting.ts): whether its votes count at once in a burst. An agent gains it old enough, with
+ * Its standing (voteCounting.ts): whether its votes count at once in a burst. An agent gains it old enough, with
  * votes that counted and in no group; a member of a group an operator confirmed, or one found and not cleared, has none.
  */
 const standing = (agent: Agent) =>

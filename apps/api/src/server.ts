@@ -34,9 +34,9 @@ import { answerFailures } from "@productdir/http/failures"
 import * as FairShare from "@productdir/edge/clients/fairShare"
 import * as BatchSlots from "@productdir/mcp/batchSlots"
 import { takeTurns } from "@productdir/edge/clients/fairShare"
-import * as FrontDoor from "@productdir/http/frontDoor"
+import * as RequestListener from "@productdir/http/requestListener"
 import { RequestValidationLive } from "@productdir/http/requestValidation"
-import { HotReadsLive } from "@productdir/http/hotReads"
+import { CacheFirstReadsLive } from "@productdir/http/cacheFirstReads"
 import * as ProductReads from "@productdir/read-cache/productReads"
 import * as ReadCache from "@productdir/read-cache/ReadCache"
 import * as RuntimeMetrics from "./observability/runtimeMetrics.ts"
@@ -50,7 +50,7 @@ import { SessionGaugesLive, ToolCallsCounted } from "./observability/mcpMetrics.
 import { makeMetricsResponse, MetricsListenerLive } from "./observability/scrape.ts"
 import { StoreStatusLive } from "./storeStatus.ts"
 import { AgentCardRoute, MetricsRoute } from "@productdir/http/delegatedRoutes"
-import { makeCardRoute } from "@productdir/a2a/served"
+import { makeCardRoute } from "@productdir/a2a/cardRoute"
 import { SpanNamesLive, TraceResponsesLive, tracingEnabled } from "./observability/tracing.ts"
 import { countAdmissions, countVotes } from "./observability/voteMetrics.ts"
 
@@ -114,7 +114,7 @@ export const AppRoutes = Layer.mergeAll(
   Layer.mergeAll(ToolCallsCounted, SessionGaugesLive).pipe(Layer.provideMerge(McpLive)),
   A2aLive,
   // Traced, the cache's reads go through the application, where requests become spans (observability/tracing.ts).
-  Layer.unwrap(Effect.map(tracingEnabled, (traced) => (traced ? Layer.empty : HotReadsLive))),
+  Layer.unwrap(Effect.map(tracingEnabled, (traced) => (traced ? Layer.empty : CacheFirstReadsLive))),
   DocsLive,
   TraceResponsesLive,
   // With METRICS_PORT, /metrics on its own loopback listener (observability/scrape.ts).
@@ -122,7 +122,7 @@ export const AppRoutes = Layer.mergeAll(
   // Around every route, the docs and the fallback, outermost first: failures as problems,
   // compression of what is not prepared already, the prepared constant reads, the edge of /mcp,
   // the query's encoding, the body policy, then each request's turn of the process's work (packages/edge/src/clients/fairShare.ts). (Request ids, the access log and the connection policy are the front door's,
-  // and the product reads the cache holds are answered there: HotReadsLive.)
+  // and the product reads the cache holds are answered there: CacheFirstReadsLive.)
   HttpRouter.middleware(
     Effect.zipWith(
       makeMcpEdge,
@@ -154,7 +154,7 @@ export const AppRoutes = Layer.mergeAll(
  * needs: a deadline for headers and for the whole request (slow clients), a cap
  * on connections and a smaller one per client address (packages/http/src/connections.ts), problem+json
  * for the errors Node answers itself (malformed requests 400, headers too large 431,
- * timeouts 408). Its requests come through the front door (packages/http/src/frontDoor.ts). On shutdown
+ * timeouts 408). Its requests come through the front door (packages/http/src/requestListener.ts). On shutdown
  * open connections get up to SHUTDOWN_GRACE (packages/edge/src/lifecycle.ts).
  */
 export const NodeServerLive = Layer.unwrap(
@@ -178,7 +178,7 @@ export const NodeServerLive = Layer.unwrap(
     // answer is written, then the connection is closed.
     Object.assign(server, { httpAllowHalfOpen: true })
     server.on("clientError", answerClientError)
-    return Layer.mergeAll(FrontDoor.layer(server, { port: config.port, host: config.host }), NodeHttpServer.layerHttpServices).pipe(
+    return Layer.mergeAll(RequestListener.layer(server, { port: config.port, host: config.host }), NodeHttpServer.layerHttpServices).pipe(
       Layer.provideMerge(
         Layer.succeed(Connections, watchConnections(server, { perAddress: config.maxConnectionsPerAddress, max: config.maxConnections }))
       ),

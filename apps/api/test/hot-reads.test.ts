@@ -1,5 +1,5 @@
 /**
- * The reads the cache answers at the front door (packages/http/src/hotReads.ts), over real HTTP: each is the
+ * The reads the cache answers at the front door (packages/http/src/cacheFirstReads.ts), over real HTTP: each is the
  * answer the application gives for the same read, header for header and in the same order, in every
  * coding and as a 304; each is counted in the request metrics and logged; and the read cache's hit
  * rate is exact: every read a request asks for is one hit, miss or wait, and refreshes are apart.

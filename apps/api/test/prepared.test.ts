@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { brotliDecompressSync, gunzipSync } from "node:zlib"
-import { prepareBest, prepareFast, send } from "@productdir/edge/responses/prepared"
+import { prepareBest, prepareFast, send } from "@productdir/edge/responses/preparedResponse"
 
 const body = new TextEncoder().encode(JSON.stringify({ text: "x".repeat(4000) }))
 

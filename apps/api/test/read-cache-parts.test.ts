@@ -13,7 +13,7 @@ import { ProductReads } from "@productdir/read-cache/productReads"
 import { ENTRY_OVERHEAD_BYTES, make } from "@productdir/read-cache/ReadCache"
 import { keyOfRequest, readKey, readOfRequest } from "@productdir/read-cache/readKeys"
 import { MIN_INTERVAL_MS } from "@productdir/read-cache/refreshAhead"
-import { prepareFast } from "@productdir/edge/responses/prepared"
+import { prepareFast } from "@productdir/edge/responses/preparedResponse"
 
 const A = "0b7f3c8e-3b52-4c8e-9d0a-6f1f2d3c4b5a" as ProductId
 const B = "1b7f3c8e-3b52-4c8e-9d0a-6f1f2d3c4b5a" as ProductId

@@ -11,7 +11,7 @@ import { SERVICE_NAME } from "@productdir/edge/catalogGuide"
 
 /** The A2A protocol version the interfaces speak (Major.Minor, §3.6). */
 export const A2A_VERSION = "1.0"
-/** The older version the same interfaces also speak (legacy.ts). */
+/** The older version the same interfaces also speak (protocol03.ts). */
 export const LEGACY_A2A_VERSION = "0.3"
 
 export const JSONRPC_PATH = "/a2a/jsonrpc"

@@ -1,6 +1,6 @@
 /**
  * A2A on the wire: the SendMessage request as this agent reads it (A2A 1.0;
- * 0.3's forms are read by legacy.ts into the same request), the errors it
+ * 0.3's forms are read by protocol03.ts into the same request), the errors it
  * answers (one table for both bindings and both versions, §5.4: a JSON-RPC
  * code, an HTTP status and google.rpc status for HTTP+JSON, and the details
  * that name what was wrong), the envelopes of each, and which version a
@@ -238,7 +238,7 @@ export const requestedVersion = (headers: Readonly<Record<string, string | undef
   return versions.length > 0 ? versions.join(", ") : "0.3"
 }
 
-/** The A2A versions served: 1.0, and 0.3 for the clients that have not moved (legacy.ts). */
+/** The A2A versions served: 1.0, and 0.3 for the clients that have not moved (protocol03.ts). */
 export type Dialect = "1.0" | "0.3"
 
 /** The dialect a version names (a patch version does not change the protocol), or the error refusing it. */

@@ -6,7 +6,7 @@
  *
  * Two versions on the same endpoints, chosen by A2A-Version (§3.6.2): 1.0 with
  * `A2A-Version: 1.0`; 0.3 without the header (or with 0.3), as 0.3 clients send
- * them: JSON-RPC's `message/send`, HTTP+JSON's paths under `/v1/` (legacy.ts).
+ * them: JSON-RPC's `message/send`, HTTP+JSON's paths under `/v1/` (protocol03.ts).
  *
  * Every message is answered at once with a message (no task is created), so of
  * the operations A2A defines: SendMessage answers; GetTask and CancelTask find
@@ -42,7 +42,7 @@ import {
   protoSendResponse,
   readLegacySend,
   readProtoSend
-} from "./legacy.ts"
+} from "./protocol03.ts"
 import {
   A2aError,
   dialectOf,
@@ -452,7 +452,7 @@ export const A2aLive = HttpRouter.use((router) =>
       return pageSize === null ? {} : { pageSize: /^\d+$/u.test(pageSize) ? Number(pageSize) : pageSize }
     }
 
-    /** A2A 0.3's HTTP+JSON: the paths under /v1 (legacy.ts), for a 0.3 request. */
+    /** A2A 0.3's HTTP+JSON: the paths under /v1 (protocol03.ts), for a 0.3 request. */
     const legacyRest = (request: HttpServerRequest.HttpServerRequest, method: string, path: string) =>
       Effect.gen(function* () {
         const found = legacyRestOperation(method, path.slice("/v1".length))

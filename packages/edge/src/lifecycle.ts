@@ -3,7 +3,7 @@
  * SIGTERM (the first step of the shutdown, before the server stops listening):
  * - `/readyz` answers 503 at once, so a balancer stops sending;
  * - the server stops accepting connections, and every response from then on
- *   carries `Connection: close` (packages/http/src/frontDoor.ts): each open connection ends after its next answer;
+ *   carries `Connection: close` (packages/http/src/requestListener.ts): each open connection ends after its next answer;
  * - every request written to an open connection is answered, the ones in flight
  *   and the ones that arrive during the drain alike; an idle keep-alive connection
  *   ends at its keep-alive timeout (packages/http/src/connections.ts);

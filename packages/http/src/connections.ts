@@ -5,7 +5,7 @@
  *   than a few times that (WIDER): one address, or the many /64s of one /48,
  *   holding sockets open cannot take the whole HTTP_MAX_CONNECTIONS from everyone
  *   else. A connection over a cap is answered, not cut: its request gets a 503 with
- *   Retry-After that says why (frontDoor.ts), and it is closed then, or after a
+ *   Retry-After that says why (requestListener.ts), and it is closed then, or after a
  *   short wait for its request, so that a client cannot tell a cap from a crash only by
  *   its resets; past OVERFLOW times the cap, a network's further connections are cut;
  * - at shutdown the server stops accepting connections and leaves the open ones
@@ -25,7 +25,7 @@ export class Connections extends Context.Service<
   {
     /** Connections open now. */
     readonly open: () => number
-    /** Whether `socket` is over its network's cap: its request is answered 503 (frontDoor.ts), and it closes. */
+    /** Whether `socket` is over its network's cap: its request is answered 503 (requestListener.ts), and it closes. */
     readonly overCap: (socket: Socket) => boolean
     /**
      * Stops accepting connections; completes when the last open one has closed, or after

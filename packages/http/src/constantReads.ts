@@ -9,7 +9,7 @@ import { Deferred, Effect } from "effect"
 import { HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { ApiConfig } from "@productdir/edge/ApiConfig"
 import { cacheControl } from "@productdir/edge/responses/cachedJson"
-import { type Prepared, prepareBest, send } from "@productdir/edge/responses/prepared"
+import { type Prepared, prepareBest, send } from "@productdir/edge/responses/preparedResponse"
 
 export const CONSTANT_READS: ReadonlySet<string> = new Set(["/", "/llms.txt", "/openapi.json", "/docs"])
 

@@ -5,7 +5,7 @@
 import { Effect, Layer } from "effect"
 import { ApiConfig } from "@productdir/edge/ApiConfig"
 import { Connections } from "./connections.ts"
-import { FrontDoor } from "./frontDoor.ts"
+import { RequestListener } from "./requestListener.ts"
 import { Lifecycle } from "@productdir/edge/lifecycle"
 
 /**
@@ -17,7 +17,7 @@ export const DrainOnShutdown = Layer.effectDiscard(
   Effect.gen(function* () {
     const lifecycle = yield* Lifecycle
     const connections = yield* Connections
-    const frontDoor = yield* FrontDoor
+    const frontDoor = yield* RequestListener
     const config = yield* ApiConfig
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {

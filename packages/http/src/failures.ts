@@ -1,7 +1,7 @@
 /**
  * Every error the application answers is a problem+json (a 503 also says when
  * to retry), whoever produced it: a handler, the router, the body reader or a
- * defect. The request's id and its log line are the front door's (frontDoor.ts);
+ * defect. The request's id and its log line are the front door's (requestListener.ts);
  * the logs written while the application answers carry the id too.
  */
 import { Cause, Effect } from "effect"

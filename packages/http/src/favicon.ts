@@ -6,7 +6,7 @@
  */
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { prepareFast, send } from "@productdir/edge/responses/prepared"
+import { prepareFast, send } from "@productdir/edge/responses/preparedResponse"
 
 export const FAVICON_PATH = "/favicon.ico"
 

@@ -1,7 +1,7 @@
 /**
  * The product reads, ready to send (docs/operations.md, "The read cache"): for
  * each read key (readKeys.ts) the encoded body, its ETag and its compressed
- * variants (packages/edge/src/responses/prepared.ts), made once per change of the product instead of once
+ * variants (packages/edge/src/responses/preparedResponse.ts), made once per change of the product instead of once
  * per request.
  *
  * - Bounded by bytes (CACHE_BYTES; 0 turns it off), each entry's bookkeeping
@@ -27,7 +27,7 @@ import { Context, Deferred, Effect, Layer, Schedule } from "effect"
 import { type ProductChange, ProductChanges, type ProductId } from "@productdir/domain"
 import type { ReadError } from "@productdir/usecases"
 import { ApiConfig } from "@productdir/edge/ApiConfig"
-import type { Prepared } from "@productdir/edge/responses/prepared"
+import type { Prepared } from "@productdir/edge/responses/preparedResponse"
 import { Freshness } from "./freshness.ts"
 import { ByteBudgetLru } from "./lru.ts"
 import { ProductReads } from "./productReads.ts"

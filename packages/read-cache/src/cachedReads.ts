@@ -1,14 +1,14 @@
 /**
  * The product reads as their handlers serve them: from the read cache
  * (ReadCache.ts), which loads a read it does not hold. A read the cache holds
- * usually never reaches an HTTP handler: packages/http/src/hotReads.ts answers it first. The MCP
+ * usually never reaches an HTTP handler: packages/http/src/cacheFirstReads.ts answers it first. The MCP
  * tools and resources read the same entries, as documents.
  */
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { ApiConfig } from "@productdir/edge/ApiConfig"
 import { cacheControl } from "@productdir/edge/responses/cachedJson"
-import { send } from "@productdir/edge/responses/prepared"
+import { send } from "@productdir/edge/responses/preparedResponse"
 import { ReadCache } from "./ReadCache.ts"
 import { type ReadKind, readKey } from "./readKeys.ts"
 

@@ -7,7 +7,7 @@ import { Context, Effect, Layer } from "effect"
 import { type ProductId, toAgentCard, toProductRecord } from "@productdir/domain"
 import { Directory, type ReadError } from "@productdir/usecases"
 import { ApiConfig } from "@productdir/edge/ApiConfig"
-import { type Prepared, prepareFast } from "@productdir/edge/responses/prepared"
+import { type Prepared, prepareFast } from "@productdir/edge/responses/preparedResponse"
 import type { ReadKind } from "./readKeys.ts"
 
 /** What a load answers: the response, and the product it is a read of. */

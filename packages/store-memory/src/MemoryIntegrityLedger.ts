@@ -52,7 +52,7 @@ const make = (state: State) =>
               product,
               voter,
               network: vote.network,
-              // When it was cast, not when it last changed (as the SQL window: integrityWindow.ts).
+              // When it was cast, not when it last changed (as the SQL window: windowOfRecentVotes.ts).
               at: (vote.counting === "held" || vote.createdAt >= since ? vote.createdAt : vote.updatedAt).getTime(),
               counting: COUNTING_CODE[vote.counting],
               up: vote.direction === "up",

@@ -69,7 +69,7 @@ const castOne = (state: State, vote: CastVote, now: Date): Result.Result<CastRes
   const previousWeight = previous?.weight ?? 0
   // What it weighs: its voter's standing now (domain judgement.ts); a changed vote is weighed anew.
   const weight = voteWeight(voterClassOf(vote.voter, standing))
-  // How it counts (counting.ts): a changed vote as its first one did; a new one held in a burst, without standing
+  // How it counts (voteCounting.ts): a changed vote as its first one did; a new one held in a burst, without standing
   // or reversing what the product's evidence settled.
   let counting: VoteCounting = previous?.counting ?? "counted"
   if (previous === undefined) {

@@ -1,8 +1,8 @@
 import { Layer } from "effect"
 import { layerWithState } from "@productdir/store-memory/testing"
 import { relevanceSuite, storeContract } from "@productdir/testkit"
-import { layerMemoryBackdoor } from "./backdoor.ts"
+import { layerMemoryOperatorEdits } from "./operatorEdits.ts"
 
-storeContract("memory", layerMemoryBackdoor.pipe(Layer.provideMerge(layerWithState)))
+storeContract("memory", layerMemoryOperatorEdits.pipe(Layer.provideMerge(layerWithState)))
 
 relevanceSuite("memory", layerWithState)

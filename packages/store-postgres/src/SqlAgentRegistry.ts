@@ -19,7 +19,7 @@ import { Announcer } from "./ChangeFeed.ts"
 import { retryDeadlocks } from "./deadlocks.ts"
 import { storeError } from "./errors.ts"
 import { recount } from "./recount.ts"
-import { stamp } from "./stamp.ts"
+import { stamp } from "./writeTime.ts"
 
 interface AgentRow {
   readonly id: string

@@ -38,7 +38,7 @@ import { storeError } from "./errors.ts"
 import { ReadRouter } from "./ReadReplicas.ts"
 import { relevance, searchQuery, tsquery } from "./search.ts"
 import { LIST_DEPTH, searchCandidates } from "./searchLists.ts"
-import { stamp } from "./stamp.ts"
+import { stamp } from "./writeTime.ts"
 import { LISTED_COLUMNS, PRODUCT_COLUMNS, type ProductRow, toListedProduct, toProduct } from "./rows.ts"
 
 /** Serialises slug assignment between concurrent imports (transaction-scoped advisory lock). */

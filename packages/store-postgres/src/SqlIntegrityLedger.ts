@@ -1,6 +1,6 @@
 /**
  * IntegrityLedger on PostgreSQL. The window is read in one snapshot as columns of integers
- * (integrityWindow.ts), so a window of millions of votes is a few arrays, not millions of rows. A verdict is written
+ * (windowOfRecentVotes.ts), so a window of millions of votes is a few arrays, not millions of rows. A verdict is written
  * in one transaction, products locked first in id order as every writer does, then the votes, then
  * the recount under those locks.
  */
@@ -26,7 +26,7 @@ import {
 import { Announcer } from "./ChangeFeed.ts"
 import { retryDeadlocks } from "./deadlocks.ts"
 import { storeError } from "./errors.ts"
-import { readWindow } from "./integrityWindow.ts"
+import { readWindow } from "./windowOfRecentVotes.ts"
 import { type Moved, recount, taughtAt } from "./recount.ts"
 
 /**
@@ -148,7 +148,7 @@ export const make = Effect.gen(function* () {
           JOIN vote_groups g ON g.id = x.group_id AND g.status <> 'cleared'
           WHERE v.product_id = x.product_id AND v.voter = x.voter AND v.group_id IS NULL`
       }
-      // Counted now, they teach the product's week rate as if they had counted when cast (counting.ts,
+      // Counted now, they teach the product's week rate as if they had counted when cast (voteCounting.ts,
       // ratesAfterRelease, the same arithmetic): a product that starts cold is not held for days. What each
       // product is taught is written by the recount below, in its one write of the product's row.
       const released = new Map<string, { slow: number; votes: number; up: number; down: number; wup: number; wdown: number }>()

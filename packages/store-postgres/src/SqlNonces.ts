@@ -8,7 +8,7 @@ import { SqlClient } from "effect/sql"
 import { Nonces } from "@productdir/domain"
 import { createHash } from "node:crypto"
 import { storeError } from "./errors.ts"
-import { stamp } from "./stamp.ts"
+import { stamp } from "./writeTime.ts"
 
 const SWEEP_EVERY = Duration.minutes(1)
 

@@ -8,7 +8,7 @@ import { Clock, Duration, Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { type Decision, decide, type Limit, RateLimits } from "@productdir/domain"
 import { storeError } from "./errors.ts"
-import { stamp } from "./stamp.ts"
+import { stamp } from "./writeTime.ts"
 
 const SWEEP_EVERY = Duration.minutes(5)
 

@@ -35,7 +35,7 @@ import {
 import { storeError, toStoreError } from "./errors.ts"
 import { activeLimits, decisionOf } from "./SqlRateLimits.ts"
 import { recount } from "./recount.ts"
-import { stamp } from "./stamp.ts"
+import { stamp } from "./writeTime.ts"
 import { Announcer } from "./ChangeFeed.ts"
 import { ReadRouter } from "./ReadReplicas.ts"
 import { retryDeadlocks } from "./deadlocks.ts"

@@ -1,9 +1,10 @@
 /**
- * The hash tables the integrity window's read numbers its keys in (integrityWindow.ts): ten million
+ * The hash tables the integrity window's read numbers its keys in (windowOfRecentVotes.ts): ten million
  * votes are thirty million lookups, so the tables are typed arrays (open addressing, linear probing,
  * half full at most), not maps of strings, and a key is numbered in the order it is first seen.
  */
-import { free, grown, readOnlyArray } from "@productdir/domain"
+import { free, grown } from "@productdir/columns"
+import { readOnlyArray } from "@productdir/domain"
 
 /** A 16-byte key's hash, from its four 32-bit words. */
 const mix16 = (a: number, b: number, c: number, d: number): number => {

@@ -14,7 +14,7 @@ type Count = bigint | number | string
 
 /**
  * Votes counted late (held, then released) teach their product's rates as if they had counted when cast
- * (packages/domain/src/trust/counting.ts, `ratesAfterRelease`): the rates decayed to the verdict's time (`at`, or
+ * (packages/domain/src/trust/voteCounting.ts, `ratesAfterRelease`): the rates decayed to the verdict's time (`at`, or
  * the product's own rate time when that is later), then `slow` added to the week's, the sum over each
  * product's released votes of their weight at that time.
  */

@@ -4,18 +4,18 @@ import { Effect, Layer, Redacted } from "effect"
 import { relevanceSuite, storeContract } from "@productdir/testkit"
 import { layerPglite, layerPostgres } from "../src/index.ts"
 import { freshDatabaseUrl, testStores } from "../src/testing.ts"
-import { layerSqlBackdoor } from "./backdoor.ts"
+import { layerSqlOperatorEdits } from "./operatorEdits.ts"
 
 const { pglite, server: serverUrl } = testStores()
 reportLeftOut("store contract", storesLeftOut())
 if (pglite) {
-  storeContract("pglite", layerSqlBackdoor.pipe(Layer.provideMerge(layerPglite())))
+  storeContract("pglite", layerSqlOperatorEdits.pipe(Layer.provideMerge(layerPglite())))
   relevanceSuite("pglite", layerPglite())
 }
 if (serverUrl !== undefined) {
   storeContract(
     "postgres",
-    layerSqlBackdoor.pipe(
+    layerSqlOperatorEdits.pipe(
       Layer.provideMerge(Layer.unwrap(Effect.map(freshDatabaseUrl(serverUrl), ({ url }) => layerPostgres(Redacted.make(url)))))
     )
   )

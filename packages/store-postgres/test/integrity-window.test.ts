@@ -16,7 +16,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { type LedgerWindow, productOf } from "@productdir/domain"
 import { layerPglite, layerPostgres } from "../src/index.ts"
-import { readWindow } from "../src/integrityWindow.ts"
+import { readWindow } from "../src/windowOfRecentVotes.ts"
 import { freshDatabaseUrl, testStores } from "../src/testing.ts"
 
 const NOW = Date.parse("2031-03-01T12:00:00.000Z")

@@ -16,7 +16,7 @@ import {
   ProblemStore,
   VoteLedger
 } from "@productdir/domain"
-import { Backdoor } from "./Backdoor.ts"
+import { OperatorEdits } from "./OperatorEdits.ts"
 import { freshInput, rng, upsertOne } from "./inputs.ts"
 import type { ContractIt } from "./contractIt.ts"
 
@@ -193,14 +193,14 @@ export const agentsBehaviours = (it: ContractIt) => {
     Effect.gen(function* () {
       const registry = yield* AgentRegistry
       const ledger = yield* VoteLedger
-      const backdoor = yield* Backdoor
+      const operatorEdits = yield* OperatorEdits
       const agent = yield* registerAgent("drifter")
       const input = freshInput({ seed: { up: 1, down: 0 } })
       yield* upsertOne(input)
       yield* ledger.cast({ entity: input.id, voter: agentVoter(agent.id), direction: "up" })
       yield* registry.revoke(agent.id)
       // Drift that counts the revoked vote again: the repair takes it back out.
-      yield* backdoor.setCounters(input.id, { up: 2, down: 0 })
+      yield* operatorEdits.setCounters(input.id, { up: 2, down: 0 })
       const snapshots = (yield* Stream.runCollect(ledger.snapshots(1000))).flat().filter((s) => s.id === input.id)
       assert.deepStrictEqual(
         snapshots.map((s) => s.ledger),
@@ -249,13 +249,13 @@ export const agentsBehaviours = (it: ContractIt) => {
   it.effect("an agent's votes are kept under its own ledger key", () =>
     Effect.gen(function* () {
       const ledger = yield* VoteLedger
-      const backdoor = yield* Backdoor
+      const operatorEdits = yield* OperatorEdits
       const agent = yield* registerAgent("keyed")
       const input = freshInput()
       yield* upsertOne(input)
       yield* ledger.cast({ entity: input.id, voter: agentVoter(agent.id), direction: "up" })
       // Deleting the row under the agent's key removes the vote: the key is the one the ledger uses.
-      yield* backdoor.deleteVote(input.id, agentLedgerKey(agent.id))
+      yield* operatorEdits.deleteVote(input.id, agentLedgerKey(agent.id))
       const snapshot = (yield* Stream.runCollect(ledger.snapshots(1000))).flat().find((s) => s.id === input.id)
       assert.deepStrictEqual(snapshot?.ledger, { up: 0, down: 0 })
     })

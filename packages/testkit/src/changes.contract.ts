@@ -16,7 +16,7 @@ import {
   VoteLedger
 } from "@productdir/domain"
 import { registerAgent } from "./agents.contract.ts"
-import { Backdoor } from "./Backdoor.ts"
+import { OperatorEdits } from "./OperatorEdits.ts"
 import { freshInput, upsertOne } from "./inputs.ts"
 import type { ContractIt } from "./contractIt.ts"
 
@@ -72,7 +72,7 @@ export const changesBehaviours = (it: ContractIt) => {
 
       const drifted = freshInput()
       yield* upsertOne(drifted)
-      yield* (yield* Backdoor).setCounters(drifted.id, { up: 40, down: 0 })
+      yield* (yield* OperatorEdits).setCounters(drifted.id, { up: 40, down: 0 })
       const snapshots = (yield* Stream.runCollect((yield* VoteLedger).snapshots(1000))).flat().filter((s) => s.id === drifted.id)
       const beforeRepair = heard().length
       yield* (yield* VoteLedger).repair(snapshots)

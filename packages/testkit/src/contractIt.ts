@@ -1,8 +1,8 @@
-/** What a behaviour of the store contract (suite.ts) is given: vitest's `it` over the stores and their backdoor. */
+/** What a behaviour of the store contract (suite.ts) is given: vitest's `it` over the stores and their operatorEdits. */
 import type { Vitest } from "@effect/vitest"
 import type { Stores } from "@productdir/domain"
-import type { Backdoor } from "./Backdoor.ts"
+import type { OperatorEdits } from "./OperatorEdits.ts"
 
-export type ContractStores = Stores | Backdoor
+export type ContractStores = Stores | OperatorEdits
 
 export type ContractIt = Vitest.MethodsNonLive<ContractStores>

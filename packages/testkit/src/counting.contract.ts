@@ -1,5 +1,5 @@
 /**
- * How votes count (packages/domain/src/trust/counting.ts): without a guard every vote counts at once;
+ * How votes count (packages/domain/src/trust/voteCounting.ts): without a guard every vote counts at once;
  * with one, a handful of votes on a quiet product counts and a burst beyond it waits (held), moving
  * no counter; a vote's budgets are drawn on only when it records or changes something; the ledger
  * tells how a product's trust was formed.

@@ -1,4 +1,4 @@
-export * from "./Backdoor.ts"
+export * from "./OperatorEdits.ts"
 export * from "./inputs.ts"
 export * from "./suite.ts"
 export * from "./packages.ts"

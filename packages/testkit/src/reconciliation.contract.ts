@@ -2,7 +2,7 @@
 import { assert } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { CatalogStore, type ProductId, SEED_WEIGHT, VOTE_WEIGHTS, VoteLedger, addressVoter } from "@productdir/domain"
-import { Backdoor } from "./Backdoor.ts"
+import { OperatorEdits } from "./OperatorEdits.ts"
 import { freshInput, upsertOne } from "./inputs.ts"
 import type { ContractIt } from "./contractIt.ts"
 
@@ -33,15 +33,15 @@ export const reconciliationBehaviours = (it: ContractIt) => {
   it.effect("repair recounts drifted products from seed + ledger and leaves the rest", () =>
     Effect.gen(function* () {
       const ledger = yield* VoteLedger
-      const backdoor = yield* Backdoor
+      const operatorEdits = yield* OperatorEdits
       const store = yield* CatalogStore
       const a = freshInput({ seed: { up: 2, down: 0 } })
       const b = freshInput()
       const c = freshInput()
       yield* store.upsert([a, b, c])
       yield* ledger.cast({ entity: a.id, voter: addressVoter("j1"), direction: "up" })
-      yield* backdoor.setCounters(a.id, { up: 99, down: 7 })
-      yield* backdoor.insertVote(b.id, "ghost", "down")
+      yield* operatorEdits.setCounters(a.id, { up: 99, down: 7 })
+      yield* operatorEdits.insertVote(b.id, "ghost", "down")
       const snapshotOf = (ids: ReadonlyArray<ProductId>) =>
         Effect.map(Stream.runCollect(ledger.snapshots(1000)), (batches) => batches.flat().filter((s) => ids.includes(s.id)))
       const repairs = yield* ledger.repair(yield* snapshotOf([a.id, b.id, c.id]))
@@ -62,10 +62,10 @@ export const reconciliationBehaviours = (it: ContractIt) => {
     () =>
       Effect.gen(function* () {
         const ledger = yield* VoteLedger
-        const backdoor = yield* Backdoor
+        const operatorEdits = yield* OperatorEdits
         const input = freshInput()
         yield* upsertOne(input)
-        yield* backdoor.setCounters(input.id, { up: 50, down: 50 })
+        yield* operatorEdits.setCounters(input.id, { up: 50, down: 50 })
         yield* Effect.all(
           [
             Effect.forEach(

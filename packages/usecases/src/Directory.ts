@@ -69,7 +69,7 @@ export interface DirectorySettings {
    * vote), at each level of its networks (`v6/48`, `v4/24`, …); a level absent or 0 has no budget.
    */
   readonly anonymousVotesPerNetwork: Readonly<Partial<Record<NetworkLevel, number>>>
-  /** The burst guard (counting.ts), when the crowd defense is on; undefined: every vote counts at once. */
+  /** The burst guard (voteCounting.ts), when the crowd defense is on; undefined: every vote counts at once. */
   readonly burstGuard: BurstGuard | undefined
   /** Tracking parameters on the website links of the reads. */
   readonly utm: Utm

@@ -7,7 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type LedgerWindow, type ProductId, productOf, runsOf } from "@productdir/domain"
 import { seeded } from "@productdir/fixtures"
-import { findOverlap } from "../src/integrity/lockstep.ts"
+import { findOverlap } from "../src/integrity/coordinatedGroups.ts"
 import { voterRanks } from "../src/integrity/ranks.ts"
 
 interface Row {

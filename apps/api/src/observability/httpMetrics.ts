@@ -3,7 +3,7 @@
  * `http_server_request_duration_seconds` (a histogram by `http_request_method`, `http_route` the
  * route's template and `http_response_status_code`), and `http_server_active_requests`.
  *
- * Recorded where the access log is written (packages/http/src/frontDoor.ts), so the reads the cache answers at
+ * Recorded where the access log is written (packages/http/src/requestListener.ts), so the reads the cache answers at
  * the front door count like every other request, with the duration the log line has. What it adds
  * to a request: a walk of the route tree and a histogram update, no Effect, no allocation once a
  * series exists. Active requests are those the front door received and the log has not seen end.
@@ -91,7 +91,7 @@ const makeRecorder = () => {
   let last: { readonly method: string; readonly status: number; readonly route: string; readonly series: Series } | undefined
   return (entry: AccessEntry): void => {
     const method = methodOf(entry.method)
-    // The cache's reads name their route (packages/http/src/frontDoor.ts): no walk of the route tree for most requests.
+    // The cache's reads name their route (packages/http/src/requestListener.ts): no walk of the route tree for most requests.
     const route = entry.route ?? routeOf(entry.path)
     if (last === undefined || last.method !== method || last.status !== entry.status || last.route !== route)
       last = { method, status: entry.status, route, series: seriesOf(method, entry.status, route) }

@@ -4,12 +4,12 @@
  * - effect's HTTP server makes a span of every request, continuing the caller's `traceparent`
  *   (or `b3`); it is named `GET /products/{id}`, with `http.route` the template and the status;
  * - the response says which trace it was (`traceresponse: 00-<trace>-<span>-01`, W3C Trace Context
- *   level 2), and the access log line carries its `trace_id` (packages/http/src/frontDoor.ts reads it there);
+ *   level 2), and the access log line carries its `trace_id` (packages/http/src/requestListener.ts reads it there);
  * - the store's calls are child spans: the use cases' and stores' named operations
  *   (`Directory.vote`, `VoteLedger.cast`), and beneath them each statement, named for it
  *   (`SELECT products`) with its text, placeholders and not values, in `db.query.text`;
  * - the reads the cache answers at the front door go through the application instead, so they are
- *   spans too (packages/http/src/hotReads.ts is not installed: a traced read costs more, an untraced one nothing).
+ *   spans too (packages/http/src/cacheFirstReads.ts is not installed: a traced read costs more, an untraced one nothing).
  * When tracing is off none of this is installed, and effect's server skips its tracing path.
  */
 import { Effect, Layer, References } from "effect"

@@ -161,7 +161,7 @@ export interface Settled {
   readonly lost: ReadonlyArray<string>
 }
 
-/** Who gets standing (counting.ts): agents old enough, whose votes counted, and that no group holds. */
+/** Who gets standing (voteCounting.ts): agents old enough, whose votes counted, and that no group holds. */
 export interface StandingRule {
   /** Registered (or first seen) at least this long before. */
   readonly minAgeSeconds: number

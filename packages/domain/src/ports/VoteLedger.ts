@@ -7,7 +7,7 @@
  *
  * A revoked agent's votes stay in the ledger, marked with the revocation, and
  * count for nothing until the agent is restored; so do held and discounted votes
- * (counting.ts) until the integrity pass or an operator counts them. Anything else stored is drift,
+ * (voteCounting.ts) until the integrity pass or an operator counts them. Anything else stored is drift,
  * which the reconciliation job finds and repairs. The SQL store applies the
  * same rule through one view (`counted_votes`, docs/database.md).
  */
@@ -17,12 +17,12 @@ import type { ProductId } from "../record/ids.ts"
 import type { Decision, Limit, RateLimits } from "./RateLimits.ts"
 import { weightedOf } from "../trust/judgement.ts"
 import { addTally, type Tally, tallyEquals } from "../trust/trust.ts"
-import type { LedgerFormation, VoteCounting } from "../trust/counting.ts"
+import type { LedgerFormation, VoteCounting } from "../trust/voteCounting.ts"
 import type { CastResult, CastVote, VoteDirection } from "../trust/Vote.ts"
 
 /**
  * A vote as the ledger keeps it: `revokedAt` marks the vote of an agent that was revoked; `counting`
- * says whether it counts, waits (held) or was found part of a coordinated group (counting.ts).
+ * says whether it counts, waits (held) or was found part of a coordinated group (voteCounting.ts).
  */
 export interface LedgerEntry {
   readonly direction: VoteDirection

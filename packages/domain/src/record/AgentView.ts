@@ -3,7 +3,7 @@
  * view, the card plus everything an agent weighs before choosing.
  */
 import { Schema } from "effect"
-import { type LedgerFormation, toTrustFormation, TrustFormation } from "../trust/counting.ts"
+import { type LedgerFormation, toTrustFormation, TrustFormation } from "../trust/voteCounting.ts"
 import { Count } from "../trust/trust.ts"
 import { AgentCard, linksOf, toAgentCard } from "../identity/AgentCard.ts"
 import { agentViewPath } from "./paths.ts"

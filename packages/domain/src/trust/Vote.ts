@@ -5,7 +5,7 @@ import { agentViewPath, PRODUCTS_PATH, problemsPath, productPath, VOTE_PATH } fr
 import { ProductRef } from "../record/ProductRef.ts"
 import { type FieldRule, withFieldRules } from "../record/fieldRules.ts"
 import { boundedText, isVisibleText } from "../record/text.ts"
-import { type BurstGuard, VoteCounting } from "./counting.ts"
+import { type BurstGuard, VoteCounting } from "./voteCounting.ts"
 import type { Limit } from "../ports/RateLimits.ts"
 import type { Tally } from "./trust.ts"
 import { TrustSummary } from "./trust.ts"
@@ -144,7 +144,7 @@ export interface CastVote {
   readonly reason?: string | undefined
   /** The client's neighbourhood as a keyed hash (an IPv6 /48, an IPv4 /24): evidence for the integrity pass. */
   readonly network?: string | undefined
-  /** Hold a new vote without standing when its product is in a burst (counting.ts); absent: every vote counts at once. */
+  /** Hold a new vote without standing when its product is in a burst (voteCounting.ts); absent: every vote counts at once. */
   readonly guard?: BurstGuard | undefined
   /**
    * Budgets the vote draws on only when it records or changes something (the per-product budgets of

@@ -1,12 +1,12 @@
 /**
  * JSON reads with validators and content codings: the body serialised once,
- * prepared in every coding (prepared.ts), sent with a strong ETag per coding;
+ * prepared in every coding (preparedResponse.ts), sent with a strong ETag per coding;
  * `If-None-Match` with a current tag gives 304.
  */
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { ApiConfig } from "../ApiConfig.ts"
-import { prepareFast, send } from "./prepared.ts"
+import { prepareFast, send } from "./preparedResponse.ts"
 
 const encoder = new TextEncoder()
 

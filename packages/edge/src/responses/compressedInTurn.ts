@@ -10,7 +10,7 @@
 import { Effect } from "effect"
 import { HttpBody, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { COMPRESSIBLE } from "./compression.ts"
-import { codingFor, compressedFast, MIN_COMPRESS_BYTES } from "./prepared.ts"
+import { codingFor, compressedFast, MIN_COMPRESS_BYTES } from "./preparedResponse.ts"
 
 const NO_TRANSFORM = /(^|,)\s*no-transform\s*(,|$)/i
 

@@ -35,7 +35,7 @@ export const DirectoryLive = HttpApiBuilder.group(Api, "directory", (handlers) =
         .handle("index", () => Effect.succeed(index))
         .handle("llms", () => Effect.succeed(guide))
         // 1.0's card or 0.3's by the A2A-Version asked for, signed when served under the directory's own URL
-        // (@productdir/a2a, packages/a2a/src/served.ts).
+        // (@productdir/a2a, packages/a2a/src/cardRoute.ts).
         .handle("agentCard", () => agentCard.serve)
         // Health answers describe this moment: never reused by a cache. Alive unless the embedded database has stopped
         // (an exchange that never ends): only a restart brings that back, and a liveness probe is what restarts.

@@ -10,7 +10,7 @@
  * and then what the vote is, decided here once: `recorded` (a first vote: its direction's counter
  * +1), `unchanged` (the same direction again: nothing moves) or `changed` (the other direction: +1
  * and -1), as packages/domain/src/trust/Vote.ts (voteTransition) states it for every store; and how it
- * counts (packages/domain/src/trust/counting.ts): a changed vote as its first one did; a new one is held
+ * counts (packages/domain/src/trust/voteCounting.ts): a changed vote as its first one did; a new one is held
  * when the ballot carries a guard, the voter has no standing (an agent the integrity pass gave
  * standing) and the product's last hour of votes is past the floor plus the factor times what its
  * last week predicts; or the voter has standing, votes against what the product's weighed evidence settled,
@@ -248,7 +248,7 @@ BEGIN
       END IF;
     END IF;
     IF v_status = 'recorded' THEN
-      -- The product's vote counts, decayed to now (packages/domain/src/trust/counting.ts: decayedRates, isBurst).
+      -- The product's vote counts, decayed to now (packages/domain/src/trust/voteCounting.ts: decayedRates, isBurst).
       v_seconds := greatest(0, extract(epoch FROM v_now - coalesce(v_rate_at, v_now)));
       v_decayed_fast := v_fast * exp(-v_seconds / 3600);
       v_decayed_slow := v_slow * exp(-v_seconds / 604800);

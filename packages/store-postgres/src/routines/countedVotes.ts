@@ -1,7 +1,7 @@
 /**
  * The rule of trust (packages/domain/src/ports/VoteLedger.ts), once: every count of the ledger reads this
  * view, the reconciliation's and the revocation's recounts alike. A vote counts when it is counted
- * (not held, not discounted: packages/domain/src/trust/counting.ts) and its agent is in good standing; it counts for its
+ * (not held, not discounted: packages/domain/src/trust/voteCounting.ts) and its agent is in good standing; it counts for its
  * weight (packages/domain/src/trust/judgement.ts).
  */
 import type { Routine } from "./Routine.ts"

@@ -1,7 +1,7 @@
 /**
  * The integrity pass (docs/threat-model.md; run by productdir-reconcile before its recount): reads the
  * recent ledger (the last `windowSeconds`, and every held vote), finds the voter groups that vote in
- * lockstep (lockstep.ts), discounts their votes, counts the held votes that pass (release.ts), and
+ * lockstep (coordinatedGroups.ts), discounts their votes, counts the held votes that pass (release.ts), and
  * gives standing to agents that earned it. Deterministic (the same ledger gives the same verdict,
  * groups in the same order with the same ids) and idempotent (a second pass over an unchanged ledger
  * changes nothing). With `apply: false` it says what it would do and writes nothing.
@@ -11,7 +11,6 @@ import {
   COUNTED,
   DEFAULT_STANDING,
   DISCOUNTED,
-  free,
   type GroupEvidence,
   IntegrityLedger,
   type LedgerWindow,
@@ -23,9 +22,10 @@ import {
   type VoteKey,
   votesIn
 } from "@productdir/domain"
+import { free } from "@productdir/columns"
 import { derivedId } from "../ImportChecks.ts"
 import { type AddressSettings, DEFAULT_ADDRESSES, findAddressSurges } from "./addresses.ts"
-import { DEFAULT_LOCKSTEP, expand, type FoundGroup, findLockstep, findOverlap, type LockstepSettings } from "./lockstep.ts"
+import { DEFAULT_LOCKSTEP, expand, type FoundGroup, findLockstep, findOverlap, type LockstepSettings } from "./coordinatedGroups.ts"
 import { voterRanks } from "./ranks.ts"
 import {
   DEFAULT_RELEASE,
@@ -250,7 +250,7 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
       // their standing and vote in step on a few obscure products are more often readers of one newsletter than a
       // bought ring (in the simulation at a tenth of its people, 4 such readers lost 16 votes to a group found on
       // sight), and what they weigh, they earned. A small ring of fresh identities is discounted on sight; a standing
-      // one turning on a settled product waits anyway, as a reversal (counting.ts).
+      // one turning on a settled product waits anyway, as a reversal (voteCounting.ts).
       const established = group.members.length < settings.lockstep.minMembers && group.members.every((m) => window.standing[m] === 1)
       const review = shape.coverage < settings.discountBar.coverage || shape.focus < settings.discountBar.focus || established
       const evidence: GroupEvidence = {

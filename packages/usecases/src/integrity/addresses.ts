@@ -15,7 +15,7 @@
  * with the single-purpose ones. The group found is those addresses, on that one product.
  */
 import { DISCOUNTED, forEachVote, HELD, isAgentLedgerKey, type LedgerWindow, votesIn } from "@productdir/domain"
-import type { FoundGroup } from "./lockstep.ts"
+import type { FoundGroup } from "./coordinatedGroups.ts"
 
 export interface AddressSettings {
   /** Single-purpose addresses' votes (in one direction, on one product) below which nothing is found. */

@@ -3,7 +3,7 @@
  * keys), a union-find, and sorting indices by a 32-bit key (a radix sort: no comparator, so ten
  * million votes sort in well under a second).
  */
-import { free, grown } from "@productdir/domain"
+import { free, grown } from "@productdir/columns"
 
 /** A Float64Array that grows (integers up to 2^53 too: a pair key, an offset, a place). */
 export class Doubles {

@@ -1,5 +1,5 @@
 /**
- * Which held votes the integrity pass counts (packages/domain/src/trust/counting.ts). A burst waits for the
+ * Which held votes the integrity pass counts (packages/domain/src/trust/voteCounting.ts). A burst waits for the
  * pass, which judges each product's votes after the groups are found (their votes never count here):
  *
  * 1. The burst guard is replayed over the product's votes as if the groups' votes had never been
@@ -90,7 +90,7 @@ export const EPISODE_GAP_SECONDS = 3_600
 export const WARM_UP_SECONDS = 86_400
 
 /**
- * A product on which a reversal may be held (counting.ts, isReversal): one with a held vote of a voter with
+ * A product on which a reversal may be held (voteCounting.ts, isReversal): one with a held vote of a voter with
  * standing. The replay judges its votes against what they had settled, as the cast did, which takes its
  * weighed evidence (the window begins mid-history) and its votes' directions (the window's own column is freed
  * before the replay, for the few products that hold a reversal).
@@ -186,7 +186,7 @@ export const releases = (
     const known = reversibles.get(p)
     const directionOf = (i: number): 0 | 1 => (known!.direction[i - window.starts[p]!] === 0 ? 0 : 1)
     const settled = { up: known?.before.up ?? 0, down: known?.before.down ?? 0 }
-    // The votes the replay holds as reversals (counting.ts, isReversal): voters with standing turning on the product.
+    // The votes the replay holds as reversals (voteCounting.ts, isReversal): voters with standing turning on the product.
     const reversals = new Set<number>()
     // Episodes are judged once the product's votes are all replayed: a reversal counts when later votes agree.
     const episodes: Array<{ readonly votes: ReadonlyArray<number>; readonly after: number }> = []

@@ -6,12 +6,12 @@
 import { Context, type Effect } from "effect"
 import type { ProductId, Tally, VoteDirection } from "@productdir/domain"
 
-export class Backdoor extends Context.Service<
-  Backdoor,
+export class OperatorEdits extends Context.Service<
+  OperatorEdits,
   {
     readonly setCounters: (id: ProductId, counters: Tally) => Effect.Effect<void, unknown>
     readonly setSeed: (id: ProductId, seed: Tally) => Effect.Effect<void, unknown>
     readonly insertVote: (id: ProductId, voter: string, direction: VoteDirection) => Effect.Effect<void, unknown>
     readonly deleteVote: (id: ProductId, voter: string) => Effect.Effect<void, unknown>
   }
->()("@productdir/testkit/Backdoor") {}
+>()("@productdir/testkit/OperatorEdits") {}

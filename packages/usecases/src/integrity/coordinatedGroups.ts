@@ -18,7 +18,8 @@
  * of its cells filled (`smallCoverage`). Deterministic: the same window gives the same groups, in the same order,
  * whatever the voters' ids (ranks.ts: the signatures hash a voter's rank in the ledger, not its number).
  */
-import { free, type LedgerWindow, productOf, votesIn } from "@productdir/domain"
+import { free } from "@productdir/columns"
+import { type LedgerWindow, productOf, votesIn } from "@productdir/domain"
 import { Doubles, forEachRun, orderBy, UnionFind } from "./columns.ts"
 
 export interface LockstepSettings {

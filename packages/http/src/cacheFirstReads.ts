@@ -1,11 +1,11 @@
 /**
- * Reads the read cache holds, answered at the front door (frontDoor.ts): a
+ * Reads the read cache holds, answered at the front door (requestListener.ts): a
  * GET of a canonical product read is a lookup and a write, and taking it through
  * the router and the middleware would cost most of its time. The front door has
  * already given it its request id, its log line and its connection policy;
  * anything the cache does not hold goes on to the application.
  *
- * The answer is the one `answerFor` (packages/edge/src/responses/prepared.ts) gives the application's
+ * The answer is the one `answerFor` (packages/edge/src/responses/preparedResponse.ts) gives the application's
  * handlers, header for header and in the same order, written here as one flat
  * list for `writeHead`: no header object to spread, copy and walk on a path
  * that runs for most requests.
@@ -14,8 +14,8 @@ import { Effect, Layer } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { ApiConfig } from "@productdir/edge/ApiConfig"
 import { cacheControl } from "@productdir/edge/responses/cachedJson"
-import { FrontDoor } from "./frontDoor.ts"
-import { ifNoneMatchHits, negotiate, type Prepared, tagFor } from "@productdir/edge/responses/prepared"
+import { RequestListener } from "./requestListener.ts"
+import { ifNoneMatchHits, negotiate, type Prepared, tagFor } from "@productdir/edge/responses/preparedResponse"
 import { ReadCache } from "@productdir/read-cache/ReadCache"
 import { readOfRequest } from "@productdir/read-cache/readKeys"
 
@@ -23,7 +23,7 @@ import { readOfRequest } from "@productdir/read-cache/readKeys"
 const notModified = (match: string | string[] | undefined, prepared: Prepared): boolean =>
   typeof match === "string" && ifNoneMatchHits(match, [prepared.etag, tagFor(prepared.etag, "gzip"), tagFor(prepared.etag, "br")])
 
-export const HotReadsLive = Layer.effectDiscard(
+export const CacheFirstReadsLive = Layer.effectDiscard(
   Effect.gen(function* () {
     const cache = yield* ReadCache
     const control = cacheControl((yield* ApiConfig).cacheMaxAge)
@@ -61,6 +61,6 @@ export const HotReadsLive = Layer.effectDiscard(
       return route
     }
 
-    yield* (yield* FrontDoor).install(serve)
+    yield* (yield* RequestListener).install(serve)
   })
 )

@@ -36,7 +36,8 @@
  */
 import { Effect, Fiber } from "effect"
 import type { SqlClient } from "effect/sql"
-import { free, grown, type LedgerWindow, type ProductId, productOf, readOnlyArray, runsOf } from "@productdir/domain"
+import { free, grown } from "@productdir/columns"
+import { type LedgerWindow, type ProductId, productOf, readOnlyArray, runsOf } from "@productdir/domain"
 import { hash16, hashText, Keys16, KeysText } from "./integrityKeys.ts"
 
 /**

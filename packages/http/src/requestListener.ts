@@ -11,7 +11,7 @@
  *   header it may carry once (Authorization, Content-Type, …), and while the
  *   server drains every response closes its connection;
  * - then the first handler that takes it: a read the cache holds (installed by
- *   hotReads.ts), else the application, through Node's request handler
+ *   cacheFirstReads.ts), else the application, through Node's request handler
  *   that @effect/platform-node makes for it.
  *
  * It is also how the application is served (`layerServer`): an `HttpServer` over
@@ -109,15 +109,15 @@ export const writeProblem = (response: ServerResponse, status: number, detail: s
   response.end(body)
 }
 
-export class FrontDoor extends Context.Service<
-  FrontDoor,
+export class RequestListener extends Context.Service<
+  RequestListener,
   {
     /** Puts `handler` (a read the cache holds) before the application for the life of the scope. */
     readonly install: (handler: Handler) => Effect.Effect<void, never, Scope.Scope>
     /** Every answer not yet begun closes its connection (the server drains: packages/edge/src/lifecycle.ts). */
     readonly closeAfterAnswers: Effect.Effect<void>
   }
->()("@productdir/http/FrontDoor") {}
+>()("@productdir/http/RequestListener") {}
 
 /** A CONNECT asks for a tunnel, which an API does not give: said as a problem, then the socket is closed. */
 const refuseTunnel = (request: IncomingMessage, socket: Duplex): void => {
@@ -298,7 +298,7 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
             )
           })
       })
-      const frontDoor = FrontDoor.of({
+      const frontDoor = RequestListener.of({
         closeAfterAnswers: Effect.sync(() => {
           for (const response of inFlight) if (!response.headersSent) response.setHeader("connection", "close")
         }),
@@ -313,6 +313,6 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
               })
           )
       })
-      return Context.make(HttpServer.HttpServer, httpServer).pipe(Context.add(FrontDoor, frontDoor))
+      return Context.make(HttpServer.HttpServer, httpServer).pipe(Context.add(RequestListener, frontDoor))
     })
   )

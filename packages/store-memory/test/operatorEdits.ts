@@ -1,11 +1,11 @@
 import { Effect, Layer } from "effect"
 import { type Product, type ProductId, VOTE_WEIGHTS } from "@productdir/domain"
 import { MemoryState } from "@productdir/store-memory/testing"
-import { Backdoor } from "@productdir/testkit"
+import { OperatorEdits } from "@productdir/testkit"
 
 /** Drift behind the services' backs, through the shared state. */
-export const layerMemoryBackdoor = Layer.effect(
-  Backdoor,
+export const layerMemoryOperatorEdits = Layer.effect(
+  OperatorEdits,
   Effect.gen(function* () {
     const state = yield* MemoryState
     const update = (id: ProductId, f: (p: Product) => Partial<Product>) =>
@@ -13,7 +13,7 @@ export const layerMemoryBackdoor = Layer.effect(
         const product = state.products.get(id)
         if (product) state.products.set(id, { ...product, ...f(product) })
       })
-    return Backdoor.of({
+    return OperatorEdits.of({
       setCounters: (id, counters) => update(id, () => ({ counters })),
       setSeed: (id, seed) => update(id, () => ({ seed })),
       insertVote: (id, voter, direction) =>
