@@ -176,7 +176,7 @@ export const make = Effect.gen(function* () {
   /**
    * The search vectors of these products (product_search, migration 7) and their plain words into
    * the vocabulary typos are corrected against, in one statement that parses each text once: the
-   * vector is productdir_search_vector's (routines/search.ts), spelled out here so that its plain-word
+   * vector is productdir_search_vector's (routines/sql/search.sql), spelled out here so that its plain-word
    * parts are the vocabulary too. Most of an import's database time is this parse. Vectors in id
    * order and words in word order, so concurrent batches never deadlock on them.
    */

@@ -1,7 +1,7 @@
 /**
  * RateLimits in PostgreSQL: the buckets of every API process on one database,
  * so N processes allow the limit once, not N times. One function call per take
- * (`productdir_take_tokens`, routines/tokenBuckets.ts); the decision is the domain's.
+ * (`productdir_take_tokens`, routines/sql/tokenBuckets.sql); the decision is the domain's.
  * Idle buckets are full, the same as absent: a sweep deletes them now and then.
  */
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"

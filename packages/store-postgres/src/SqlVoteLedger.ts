@@ -44,7 +44,7 @@ const FIRST_ID = "00000000-0000-0000-0000-000000000000"
 
 type Count = bigint | number | string
 
-/** What productdir_cast_votes answers of an item's cast (routines/castVote.ts): the vote, decided there once, or why none. */
+/** What productdir_cast_votes answers of an item's cast (routines/sql/castVote.sql): the vote, decided there once, or why none. */
 interface CastRow {
   readonly outcome: "cast" | "not_found" | "removed" | "agent_revoked" | "limited"
   readonly product_id: string | null

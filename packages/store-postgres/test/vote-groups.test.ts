@@ -1,5 +1,5 @@
 /**
- * Votes on one product in groups (SqlVoteLedger.ts, routines/castVote.ts: productdir_cast_votes):
+ * Votes on one product in groups (SqlVoteLedger.ts, routines/sql/castVote.sql: productdir_cast_votes):
  * the votes that arrive while one of the product's calls is in flight are cast together, in one
  * transaction. Each keeps its own answer (recorded, unchanged or changed; counted or held; its own
  * rate-limit refusal, revocation or error) and the counters end as seed plus the ledger's counted

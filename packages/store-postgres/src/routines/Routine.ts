@@ -1,12 +1,13 @@
 /**
  * A routine: a function, a view or a trigger function the service runs in its database. Its
- * definition lives here, in code that changes with the rules it carries (the trust score's z, the
- * search text's limit, how a vote counts); migrations never hold one that is still in use (they are
- * frozen: ../migrations/). At start a routine whose statements hash differently from what the
+ * definition is SQL (sql/, one file per concern) that changes with the rules it carries (the trust
+ * score's prior, the search text's limit, how a vote counts): the domain's constants are named in it
+ * and filled in here; migrations never hold one that is still in use (they are frozen: ../migrations/). At start a routine whose statements hash differently from what the
  * database recorded is installed (install.ts), in one transaction with the others that changed, and
  * what it computed into stored columns is rewritten (rewrites.ts).
  */
 import { createHash } from "node:crypto"
+import { shippedSql, sqlStatements } from "../sqlFile.ts"
 
 /** Stored values a routine computes: rewritten in batches after it changes. */
 export type Rewrite = "trust scores" | "search vectors"
@@ -25,27 +26,34 @@ export const hashOf = (routine: Routine): string =>
     .update(JSON.stringify([routine.statements, routine.rewrites ?? []]))
     .digest("hex")
 
+const MARKER = /^-- routine: (\S+)(?: \(rewrites ([^)]*)\))?$/gmu
+const FUNCTION_BODY = /^CREATE OR REPLACE FUNCTION [\s\S]*? AS \$fn\$([\s\S]*)\$fn\$$/u
+
 /**
- * A function routine. `replaces` are signatures it drops first: earlier shapes of it (other
- * arguments), and its own when its result's shape may change (CREATE OR REPLACE cannot change
- * that). A function a stored column depends on (the trust score) is only ever replaced.
+ * The routines of a `.sql` file (sql/): each starts at its marker, `-- routine: <name>`, with `(rewrites trust
+ * scores)` when it computes stored values, and is the statements up to the next marker: DROPs of the shapes it
+ * replaced, then its CREATE. `{{NAME}}` stands for a constant of the domain, given in `values`: the SQL follows the
+ * code's rules without copying their numbers.
  */
-export const fn = (spec: {
-  readonly name: string
-  /** The arguments, as in its signature: `up bigint, down bigint`. */
-  readonly args: string
-  readonly returns: string
-  /** `LANGUAGE sql IMMUTABLE PARALLEL SAFE`, … */
-  readonly attributes: string
-  readonly body: string
-  readonly drops?: ReadonlyArray<string>
-  readonly rewrites?: ReadonlyArray<Rewrite>
-}): Routine => ({
-  name: spec.name,
-  statements: [
-    ...(spec.drops ?? []).map((signature) => `DROP FUNCTION IF EXISTS ${signature}`),
-    `CREATE OR REPLACE FUNCTION ${spec.name}(${spec.args}) RETURNS ${spec.returns}\n${spec.attributes} AS $fn$${spec.body}$fn$`
-  ],
-  body: spec.body,
-  ...(spec.rewrites === undefined ? {} : { rewrites: spec.rewrites })
-})
+export const routinesOf = (text: string, values: Readonly<Record<string, number | string>> = {}): Array<Routine> => {
+  const filled = text.replace(/\{\{(\w+)\}\}/gu, (_, key: string) => {
+    const value = values[key]
+    if (value === undefined) throw new Error(`a routine's SQL names {{${key}}}, which no value is given for`)
+    return String(value)
+  })
+  const markers = [...filled.matchAll(MARKER)]
+  return markers.map((marker, i) => {
+    const statements = sqlStatements(filled.slice(marker.index + marker[0].length, markers[i + 1]?.index ?? filled.length))
+    const body = FUNCTION_BODY.exec(statements.at(-1) ?? "")?.[1]
+    return {
+      name: marker[1]!,
+      statements,
+      ...(body === undefined ? {} : { body }),
+      ...(marker[2] === undefined ? {} : { rewrites: marker[2].split(", ") as Array<Rewrite> })
+    }
+  })
+}
+
+/** The routines of one file of sql/, as this package ships it. */
+export const routinesIn = (file: string, values?: Readonly<Record<string, number | string>>): Array<Routine> =>
+  routinesOf(shippedSql(`routines/${file}.sql`), values)

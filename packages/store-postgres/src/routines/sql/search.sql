@@ -1,67 +1,43 @@
-/**
- * Search's routines (packages/domain/src/record/search.ts says what a word matches; ../search.ts builds the
- * queries): accents folded, the text of a product that is searched (at most SEARCH_TEXT_LIMIT
- * characters), and its weighted vector, English stems and plain words, by field. The vectors are
- * stored (product_search): a change here rewrites them.
- */
-import { SEARCH_TEXT_LIMIT } from "@productdir/domain"
-import { fn } from "./Routine.ts"
+-- Search's routines (packages/domain/src/record/search.ts says what a word matches; ../search.ts builds the
+-- queries): accents folded, the text of a product that is searched (at most SEARCH_TEXT_LIMIT
+-- characters), and its weighted vector, English stems and plain words, by field. The vectors are
+-- stored (product_search): a change here rewrites them.
 
-/** unaccent() is STABLE (it reads its dictionary by name): an index needs an IMMUTABLE wrapper naming it. */
-export const unaccent = fn({
-  name: "productdir_unaccent",
-  args: "text",
-  returns: "text",
-  attributes: "LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT",
-  body: `
+-- unaccent() is STABLE (it reads its dictionary by name): an index needs an IMMUTABLE wrapper naming it.
+-- routine: productdir_unaccent (rewrites search vectors)
+CREATE OR REPLACE FUNCTION productdir_unaccent(text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $fn$
   SELECT public.unaccent('public.unaccent'::regdictionary, $1)
-`,
-  rewrites: ["search vectors"]
-})
+$fn$;
 
-export const searchBody = fn({
-  name: "productdir_search_body",
-  args: "content jsonb",
-  returns: "text",
-  attributes: "LANGUAGE sql IMMUTABLE PARALLEL SAFE",
-  body: `
+-- routine: productdir_search_body (rewrites search vectors)
+CREATE OR REPLACE FUNCTION productdir_search_body(content jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
   SELECT left(concat_ws(' ', content->>'ai_summary',
     (SELECT string_agg(x, ' ') FROM jsonb_array_elements_text(content->'key_features') x),
     (SELECT string_agg(x, ' ') FROM jsonb_array_elements_text(content->'ai_features') x),
     (SELECT string_agg(x, ' ') FROM jsonb_array_elements_text(content->'recommended_for') x),
     (SELECT string_agg(x, ' ') FROM jsonb_array_elements_text(content->'ai_optimization'->'use_cases') x)
-  ), ${SEARCH_TEXT_LIMIT})
-`,
-  rewrites: ["search vectors"]
-})
+  ), {{SEARCH_TEXT_LIMIT}})
+$fn$;
 
-export const searchVector = fn({
-  name: "productdir_search_vector",
-  args: "p_name text, p_category text, p_body text",
-  returns: "tsvector",
-  attributes: "LANGUAGE sql IMMUTABLE PARALLEL SAFE",
-  body: `
+-- routine: productdir_search_vector (rewrites search vectors)
+CREATE OR REPLACE FUNCTION productdir_search_vector(p_name text, p_category text, p_body text) RETURNS tsvector
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
   SELECT setweight(to_tsvector('english', productdir_unaccent(coalesce(p_name, ''))), 'A')
       || setweight(to_tsvector('simple', productdir_unaccent(coalesce(p_name, ''))), 'A')
       || setweight(to_tsvector('english', productdir_unaccent(coalesce(p_category, ''))), 'B')
       || setweight(to_tsvector('simple', productdir_unaccent(coalesce(p_category, ''))), 'B')
       || setweight(to_tsvector('english', productdir_unaccent(coalesce(p_body, ''))), 'C')
       || setweight(to_tsvector('simple', productdir_unaccent(coalesce(p_body, ''))), 'C')
-`,
-  rewrites: ["search vectors"]
-})
+$fn$;
 
-/**
- * A lexeme's score in a vector alone, from the weights of its positions in order: ts_rank's formula
- * for a one-word query (calc_rank_or in PostgreSQL's tsrank.c, in single precision as there), with the
- * search's weights (RANK_WEIGHTS: D 0.1, C 0.2, B 0.4, A 1.0). The search lists are ordered by it.
- */
-export const lexemeScore = fn({
-  name: "productdir_lexeme_score",
-  args: "weights text[]",
-  returns: "real",
-  attributes: "LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT",
-  body: `
+-- A lexeme's score in a vector alone, from the weights of its positions in order: ts_rank's formula
+-- for a one-word query (calc_rank_or in PostgreSQL's tsrank.c, in single precision as there), with the
+-- search's weights (RANK_WEIGHTS: D 0.1, C 0.2, B 0.4, A 1.0). The search lists are ordered by it.
+-- routine: productdir_lexeme_score
+CREATE OR REPLACE FUNCTION productdir_lexeme_score(weights text[]) RETURNS real
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT AS $fn$
 DECLARE
   w real;
   resj real := 0;
@@ -75,22 +51,16 @@ BEGIN
   END LOOP;
   RETURN ((wjm + resj - wjm / (jm * jm)::real)::float8 / 1.64493406685)::real;
 END
-`
-})
+$fn$;
 
-/**
- * One category's search lists (migration 0012, ../searchLists.ts): for every lexeme that more than
- * p_min_df products have, the category's p_depth best products by the lexeme's score, then trust,
- * then id; and, in a second scan, its products' names' other lexemes with their scores (search_names,
- * migration 0013: the start of a word's candidates). Replaces what the category had; the number of
- * lists written.
- */
-export const buildSearchLists = fn({
-  name: "productdir_build_search_lists",
-  args: "p_category text, p_min_df integer, p_depth integer",
-  returns: "integer",
-  attributes: "LANGUAGE plpgsql",
-  body: `
+-- One category's search lists (migration 0012, ../searchLists.ts): for every lexeme that more than
+-- p_min_df products have, the category's p_depth best products by the lexeme's score, then trust,
+-- then id; and, in a second scan, its products' names' other lexemes with their scores (search_names,
+-- migration 0013: the start of a word's candidates). Replaces what the category had; the number of
+-- lists written.
+-- routine: productdir_build_search_lists
+CREATE OR REPLACE FUNCTION productdir_build_search_lists(p_category text, p_min_df integer, p_depth integer) RETURNS integer
+LANGUAGE plpgsql AS $fn$
 DECLARE
   n integer;
 BEGIN
@@ -122,24 +92,18 @@ BEGIN
     AND u.lexeme NOT IN (SELECT l.lexeme FROM search_lexemes l WHERE l.df > p_min_df);
   RETURN n;
 END
-`
-})
+$fn$;
 
-/**
- * The starts of words worth keeping (migration 0014, ../searchLists.ts): every start of p_min_length
- * letters or more whose name matches (search_names) are more than p_min_products products, in every
- * category (key '') and in each category that has that many; with what the search would find for it
- * from the ranges: its p_depth best name matches (by the sum of their completions' scores, then trust,
- * then id), its completions' count (up to p_max_completions + 1) and its completions that more than
- * p_min_df products have, with their counts. A length at a time: a start of one more letter is kept only
- * where the one before it was. Replaces what was there; the number of rows written.
- */
-export const buildSearchStarts = fn({
-  name: "productdir_build_search_starts",
-  args: "p_min_length integer, p_min_products integer, p_depth integer, p_min_df integer, p_max_completions integer",
-  returns: "integer",
-  attributes: "LANGUAGE plpgsql",
-  body: `
+-- The starts of words worth keeping (migration 0014, ../searchLists.ts): every start of p_min_length
+-- letters or more whose name matches (search_names) are more than p_min_products products, in every
+-- category (key '') and in each category that has that many; with what the search would find for it
+-- from the ranges: its p_depth best name matches (by the sum of their completions' scores, then trust,
+-- then id), its completions' count (up to p_max_completions + 1) and its completions that more than
+-- p_min_df products have, with their counts. A length at a time: a start of one more letter is kept only
+-- where the one before it was. Replaces what was there; the number of rows written.
+-- routine: productdir_build_search_starts
+CREATE OR REPLACE FUNCTION productdir_build_search_starts(p_min_length integer, p_min_products integer, p_depth integer, p_min_df integer, p_max_completions integer) RETURNS integer
+LANGUAGE plpgsql AS $fn$
 DECLARE
   len integer := p_min_length;
   added integer;
@@ -190,5 +154,4 @@ BEGIN
   WHERE t.prefix = p.prefix;
   RETURN n;
 END
-`
-})
+$fn$;

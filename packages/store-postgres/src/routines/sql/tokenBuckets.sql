@@ -1,18 +1,12 @@
-/**
- * Token buckets (packages/domain/src/ports/RateLimits.ts) shared by every process on the database: refills
- * each bucket of `keys` (creating it full), locking them in key order so concurrent takers never
- * deadlock, and takes one token from each only if every one holds a token. Returns each bucket's
- * tokens before the take; the caller decides from them with the domain's `decide`, the same
- * arithmetic the in-process buckets use. One call, one round trip, one transaction.
- */
-import { fn } from "./Routine.ts"
+-- Token buckets (packages/domain/src/ports/RateLimits.ts) shared by every process on the database: refills
+-- each bucket of `keys` (creating it full), locking them in key order so concurrent takers never
+-- deadlock, and takes one token from each only if every one holds a token. Returns each bucket's
+-- tokens before the take; the caller decides from them with the domain's `decide`, the same
+-- arithmetic the in-process buckets use. One call, one round trip, one transaction.
 
-export const takeTokens = fn({
-  name: "productdir_take_tokens",
-  args: "p_keys text[], p_max float8[], p_window_ms float8[], p_now timestamptz",
-  returns: "TABLE (key text, tokens float8)",
-  attributes: "LANGUAGE plpgsql",
-  body: `
+-- routine: productdir_take_tokens
+CREATE OR REPLACE FUNCTION productdir_take_tokens(p_keys text[], p_max float8[], p_window_ms float8[], p_now timestamptz) RETURNS TABLE (key text, tokens float8)
+LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
 DECLARE
   all_hold boolean;
@@ -31,5 +25,4 @@ BEGIN
     UPDATE rate_buckets b SET tokens = b.tokens - 1 WHERE b.key = ANY(p_keys);
   END IF;
 END
-`
-})
+$fn$;

@@ -1,71 +1,61 @@
-/**
- * The vote: one call casts the votes of one product (routines below; SqlVoteLedger.ts groups them
- * and writes the ballots, each one `jsonb` object). One round trip, one transaction, pipelined with
- * other statements on a shared connection.
- *
- * For each vote, in order: the tokens of its rate limits (`[{ key, max, window_ms }]`,
- * productdir_take_tokens; refused when a bucket had none: it writes nothing more); the voting
- * agent's standing; the product; the voter's previous vote (read after the product's lock, so it
- * sees every vote committed by whoever held the lock before, and every earlier vote of the call),
- * and then what the vote is, decided here once: `recorded` (a first vote: its direction's counter
- * +1), `unchanged` (the same direction again: nothing moves) or `changed` (the other direction: +1
- * and -1), as packages/domain/src/trust/Vote.ts (voteTransition) states it for every store; and how it
- * counts (packages/domain/src/trust/voteCounting.ts): a changed vote as its first one did; a new one is held
- * when the ballot carries a guard, the voter has no standing (an agent the integrity pass gave
- * standing) and the product's last hour of votes is past the floor plus the factor times what its
- * last week predicts; or the voter has standing, votes against what the product's weighed evidence settled,
- * and the last hour is past the reversal's lower floor plus the same. Only a counted vote moves the counters. Then the ledger row, the product's
- * decayed vote counts (a held vote does not teach the week's), the counters and the problem report.
- * A vote that records or changes something first draws on the ballot's budgets (the per-product
- * budgets of an anonymous client's networks): over one, it is `limited` and writes nothing; a vote
- * sent again unchanged draws on none. Ballot: `{ product_id | slug, voter, agent_id?, direction, at,
- * reason_key?, reason_summary?, network?, guard?: { floor, factor, reversal?: { floor, votes, share } }, budgets?: [{ key, max, window_ms }],
- * weights?: { standing, agent, address } }`: what the vote weighs by its voter's standing when it is cast
- * (packages/domain/src/trust/judgement.ts), kept on its row and summed, counted, into the product's `weight_up`/`weight_down`.
- *
- * Locks: buckets first, in key order, then agents (shared, in id order), then the product, as every
- * vote and every revocation takes them: no two calls wait on each other in a cycle.
- *
- * productdir_cast_vote and productdir_cast_vote_within, the one-vote calls the service made until it
- * cast votes in groups, are one-vote calls of productdir_cast_votes: the rule is written once, and a
- * process of the previous release, during an upgrade, votes by the same rule as the others.
- */
-import { fn } from "./Routine.ts"
+-- The vote: one call casts the votes of one product (routines below; SqlVoteLedger.ts groups them
+-- and writes the ballots, each one `jsonb` object). One round trip, one transaction, pipelined with
+-- other statements on a shared connection.
+--
+-- For each vote, in order: the tokens of its rate limits (`[{ key, max, window_ms }]`,
+-- productdir_take_tokens; refused when a bucket had none: it writes nothing more); the voting
+-- agent's standing; the product; the voter's previous vote (read after the product's lock, so it
+-- sees every vote committed by whoever held the lock before, and every earlier vote of the call),
+-- and then what the vote is, decided here once: `recorded` (a first vote: its direction's counter
+-- +1), `unchanged` (the same direction again: nothing moves) or `changed` (the other direction: +1
+-- and -1), as packages/domain/src/trust/Vote.ts (voteTransition) states it for every store; and how it
+-- counts (packages/domain/src/trust/voteCounting.ts): a changed vote as its first one did; a new one is held
+-- when the ballot carries a guard, the voter has no standing (an agent the integrity pass gave
+-- standing) and the product's last hour of votes is past the floor plus the factor times what its
+-- last week predicts; or the voter has standing, votes against what the product's weighed evidence settled,
+-- and the last hour is past the reversal's lower floor plus the same. Only a counted vote moves the counters. Then the ledger row, the product's
+-- decayed vote counts (a held vote does not teach the week's), the counters and the problem report.
+-- A vote that records or changes something first draws on the ballot's budgets (the per-product
+-- budgets of an anonymous client's networks): over one, it is `limited` and writes nothing; a vote
+-- sent again unchanged draws on none. Ballot: `{ product_id | slug, voter, agent_id?, direction, at,
+-- reason_key?, reason_summary?, network?, guard?: { floor, factor, reversal?: { floor, votes, share } }, budgets?: [{ key, max, window_ms }],
+-- weights?: { standing, agent, address } }`: what the vote weighs by its voter's standing when it is cast
+-- (packages/domain/src/trust/judgement.ts), kept on its row and summed, counted, into the product's `weight_up`/`weight_down`.
+--
+-- Locks: buckets first, in key order, then agents (shared, in id order), then the product, as every
+-- vote and every revocation takes them: no two calls wait on each other in a cycle.
+--
+-- productdir_cast_vote and productdir_cast_vote_within, the one-vote calls the service made until it
+-- cast votes in groups, are one-vote calls of productdir_cast_votes: the rule is written once, and a
+-- process of the previous release, during an upgrade, votes by the same rule as the others.
 
-/** The positional shapes these had until they took a ballot (migrations 4 and 6). */
-const POSITIONAL_CAST = "uuid, text, text, uuid, text, timestamptz, integer, integer, integer, integer, text, text"
+-- productdir_cast_votes: the votes that arrived while another call was in flight (SqlVoteLedger.ts
+-- groups them), cast in one call: one transaction and one commit for all of them, and for each
+-- product one lock and one write of its row (its counters, its decayed vote counts, one change-feed
+-- stamp), where one call each would commit one by one and queue on a busy product's row lock. Each
+-- vote keeps what it would have had alone, in the order given: its own rate-limit refusal, its
+-- agent's standing, its outcome against the votes before it (a voter's second ballot in a call sees
+-- its first), its budgets, its counting (the burst guard sees the product's earlier votes of the
+-- call) and its product's counters as they stood after it. Items: `[{ limits: [{ key, max,
+-- window_ms }], ballot }]`. Answer: for each item `n` (1-based), one row of its limits (`outcome`
+-- 'allowed' or 'limited', with the buckets' tokens before the take) and, unless limited, one row of
+-- its cast (as productdir_cast_vote answers).
+--
+-- Locks in the order every vote takes them, so no two calls wait on each other in a cycle: every
+-- bucket of the call in key order, every agent in id order (shared), then the products in id order
+-- (a vote that names its product by slug has it looked up first). A refusal of one vote (limited,
+-- revoked, over a budget, no such product) writes nothing of it and leaves the others as they are;
+-- an error fails the call, which writes nothing, and the caller casts each vote alone so that the
+-- error stays with its vote.
+-- routine: productdir_cast_votes
+DROP FUNCTION IF EXISTS productdir_cast_votes(jsonb);
 
-/**
- * productdir_cast_votes: the votes that arrived while another call was in flight (SqlVoteLedger.ts
- * groups them), cast in one call: one transaction and one commit for all of them, and for each
- * product one lock and one write of its row (its counters, its decayed vote counts, one change-feed
- * stamp), where one call each would commit one by one and queue on a busy product's row lock. Each
- * vote keeps what it would have had alone, in the order given: its own rate-limit refusal, its
- * agent's standing, its outcome against the votes before it (a voter's second ballot in a call sees
- * its first), its budgets, its counting (the burst guard sees the product's earlier votes of the
- * call) and its product's counters as they stood after it. Items: `[{ limits: [{ key, max,
- * window_ms }], ballot }]`. Answer: for each item `n` (1-based), one row of its limits (`outcome`
- * 'allowed' or 'limited', with the buckets' tokens before the take) and, unless limited, one row of
- * its cast (as productdir_cast_vote answers).
- *
- * Locks in the order every vote takes them, so no two calls wait on each other in a cycle: every
- * bucket of the call in key order, every agent in id order (shared), then the products in id order
- * (a vote that names its product by slug has it looked up first). A refusal of one vote (limited,
- * revoked, over a budget, no such product) writes nothing of it and leaves the others as they are;
- * an error fails the call, which writes nothing, and the caller casts each vote alone so that the
- * error stays with its vote.
- */
-export const castVotes = fn({
-  name: "productdir_cast_votes",
-  args: "p_items jsonb",
-  returns: `TABLE (
+CREATE OR REPLACE FUNCTION productdir_cast_votes(p_items jsonb) RETURNS TABLE (
   n integer, limit_keys text[], limit_tokens float8[],
   outcome text, product_id uuid, removed_at timestamptz, status text, counting text, trust_up bigint, trust_down bigint, xid text,
   budget_keys text[], budget_tokens float8[], weight_up bigint, weight_down bigint, weight integer
-)`,
-  attributes: "LANGUAGE plpgsql",
-  drops: ["productdir_cast_votes(jsonb)"],
-  body: `
+)
+LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
 DECLARE
   v_count integer := jsonb_array_length(p_items);
@@ -310,35 +300,32 @@ BEGIN
       WHERE p.id = v_id;
   END IF;
 END
-`
-})
+$fn$;
 
-export const castVote = fn({
-  name: "productdir_cast_vote",
-  args: "p_ballot jsonb",
-  returns:
-    "TABLE (outcome text, product_id uuid, removed_at timestamptz, status text, counting text, trust_up bigint, trust_down bigint, xid text, budget_keys text[], budget_tokens float8[], weight_up bigint, weight_down bigint, weight integer)",
-  attributes: "LANGUAGE sql",
-  drops: [`productdir_cast_vote(${POSITIONAL_CAST})`, "productdir_cast_vote(jsonb)"],
-  body: `
+-- routine: productdir_cast_vote
+DROP FUNCTION IF EXISTS productdir_cast_vote(uuid, text, text, uuid, text, timestamptz, integer, integer, integer, integer, text, text);
+
+DROP FUNCTION IF EXISTS productdir_cast_vote(jsonb);
+
+CREATE OR REPLACE FUNCTION productdir_cast_vote(p_ballot jsonb) RETURNS TABLE (outcome text, product_id uuid, removed_at timestamptz, status text, counting text, trust_up bigint, trust_down bigint, xid text, budget_keys text[], budget_tokens float8[], weight_up bigint, weight_down bigint, weight integer)
+LANGUAGE sql AS $fn$
   SELECT c.outcome, c.product_id, c.removed_at, c.status, c.counting, c.trust_up, c.trust_down, c.xid, c.budget_keys, c.budget_tokens,
     c.weight_up, c.weight_down, c.weight
   FROM productdir_cast_votes(jsonb_build_array(jsonb_build_object('limits', '[]'::jsonb, 'ballot', p_ballot))) AS c
   WHERE c.limit_keys IS NULL
-`
-})
+$fn$;
 
-export const castVoteWithin = fn({
-  name: "productdir_cast_vote_within",
-  args: "p_limits jsonb, p_ballot jsonb",
-  returns: `TABLE (
+-- routine: productdir_cast_vote_within
+DROP FUNCTION IF EXISTS productdir_cast_vote_within(text[], float8[], float8[], uuid, text, text, uuid, text, timestamptz, integer, integer, integer, integer, text, text);
+
+DROP FUNCTION IF EXISTS productdir_cast_vote_within(jsonb, jsonb);
+
+CREATE OR REPLACE FUNCTION productdir_cast_vote_within(p_limits jsonb, p_ballot jsonb) RETURNS TABLE (
   limit_keys text[], limit_tokens float8[],
   outcome text, product_id uuid, removed_at timestamptz, status text, counting text, trust_up bigint, trust_down bigint, xid text,
   budget_keys text[], budget_tokens float8[], weight_up bigint, weight_down bigint, weight integer
-)`,
-  attributes: "LANGUAGE sql",
-  drops: [`productdir_cast_vote_within(text[], float8[], float8[], ${POSITIONAL_CAST})`, "productdir_cast_vote_within(jsonb, jsonb)"],
-  body: `
+)
+LANGUAGE sql AS $fn$
   WITH r AS MATERIALIZED (
     SELECT * FROM productdir_cast_votes(jsonb_build_array(jsonb_build_object('limits', p_limits, 'ballot', p_ballot)))
   )
@@ -346,5 +333,4 @@ export const castVoteWithin = fn({
     c.trust_up, c.trust_down, c.xid, c.budget_keys, c.budget_tokens, c.weight_up, c.weight_down, c.weight
   FROM r AS l LEFT JOIN r AS c ON c.limit_keys IS NULL
   WHERE l.limit_keys IS NOT NULL
-`
-})
+$fn$;

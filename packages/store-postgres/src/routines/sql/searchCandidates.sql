@@ -1,28 +1,15 @@
-/**
- * The candidates of a first page by relevance on a large catalog (../searchLists.ts says what they are and
- * why), as one routine, so that PostgreSQL plans the statement once a session: as a statement bound afresh
- * each search, it was planned at every bind (PostgreSQL kept choosing a custom plan for it): 1.72 ms of
- * planning for 0.85 ms of running, a fifth of a search's PostgreSQL time at a million products
- * (docs/benchmarks.md). Its plan is the generic one: the statement's shape does not depend on the values.
- * The tunables come as arguments, so that their one source stays ../searchLists.ts.
- */
-import { fn } from "./Routine.ts"
+-- The candidates of a first page by relevance on a large catalog (../searchLists.ts says what they are and
+-- why), as one routine, so that PostgreSQL plans the statement once a session: as a statement bound afresh
+-- each search, it was planned at every bind (PostgreSQL kept choosing a custom plan for it): 1.72 ms of
+-- planning for 0.85 ms of running, a fifth of a search's PostgreSQL time at a million products
+-- (docs/benchmarks.md). Its plan is the generic one: the statement's shape does not depend on the values.
+-- The tunables come as arguments, so that their one source stays ../searchLists.ts.
 
-/**
- * What a query word a product has is worth in its candidates' sums beside its lexemes' scores: more than every score
- * of a query together (each below 1), so that a sum orders products first by how many of the query's words they have.
- */
-const WORD = 1000
+-- routine: productdir_search_candidates
+DROP FUNCTION IF EXISTS productdir_search_candidates(integer, text, text[], text, integer, integer, integer, integer, integer, integer);
 
-export const searchCandidates = fn({
-  name: "productdir_search_candidates",
-  args: "p_format integer, p_category text, p_typed text[], p_words text[], p_limit integer, p_kept integer, p_list_depth integer, p_completions_max integer, p_rare_max integer, p_lists_from integer",
-  returns:
-    "TABLE (usable boolean, candidates text[], built_at timestamptz, built_format smallint, with_starts boolean, changed boolean, products float8)",
-  attributes: "LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan",
-  // p_words was one text of every word before the candidates counted words (a text[] now, one a word).
-  drops: ["productdir_search_candidates(integer, text, text[], text, integer, integer, integer, integer, integer, integer)"],
-  body: `
+CREATE OR REPLACE FUNCTION productdir_search_candidates(p_format integer, p_category text, p_typed text[], p_words text[], p_limit integer, p_kept integer, p_list_depth integer, p_completions_max integer, p_rare_max integer, p_lists_from integer) RETURNS TABLE (usable boolean, candidates text[], built_at timestamptz, built_format smallint, with_starts boolean, changed boolean, products float8)
+LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 BEGIN
   RETURN QUERY
@@ -118,8 +105,8 @@ BEGIN
       FROM best b JOIN bounds d ON d.lexeme = b.lexeme GROUP BY b.id
     ),
     scored AS (
-      SELECT s.id, ${WORD} * s.words + s.score AS known,
-             ${WORD} * s.words + s.score + (SELECT coalesce(sum(bound), 0) FROM bounds) - s.present AS upper
+      SELECT s.id, {{WORD}} * s.words + s.score AS known,
+             {{WORD}} * s.words + s.score + (SELECT coalesce(sum(bound), 0) FROM bounds) - s.present AS upper
       FROM in_slices s
     ),
     -- The page's last place scores at least this much: a product that cannot reach it is not ranked. Of the
@@ -151,5 +138,4 @@ BEGIN
                         ELSE (SELECT count(*) FROM (SELECT 1 FROM product_search LIMIT p_lists_from) AS x) END
             FROM pg_class WHERE oid = 'product_search'::regclass)::float8 AS products;
 END
-`
-})
+$fn$;
