@@ -42,10 +42,11 @@ export const startServer = async (
   args: ReadonlyArray<string>,
   env: NodeJS.ProcessEnv,
   readyUrl: string,
-  command: string = process.execPath
+  command: string = process.execPath,
+  waitMs = 30_000
 ): Promise<ChildProcess> => {
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] })
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < waitMs / 100; i++) {
     try {
       if ((await fetch(readyUrl, { signal: AbortSignal.timeout(2_000) })).ok) return child
     } catch {

@@ -35,9 +35,10 @@ export const listenFailureText = (cause: unknown, setting: "PORT" | "METRICS_POR
 }
 
 /**
- * Fails with the error listening on `port` at `host` would meet, or succeeds having let go of it at once. Checked before
- * the store is opened: a second API started on a taken port said so only after it had migrated and seeded a new
- * data directory (16 s), and left that directory behind. The real listen later may still lose a race; it says so too.
+ * Fails with the error listening on `port` at `host` would meet, or succeeds having let go of it at once. Checked
+ * before the store is opened: a second API started on a taken port would say so only after it had migrated and
+ * seeded a new data directory, and leave that directory behind. The real listen later may still lose a race; it
+ * says so too.
  */
 export const listenable = (port: number, host: string) =>
   Effect.callback<void, HttpServerError.ServeError>((resume) => {

@@ -3,7 +3,7 @@
  *
  * A sink that fails (a full disk, a file that cannot be made, a pipe closed with an error) says so once, as
  * an `error` event, and takes no more: a write waiting for `drain` would wait forever. The export watches for
- * it from its first write to the sink's last byte, and fails with it (exit 2), where it hung without a word.
+ * it from its first write to the sink's last byte, and fails with it (exit 2), where it would hang without a word.
  */
 import { Deferred, Effect, Exit, Stream } from "effect"
 import { CatalogExport } from "@productdir/usecases"

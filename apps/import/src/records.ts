@@ -96,9 +96,9 @@ function* cutAfterBraces(chunk: Buffer): Generator<Buffer> {
 /**
  * The records of a JSON array, each as the parser makes it. The parser is driven as a pipe that is pulled
  * from, piece by piece (cutAfterBraces), not as a stream of whole chunks: records whole before a break in the
- * same chunk were lost, and the run said it broke after an earlier record (index 24 of an array broken after
- * 39; a small array with text after it "before its first record") and imported only those. Pulled, the parser
- * makes a record only when the one before was taken.
+ * same chunk would be lost, and the run would say it broke after an earlier record (a small array with text after
+ * it "before its first record") and import only those. Pulled, the parser makes a record only when the one before
+ * was taken.
  */
 async function* arrayRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<RawRecord> {
   const repeats = repeatTracker()

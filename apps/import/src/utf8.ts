@@ -33,8 +33,8 @@ const isControl = (byte: number) => byte < 0x20 && byte !== 0x09 && byte !== 0x0
 /**
  * Input that is no text at all, refused at once (exit 2) with what it is: a compressed file or an archive (by its
  * first bytes), or bytes of which more than one in twenty of the first kilobytes (and at least 16) are control bytes (random bytes
- * have one in nine; a catalog with a stray NUL in a record has its record rejected, as before). Read line by line,
- * such a file was hundreds of rejected "lines", each advising to save a Latin-1 file as UTF-8.
+ * have one in nine; a catalog with a stray NUL in a record has only that record rejected). Read line by line,
+ * such a file would be hundreds of rejected "lines", each advising to save a Latin-1 file as UTF-8.
  */
 export const binaryRefusal = (bytes: Buffer): string | undefined => {
   for (const [magic, what] of PACKED) {

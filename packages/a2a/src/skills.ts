@@ -107,7 +107,7 @@ const CLOSING = new Set([..."\"'“”‘’.!?"])
 
 /**
  * How a product is named in words: its slug or id as is, else its name (the slug the name makes). Closing
- * quotes and punctuation are cut by a walk from the end: a pattern anchored at the end retried every place
+ * quotes and punctuation are cut by a walk from the end: a pattern anchored at the end would retry every place
  * of a long run of dots, quadratic in it.
  */
 const refOf = (named: string): string => {
@@ -136,7 +136,7 @@ const fromWords = (skill: Skill, args: Record<string, unknown>, at: Path): Effec
 const fromText = (sent: string, at: Path) =>
   Effect.gen(function* () {
     // Runs of white space made one space first (a reason is kept so anyway): the patterns' \s* after a lazy
-    // name retried every place of a long run, and 16,000 spaces held the process 0.6 s.
+    // name would retry every place of a long run, quadratic in it.
     const text = sent.replace(/\s+/gu, " ").trim()
     const vote = VOTE.exec(text)
     if (vote !== null) {

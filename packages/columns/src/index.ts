@@ -1,7 +1,7 @@
 /**
  * Giving a large typed array's memory back at once. Dropped, a column of ten million votes (40 MB) stays
  * in the process until V8's next full collection, which the integrity pass, making little garbage on the
- * JS heap, did not reach before its peak (docs/benchmarks.md). Detaching its buffer (ArrayBuffer
+ * JS heap, may not reach before its peak (docs/benchmarks.md). Detaching its buffer (ArrayBuffer
  * transfer, ES2024) frees it now; every view of it is left empty.
  */
 export const free = (array: { readonly buffer: ArrayBufferLike }): void => {

@@ -10,8 +10,8 @@ import type { NetworkLevel } from "@productdir/usecases"
 /**
  * Requests worked on at once. The process does its work on one thread (the embedded database too), so work beside
  * other work mostly waits for it: two at once keep a PostgreSQL server busy while this process writes an answer, and
- * a client's turn comes soon (docs/benchmarks.md, "Issue 57": with 4, another client's search p99 under an MCP
- * batch flood was 4-10× its unloaded p99; with 2, 3×).
+ * a client's turn comes soon. More at once only lengthen the tail of another client's requests while one client
+ * floods the process (docs/benchmarks.md, "Issue 57", has the current figures).
  */
 export const DEFAULT_CONCURRENCY = 2
 

@@ -11,7 +11,7 @@
  * - read, a JSON body must be UTF-8 (decoding it anyway would put U+FFFD in place
  *   of its bad bytes, and store that) and give each name of an object once
  *   (parsers differ on which of two counts), nested at most MAX_NESTING levels (every body
- *   of ours is a few levels deep; a deep one made every later step's work and answer grow
+ *   of ours is a few levels deep; a deep one makes every later step's work and answer grow
  *   with its depth): else a 400, a JSON-RPC error on /mcp.
  *   A2A's routes apply the same rules (unreadableBody, MAX_NESTING) and answer each in their own envelopes
  *   (packages/a2a/src/routes.ts).

@@ -3,8 +3,8 @@
  * request id, and its trace id when tracing is on), the shape every other log line has (`Logger.formatJson`).
  * Written apart from the Effect logger because it is on every request's path:
  * built as one string and appended to a batch that one write flushes every
- * 50 ms (and at shutdown), it costs a read from the cache a few percent where
- * the general logger cost it a third. On a terminal it goes through the Effect
+ * 50 ms (and at shutdown), it adds little to a read from the cache, where the
+ * general logger would be a large share of its cost. On a terminal it goes through the Effect
  * logger like everything else (pretty); with LOG_LEVEL above `info`, nowhere (the
  * request metrics still count every request: apps/api/src/observability/httpMetrics.ts).
  */
@@ -52,7 +52,7 @@ const viaLogger = (entry: AccessEntry) =>
 /**
  * A string as JSON: quoted as it is when every character is printable ASCII other than `"` and `\` (a
  * method, a request id, a product's path: nearly every field of every line), else with JSON.stringify's
- * escapes. The scan costs a line less than three calls into JSON.stringify did.
+ * escapes. The scan costs a line less than three calls into JSON.stringify would.
  */
 export const jsonString = (text: string): string => {
   for (let i = 0; i < text.length; i++) {
@@ -80,9 +80,9 @@ export const layer = Layer.effect(
         recordNow: (entry) => void Effect.runForkWith(context)(viaLogger(entry))
       })
     }
-    // The lines wait as bytes, not as one string: a string of 50 ms of lines lived through enough
-    // collections to be moved to the old generation, and collecting it there cost the cached reads
-    // about a sixth of their throughput. Each line's own string now dies young.
+    // The lines wait as bytes, not as one string: a string of 50 ms of lines would live through enough
+    // collections to be moved to the old generation, and collecting it there costs the cached reads a
+    // good part of their throughput. Each line's own string dies young.
     const batch = Buffer.allocUnsafeSlow(BATCH_BYTES)
     let used = 0
     let timer: ReturnType<typeof setTimeout> | undefined

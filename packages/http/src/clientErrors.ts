@@ -14,7 +14,7 @@ const LONGEST_HEADER_LINE = 8_192
 /**
  * Whether the bytes Node gave up on show a request line too long: they begin one (a method, a space, a target)
  * and end no line, or their first line is past any header's length. Node says "headers too large" of a request's
- * whole head, its request line included, so a URI of 20,000 characters was answered 431, a status about header
+ * whole head, its request line included, so a URI of 20,000 characters would be answered 431, a status about header
  * fields; it is a URI too long (414). Bytes from the middle of a head (a request that came in many packets)
  * cannot tell which: they stay 431.
  */

@@ -38,8 +38,8 @@ export class Connections extends Context.Service<
 /**
  * The cap of each level of a client's networks (usecases' networksOf: an IPv6 /64, /56, /48, /32; an IPv4
  * address, /24, /16), as a multiple of the per-address cap. With one cap on the /64 alone, the 8 /64s of one
- * free /48 held every connection (1,024 = 8 × 128); now a /48 holds 4 × 128, and locking others out takes
- * networks of 2 /48s (tunnel accounts), 2 IPv4 /24s, or, as before, a proxy's limits in front.
+ * free /48 would hold every connection (at the defaults, 1,024 = 8 × 128); with these a /48 holds 4 × 128, and locking
+ * others out takes networks of 2 /48s (tunnel accounts) or 2 IPv4 /24s, which a proxy's limits in front are for.
  */
 const WIDER: ReadonlyArray<number> = [1, 2, 4, 8]
 

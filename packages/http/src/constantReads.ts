@@ -1,8 +1,8 @@
 /**
  * The reads whose body never changes while the process runs (the index, llms.txt,
  * the OpenAPI document, the docs page): the first response of each is prepared in
- * every coding with the best compression (the docs page is 3 MB: 0.8 MB as
- * brotli), once, and every later request is served from those bytes, with its
+ * every coding with the best compression (slow, but paid once for the life of
+ * the process), and every later request is served from those bytes, with its
  * ETag and Cache-Control.
  */
 import { Deferred, Effect } from "effect"

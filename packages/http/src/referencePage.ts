@@ -1,8 +1,8 @@
 /**
  * The API reference page at /docs, rendered on the server from the OpenAPI document: every
  * operation by group (its parameters, body and answers) and every schema, as plain HTML with its
- * own small style sheet. No script and nothing from another origin: the page was Scalar's 3.2 MB
- * bundle (776 KB as brotli), whose toolbar and fonts called scalar.com; this one is a few dozen KB,
+ * own small style sheet. No script and nothing from another origin: a bundled viewer such as Scalar's
+ * is megabytes of script whose toolbar and fonts call its vendor's site; this one is a few dozen KB,
  * readable without JavaScript, and what a browser loads from it is this server's favicon alone.
  */
 import type { JsonSchema } from "effect"

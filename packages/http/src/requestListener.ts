@@ -246,7 +246,7 @@ export const layer = (server: Server, listen: { readonly port: number; readonly 
       server.on("request", handle)
       // Expect: 100-continue. The body is asked for only when it will be read: one refused on its headers alone (over
       // 16 KiB, content-encoded, in another charset, in a foreign transfer coding) is refused at once, so that the
-      // client never sends it; Node's own handling said 100 Continue first, and the client sent the body for nothing.
+      // client never sends it; Node's own handling says 100 Continue first, and the client sends the body for nothing.
       // The connection then closes: the client may send the body anyway, and no next request can be told from it.
       server.on("checkContinue", (request: IncomingMessage, response: ServerResponse) => {
         if (unreadableBody(headersOf(request)) === undefined && foreignCoding(request) === undefined) response.writeContinue()

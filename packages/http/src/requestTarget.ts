@@ -1,7 +1,7 @@
 /**
  * A request's path as this API reads it: every character of it a path character (RFC 3986), `;` too.
  * The router (Effect's port of find-my-way) cuts a path at its first `;` or `#` and reads the rest as a
- * query, for servers that once wrote session ids as `/page;jsessionid=…`: `/entities/a;x/problems` was
+ * query, for servers that once wrote session ids as `/page;jsessionid=…`: `/entities/a;x/problems` would be
  * answered as `/entities/a`, and `/products;x?q=…` as the whole catalog, 200 each. A cache or a proxy rule
  * keyed on the whole URL would then hold or allow another resource than the one named. Escaped, they reach
  * the router as the characters they are: in a parameter they are part of its value (and refused by its

@@ -45,7 +45,7 @@ const repeatedParameters = (url: string): ReadonlySet<string> => {
 
 /**
  * The query's wrong fields of a request whose path parameters were wrong already: the router decodes the path
- * first and stops there, so `/entities/Bad_Slug/problems?limit=0` named the slug alone. Decoded here as the
+ * first and stops there, so `/entities/Bad_Slug/problems?limit=0` would name the slug alone. Decoded here as the
  * router decodes a query (every error, a parameter given once or as a list), so the answer names them all.
  */
 const queryIssues = (endpoint: { readonly query?: Schema.Codec<unknown, unknown> | undefined }) =>

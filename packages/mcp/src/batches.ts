@@ -1,9 +1,9 @@
 /**
  * JSON-RPC batches (MCP 2025-03-26 sessions) as the requests they hold. The library would run every call of a
- * batch at once and answer them together: 122 searches in one 16 KiB POST, on 64 connections, were thousands of
- * calls at once in one process, which died of it. Here a batch is taken apart at the edge and its messages run one
- * after another, each taking its turn as a request of its own does (packages/edge/src/clients/fairShare.ts), and the answers are put
- * back together as the batch's answer:
+ * batch at once and answer them together: a hundred-odd searches fit in one 16 KiB POST, and on many connections
+ * they are thousands of calls at once in one process, past what it can hold. Here a batch is taken apart at the
+ * edge and its messages run one after another, each taking its turn as a request of its own does
+ * (packages/edge/src/clients/fairShare.ts), and the answers are put back together as the batch's answer:
  * - at most MAX_BATCH_MESSAGES messages a batch (a 400 with a JSON-RPC error beyond);
  * - answers of at most BATCH_ANSWER_BYTES in all: once a batch's answers reach it, its further calls are not run,
  *   and each is answered with an error that says to send it again on its own;

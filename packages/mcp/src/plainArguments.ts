@@ -1,8 +1,8 @@
 /**
  * Tool arguments checked in the words every door uses (the domain's fieldErrors: `direction must be "up" or
  * "down"`, `score is not an argument of this tool`), before the MCP library decodes them again and would say
- * the schema library's `Missing key` or `Expected no excess property`. Arguments that do not fit are the
- * library's invalid input as before, so each protocol revision gets its own form of it (a tool error the agent
+ * the schema library's `Missing key` or `Expected no excess property`. Arguments that do not fit are still the
+ * library's invalid input, so each protocol revision gets its own form of it (a tool error the agent
  * reads from 2025-11-25, -32602 before), only said plainly.
  *
  * Done by handing the toolkit a registry whose `addTool` wraps each tool's handler: the library's registration

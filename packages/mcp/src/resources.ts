@@ -51,7 +51,8 @@ export const productRefOf = (uri: string): string | undefined => {
   } catch {
     return undefined
   }
-  // Only what could name a product reaches the store: a NUL in a URI had PostgreSQL refuse the text, a 503 for bad input.
+  // Only what could name a product reaches the store: a NUL in a URI would have PostgreSQL refuse the text,
+  // a 503 for bad input.
   return isProductRef(ref) ? canonicalRef(ref) : undefined
 }
 

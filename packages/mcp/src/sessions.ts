@@ -47,8 +47,8 @@ export const MAX_SUBSCRIPTIONS_IN_ALL = 100_000
 
 /**
  * The share of sessions and subscriptions one client network may hold (its own address or IPv6 /64; its wider
- * networks twice, four and eight times that, as the connection caps nest): one client filled the process's
- * 100,000 subscriptions in 94 s and locked every other session out of subscribing, and its initializes ended
+ * networks twice, four and eight times that, as the connection caps nest): else one client could fill every
+ * subscription the process holds and lock every other session out of subscribing, and its initializes would end
  * every other client's idle session. A network past its share ends its own least recently used session.
  */
 export const SESSIONS_PER_NETWORK = 100

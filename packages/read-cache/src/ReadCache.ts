@@ -36,8 +36,8 @@ import { productIdOf, type ReadKind, readKey, refOfKey } from "./readKeys.ts"
 
 /**
  * What an entry costs besides its bytes: its key, its place in the maps, the
- * response object and its buffers' handles, in V8's heap (measured: about
- * 850 bytes an entry with 20,000 entries). Counted in the budget, so a cache of
+ * response object and its buffers' handles, in V8's heap (somewhat under a
+ * KiB an entry, counted as one). Counted in the budget, so a cache of
  * small bodies (a first page of no problems is about 150 bytes) is bounded in
  * entries too, and cannot outgrow the process's heap.
  */

@@ -5,9 +5,9 @@
  * never crowd out the requests, votes included. A refresh that fails is logged and not retried: the
  * next request loads the read itself.
  *
- * A key is refreshed at most once per MIN_INTERVAL_MS. A product voted on thousands of times a second
- * (a viral product) changed again before each refresh of it landed: each was thrown away (a load that
- * overlaps a change is not kept) and queued again, so the process loaded its reads back to back for
+ * A key is refreshed at most once per MIN_INTERVAL_MS. A product voted on many times a second (a viral
+ * product) changes again before each refresh of it lands: each would be thrown away (a load that
+ * overlaps a change is not kept) and queued again, so the process would load its reads back to back for
  * nothing, a store read, an encoding and a hash each, beside the votes. Waiting changes no answer: the
  * changed entry is gone at once, and a request meanwhile loads the read itself, as any miss does.
  */

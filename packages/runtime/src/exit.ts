@@ -7,7 +7,7 @@ const FLUSH_WAIT_MS = 5_000
 /**
  * Calls `done` once what was written to stdout and stderr has been handed to the OS. A pipe whose
  * reader is busy holds Node's writes in a queue, and exiting drops the queue: the last lines of a
- * process under load (its shutdown lines) were lost that way.
+ * process under load (its shutdown lines) are lost that way.
  */
 const afterOutputFlushed = (done: () => void): void => {
   let pending = 2

@@ -1,7 +1,7 @@
 /**
  * The loggers of the entry points, and their tracing (tracing.ts). Servers: JSON lines on stdout
  * when it is not a terminal, written in 50 ms batches (one write per batch instead of one
- * synchronous write per request: a sixth of a read's CPU under load). CLIs: plain lines on stderr,
+ * synchronous write per request, a large share of a read's CPU under load). CLIs: plain lines on stderr,
  * since stdout may carry data (an export).
  * Spans are off unless an OTLP endpoint is configured: then they are exported, and log lines written
  * inside a span carry its `trace_id` and `span_id`. Without one they would be built for nobody.

@@ -1,7 +1,7 @@
 /**
  * A process that npm started (`npx productdir-reconcile --every 10m`, `npm run reconcile -- …`) stops when
  * npm does. npm hands SIGTERM to the shell it ran the command in, and that shell dies without passing it on:
- * the tool was left running under init, a scheduled reconcile repairing on its own with nobody to stop it.
+ * the tool is left running under init, a scheduled reconcile repairing on its own with nobody to stop it.
  * So, under npm only (it says so in `npm_command`), the parent is looked at once a second; when it is gone
  * the process stops as on SIGTERM: the same clean stop, exit 0. A process detached on purpose (nohup,
  * setsid, a service manager) is not npm's child, and is left alone.

@@ -419,7 +419,7 @@ export const make = Effect.gen(function* () {
 
   /**
    * Pages of at most `batchSize` products and SCAN_BYTES of them, whichever comes first: a page of a thousand
-   * records of a megabyte each was a gigabyte in this process. A page's records are sized in the database first
+   * records of a megabyte each would be a gigabyte in this process. A page's records are sized in the database first
    * (as JSON text), over as many as the last page suggests will fit, so that a catalog of large records is not
    * rendered a thousand at a time to find the few that fit.
    */

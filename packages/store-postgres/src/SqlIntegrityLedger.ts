@@ -31,7 +31,7 @@ import { type Moved, recount, taughtAt } from "./recount.ts"
 
 /**
  * Released votes written a statement at a time (all in the verdict's one transaction): a statement's keys, their
- * JSON and the driver's message are ~2 MB, where the 75,598 of the ten-million-vote ledger at once were 25-30 MB,
+ * JSON and the driver's message are ~2 MB, where a verdict's tens of thousands at once would be many times that,
  * at the pass's peak (docs/benchmarks.md). The verdict's keys are made as they are read (IntegrityPass).
  */
 const RELEASE_BATCH = 10_000
@@ -96,8 +96,8 @@ export const make = Effect.gen(function* () {
 
   /**
    * "The vote is held", written so that the partial index `votes_held` cannot serve the statement: the
-   * planner took it to find each released vote by its product, and a viral product's thousands of held
-   * votes were scanned again for each of them (17-21 s for 75,000 votes at 10M; docs/benchmarks.md).
+   * planner would take it to find each released vote by its product, and scan a viral product's thousands
+   * of held votes again for each of them (docs/benchmarks.md).
    * The primary key finds each vote in one probe. Equal to `v.counting = 'held'` for every row.
    */
   const heldNotByIndex = sql.literal("(v.counting = 'held') IS TRUE")
@@ -227,7 +227,7 @@ export const make = Effect.gen(function* () {
       const bornBefore = new Date(at.getTime() - rule.minAgeSeconds * 1000)
       const settledBefore = new Date(at.getTime() - rule.settledSeconds * 1000)
       // Members of a group not cleared hold no standing, and gain none. The members are listed once and
-      // joined: asking every group's members of each agent took 13 s at 110,000 agents with standing.
+      // joined: asking every group's members of each agent would read every group once per agent with standing.
       const members = sql.literal(`
         SELECT DISTINCT m.voter FROM vote_groups g, jsonb_array_elements_text(g.evidence->'members') AS m(voter)
         WHERE ${DISCOUNTING} AND m.voter LIKE 'agent:%'`)

@@ -90,8 +90,8 @@ export interface PostgresOptions {
   /**
    * Let the planner use parallel workers. Off by default, for a server: a parallel plan spends other
    * cores on one request. A batch job that reads the whole ledger in one statement wants them (the
-   * reconciliation): without them the planner read 10M votes in index order instead of hashing a
-   * scan, 45 s instead of 3.
+   * reconciliation): without them the planner reads a large ledger's votes in index order instead of
+   * hashing a scan, many times slower.
    */
   readonly parallelQueries?: boolean
   /**
@@ -105,11 +105,10 @@ export interface PostgresOptions {
 export const layerPostgres = (url: Redacted.Redacted, options: PostgresOptions = {}) => {
   const maxConnections = options.maxConnections ?? 10
   // No JIT: it compiles a plan whose estimated cost is high, and the planner's guess for the
-  // import's slug lookup (a range per name, millions of rows guessed, none found) made each batch
-  // at 1M products pay 60-160 ms of compiling for a 1 ms statement. For a server, many small
-  // statements at once, not one big one: starting parallel workers cost a search for a
-  // distinctive word at 1M products 69 ms instead of 10 (docs/database.md, "Plans at 1,000,000
-  // products").
+  // import's slug lookup (a range per name, millions of rows guessed, none found) makes each batch
+  // of a large catalog pay far more in compiling than the statement costs. For a server, many small
+  // statements at once, not one big one: starting parallel workers makes a search for a distinctive
+  // word several times slower (docs/database.md, "Plans at 1,000,000 products").
   const startupParameters: Record<string, string> =
     options.parallelQueries === true ? { jit: "off" } : { max_parallel_workers_per_gather: "0", jit: "off" }
   const primary = describeServer(url)

@@ -117,8 +117,8 @@ export class Keys16 {
   /**
    * The keys' 16 bytes each, key `order[n]` n-th (sorted()'s order), in the table's own memory: its keys are moved
    * into that order in place, following the permutation's cycles, then written as their bytes. Ends the table;
-   * `order` is left the identity. A copy of the keys beside the table was 16 MB more at a million keys, at the
-   * window read's peak.
+   * `order` is left the identity. A copy of the keys beside the table would be 16 MB more at a million keys, at
+   * the window read's peak.
    */
   bytesInOrder(order: Int32Array): Uint8Array {
     const words = this.words
@@ -165,7 +165,7 @@ export const hashText = (bytes: Uint8Array, view: DataView, from: number, to: nu
 /**
  * Distinct byte strings (a voter's or a network's text as PostgreSQL sends it), numbered in the order
  * first seen: their bytes in one buffer, looked up by a hash of them and compared whole. A quarter of a
- * million voters' texts are about 10 MB here, where their strings and the array of them were 17 MB.
+ * million voters' texts are about 10 MB here, where their strings and the array of them would be 17 MB.
  */
 export class KeysText {
   #bytes = new Uint8Array(64 * 1024)
@@ -226,8 +226,8 @@ export class KeysText {
   /**
    * The keys in the order of their texts as JS compares strings (the memory store's order): `number[key]` is a
    * key's place, and `texts[n]` the n-th text, kept as its bytes and made a string each time it is read. Ends the
-   * table. The strings of a quarter of a million voters were 17 MB of heap (21 while sorted), made at the window
-   * read's peak, beside these bytes (10 MB), which now stand for them.
+   * table. The strings of a quarter of a million voters would be 17 MB of heap (more while sorted), made at the
+   * window read's peak, beside these bytes (10 MB), which stand for them.
    */
   sorted(): { readonly number: Int32Array; readonly texts: ReadonlyArray<string> } {
     const count = this.count

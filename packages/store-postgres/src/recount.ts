@@ -38,10 +38,10 @@ export interface RecountOptions {
   /**
    * How far each listed product's counted votes moved, by the caller's own changes to them under the products'
    * locks (a product not listed here did not move): the counters move by as much, and the ledger is not counted.
-   * Counting a verdict's products' votes anew read every vote of the ledger (a parallel scan of `votes`: 3-4 s
-   * at ten million, where an index finds a viral product's votes no faster); while the rows are locked no
-   * other writer can change which of their votes count, so the counters after are the count, as a recount
-   * finds them, whenever they were the count before (the reconciliation job's recount keeps them so).
+   * Counting a verdict's products' votes anew would read every vote of the ledger (a parallel scan of `votes`,
+   * where an index finds a viral product's votes no faster); while the rows are locked no other writer can
+   * change which of their votes count, so the counters after are the count, as a recount finds them, whenever
+   * they were the count before (the reconciliation job's recount keeps them so).
    */
   readonly moved?: ReadonlyArray<Moved>
 }

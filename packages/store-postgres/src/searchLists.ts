@@ -1,6 +1,6 @@
 /**
  * Search at a million products (issue 23; docs/search.md). Ranking a search is one `ts_rank` per
- * matching product, one read of its vector each: 4 s for a word in 73 % of a million products. For a
+ * matching product, one read of its vector each: seconds for a word most of a million products have. For a
  * query with a common lexeme (one more than MIN_DF_SHARE of the products have), this ranks a bounded
  * set of candidates instead: each common lexeme's best products by its own score (search_lists,
  * migration 0012, per category, and every category's best under the key ''), every product with one
@@ -111,7 +111,7 @@ export const build = (sql: SqlClient.SqlClient): Effect.Effect<number | undefine
     const minDf = Math.max(MIN_DF_FLOOR, Math.floor(claim.products * MIN_DF_SHARE))
     return yield* Effect.gen(function* () {
       // The catalog's statistics first: an embedded store has no autovacuum, and a catalog imported into it was
-      // never analyzed (a brand word's search took 0.9 s at 100,000 products, against 70 ms with statistics).
+      // never analyzed (without statistics, the planner's guesses make a brand word's search many times slower).
       yield* sql`ANALYZE products`
       yield* sql`ANALYZE product_search`
       yield* sql`ANALYZE search_words`

@@ -44,10 +44,10 @@ export interface TestTarget {
 
 /**
  * The migrated store every PGlite target starts from, one per set of migrations, shared by every test process
- * and kept between runs. Each test process made its own (about 100 MB) and left it in the system's temporary
- * directory: a CI run left some thirty. Migrations only add (a store upgrades by the ids it has not run), so one
- * made by an earlier run of the same set is this one. Built aside and renamed into place: another process finds
- * it whole, or builds its own and keeps whichever was renamed first.
+ * and kept between runs. A store per test process (about 100 MB each), left in the system's temporary directory,
+ * would pile up by the dozen with every CI run. Migrations only add (a store upgrades by the ids it has not run),
+ * so one made by an earlier run of the same set is this one. Built aside and renamed into place: another process
+ * finds it whole, or builds its own and keeps whichever was renamed first.
  */
 const templateOf = async (): Promise<string> => {
   const key = createHash("sha256").update(KNOWN_MIGRATIONS.join("\n")).digest("hex").slice(0, 16)

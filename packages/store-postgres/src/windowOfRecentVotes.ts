@@ -3,36 +3,36 @@
  * (and every held vote), as columns of small integers, in the order of the memory store's contract:
  * by product, then by voter. Built for ten million votes (docs/benchmarks.md, the integrity pass),
  * where PostgreSQL hashing every vote's keys (grouping ten million rows by product, voter and network,
- * then joining them to their numbers) took 20-90 s on a busy machine, and node does it in about two:
+ * then joining them to their numbers) is many times slower than node numbering them itself:
  *
  * - One snapshot (REPEATABLE READ): every statement below sees the same votes.
  * - A vote's time is when it was cast (`created_at`), not when it last changed: a held vote changed hours
- *   later was replayed at a quiet moment and counted, and counted votes changed later made room in their
- *   burst for held ones. A counted vote cast before the window and changed inside it is there at its change.
+ *   later would be replayed at a quiet moment and counted, and counted votes changed later would make room in
+ *   their burst for held ones. A counted vote cast before the window and changed inside it is there at its change.
  * - One scan of `votes`, a range of its pages at a time (a TID range scan), each vote sent as bytes in
  *   one `bytea` a message: its product's id, its time, its counting, direction and cleared mark, and its
  *   voter's and network's text, each ended by a NUL (a text never holds one). No row objects; a text is
  *   kept as its bytes, and becomes a string only when the pass reads it. PostgreSQL's cost is about the
- *   bytes it joins, so nothing is sent twice: the keys' 128-bit hashes that were sent beside their texts cost a quarter of
- *   its time and a third of the bytes (docs/benchmarks.md, "the window read: texts only"). (Sent as hex
- *   text instead, decoded into one buffer reused for every row, it held 10-20 MB less at the pass's peak
- *   for 4-5 s more of node's CPU, mostly the collector's: a string of the text for every row.)
+ *   bytes it joins, so nothing is sent twice: the keys' 128-bit hashes sent beside their texts would add a
+ *   good part of its time and bytes (docs/benchmarks.md, "the window read: texts only"). (Sent as hex text
+ *   instead, decoded into one buffer reused for every row, it would hold a little less at the pass's peak
+ *   for much more of node's CPU, mostly the collector's: a string of the text for every row.)
  * - A range's votes come in rows of a few pages each (~40 KB), so that no message outgrows the driver's
- *   reading buffer: a 2 MB row was read into a buffer grown and copied several times over.
+ *   reading buffer: a row of megabytes is read into a buffer grown and copied several times over.
  * - The next range is asked for before the last one is taken apart: PostgreSQL scans while node numbers.
- * - Node numbers the keys in hash tables of typed arrays (ten million lookups in a few seconds, where
- *   PostgreSQL's grouping and joins on them took tens); voters and networks are told apart by their
- *   bytes, compared whole: two keys are one only when they are equal. A batch of votes' keys is hashed
- *   first and the tables' lines for all of them read in one tight loop, so that their cache misses overlap.
+ * - Node numbers the keys in hash tables of typed arrays (a fraction of the time PostgreSQL's grouping
+ *   and joins on them take); voters and networks are told apart by their bytes, compared whole: two keys
+ *   are one only when they are equal. A batch of votes' keys is hashed first and the tables' lines for all
+ *   of them read in one tight loop, so that their cache misses overlap.
  * - The columns are put in order in place: a counting sort by product (every column moved together,
  *   no second copy of one), then each run sorted by voter; a kept network is then found by its vote's keys.
  * - Until then a vote's product number is held in 2 bytes and the top byte of its time (ProductSplit): the read's
- *   end, with every column full, is the pass's peak, and a column of 4 bytes a vote was 40 MB of it.
+ *   end, with every column full, is the pass's peak, and a column of 4 bytes a vote would be 40 MB of it.
  * - Networks are kept only for the votes of products with a held vote (LedgerWindow.networkOf): those
  *   products are read first, from the index of held votes, and numbered first. A column of every
- *   vote's network was 40 MB at ten million votes, where a twelfth of them are such products' votes.
- *   (Reading every product's count first, to write each vote straight into its place, took PostgreSQL
- *   7 s more for the grouping of ten million votes: docs/benchmarks.md.)
+ *   vote's network would be 40 MB at ten million votes, where such products' votes are a small share.
+ *   (Reading every product's count first, to write each vote straight into its place, would cost
+ *   PostgreSQL a grouping of every vote: docs/benchmarks.md.)
  */
 import { Effect, Fiber } from "effect"
 import type { SqlClient } from "effect/sql"
@@ -42,14 +42,14 @@ import { hash16, hashText, Keys16, KeysText } from "./integrityKeys.ts"
 
 /**
  * Pages of `votes` read per message: about 50 votes a page, ~100 bytes each, so ~2 MB a message. Not more:
- * PostgreSQL's CPU for the same ten million votes was 20-22 s in messages of 1,000 pages (~5 MB) and
- * 8-9 s in messages of 400 or 700 (its cost per byte of one `string_agg` grows past a few megabytes);
- * much fewer and the statements' own cost shows (docs/benchmarks.md, "the window read: texts only").
+ * PostgreSQL's cost per byte of one `string_agg` grows past a few megabytes, so larger messages cost it far
+ * more CPU for the same votes; much fewer and the statements' own cost shows (docs/benchmarks.md, "the window
+ * read: texts only", has the figures).
  */
 const PAGES_PER_CHUNK = 400
 /**
  * Pages of `votes` a row of a message holds: ~40 KB, inside the 64 KB buffer the driver reads into. Grouping a
- * statement's votes by page costs PostgreSQL nothing measurable (18-23 ms a statement of 400 pages, either way).
+ * statement's votes by page costs PostgreSQL nothing measurable.
  */
 const PAGES_PER_ROW = 8
 /** Votes whose lookups are warmed together: their lines stay in the core's caches until they are used. */
@@ -112,8 +112,8 @@ const sortRunsByVoter = (starts: Int32Array, columns: { readonly voter: Int32Arr
 
 /**
  * The bits of a vote's marks (counting 0-2, down 4, cleared 8), kept as read below its voter's number in one
- * column until the columns are in order: a column of marks of their own was 10 MB more at ten million votes, at
- * the read's peak (below the product's number, as they were, they had to be copied out before that column went).
+ * column until the columns are in order: a column of marks of their own would be 10 MB more at ten million votes,
+ * at the read's peak (below the product's number, they would have to be copied out before that column goes).
  * Voters number fewer than 2^27.
  */
 const MARK_BITS = 4
@@ -125,10 +125,10 @@ const COARSE_SHIFT = 10
 /**
  * Bits of a vote's time, in seconds from the window's start, in the time column while the votes are read and put in
  * order (2^24 s: 194 days); the 8 bits above them hold the high bits of the vote's product number, whose low bits
- * are a column of their own (2 bytes a vote). A column of every vote's product was 40 MB at ten million votes, at
- * the pass's peak (the read's end); split so, 20 MB. A window whose times or product numbers outgrow the split (a
+ * are a column of their own (2 bytes a vote). A column of every vote's product would be 40 MB at ten million votes,
+ * at the pass's peak (the read's end); split so, 20 MB. A window whose times or product numbers outgrow the split (a
  * vote held for half a year, more than 16 million products) is read with the whole number in a column of 4 bytes
- * (`widen`), as before.
+ * (`widen`).
  */
 const TIME_BITS = 24
 const TIME_MASK = (1 << TIME_BITS) - 1
@@ -150,12 +150,12 @@ const splitProduct = (time: number, low: number, split: Omit<ProductSplit, "low"
 /**
  * The columns put in order by product, in place (an American flag sort): each vote is carried to the next free
  * place of its product's run, the vote found there carried on in turn, until one for the place it started from
- * comes back. Every column moves together: no array of places and no second copy of a column (the scatter this
- * replaced held 50 MB more at ten million votes, at the pass's peak). Two passes, as a most significant digit
- * radix sort makes them: by product / 1,024 first, whose thousand places to fill are all in cache, then by product
- * within each of those stretches (a few hundred KB): one pass by product over ten million votes waited on a cache
- * miss at each step. `starts[p]`: where product p's run starts (`starts[productCount]` = the votes). A vote's
- * product is read from its split (ProductSplit), which moves with the time column.
+ * comes back. Every column moves together: no array of places and no second copy of a column (a scatter into new
+ * columns would hold tens of MB more at ten million votes, at the pass's peak). Two passes, as a most significant
+ * digit radix sort makes them: by product / 1,024 first, whose thousand places to fill are all in cache, then by
+ * product within each of those stretches (a few hundred KB): one pass by product over ten million votes would wait
+ * on a cache miss at each step. `starts[p]`: where product p's run starts (`starts[productCount]` = the votes). A
+ * vote's product is read from its split (ProductSplit), which moves with the time column.
  */
 const orderByProduct = (starts: Int32Array, split: ProductSplit, columns: { readonly voter: Int32Array; readonly seconds: Int32Array }) => {
   const { low } = split
@@ -421,8 +421,8 @@ export const readWindow = (sql: SqlClient.SqlClient, since: Date, options: ReadO
     }
     const networkProduct = networkVote
     orderByProduct(starts, { low, ...split }, { voter, seconds })
-    // The product's numbers go now: the runs say the same (LedgerWindow), in 4 MB where they took 20, and the read's
-    // peak is here. The time column is the times alone.
+    // The product's numbers go now: the runs say the same (LedgerWindow) in 4 bytes a product, where the numbers
+    // take 2 a vote, and the read's peak is here. The time column is the times alone.
     if (split.highMask !== 0) for (let i = 0; i < n; i++) seconds[i] = timeAt(i)
     free(low)
 

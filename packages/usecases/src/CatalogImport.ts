@@ -52,8 +52,8 @@ export const BATCHES_IN_FLIGHT = 2
 
 /**
  * Bytes of records one batch holds at most, whatever its count: a batch of 500 records of 1 MB each (within every
- * documented limit) took the import past its heap with nothing written. With the batches read ahead and in flight,
- * the import holds a few of these at once.
+ * documented limit) would take the import past its heap with nothing written. With the batches read ahead and in
+ * flight, the import holds a few of these at once.
  */
 export const BATCH_BYTES = 4 * 1024 * 1024
 

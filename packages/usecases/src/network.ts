@@ -33,8 +33,8 @@ const dotted = (high: number, low: number): string => [high >> 8, high & 0xff, l
 
 /**
  * The IPv4 address an IPv6 address stands for, where it carries one: whoever holds the IPv4 address holds
- * the IPv6 one, so it is that client, with that client's budgets (one IPv4 host had 19 registrations a day
- * through its 6to4 /48, NAT64 and IPv4-compatible spellings, against 5 an address).
+ * the IPv6 one, so it is that client, with that client's budgets (else one IPv4 host would register several
+ * times an address's budget a day through its 6to4 /48, NAT64 and IPv4-compatible spellings).
  * - `::ffff:a.b.c.d` (mapped: how a dual-stack socket reports IPv4 clients) and `::ffff:0:a.b.c.d` (translated);
  * - `::a.b.c.d` (IPv4-compatible, deprecated), but not `::1` and the other few addresses below `::1:0:0`;
  * - `64:ff9b::a.b.c.d` (RFC 6052's well-known NAT64 prefix: an IPv4 client behind a translator);

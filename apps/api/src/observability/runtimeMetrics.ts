@@ -1,9 +1,9 @@
 /**
  * The runtime's own latency, for GET /metrics: how late the event loop ran (every request waits behind
  * it) and how long V8's collections paused it, under the names Prometheus' Node client uses, so an
- * operator's dashboards for Node services read them as they are. A cached read's p99 was once V8's
- * mark-compacts, and only a profiler showed it (docs/benchmarks.md, "the tail that was V8's
- * pretenuring"); these series show such a tail where the request histogram only shows that it is there.
+ * operator's dashboards for Node services read them as they are. A cached read's tail can be V8's
+ * mark-compacts, which without these only a profiler shows (docs/benchmarks.md, "the tail that was V8's
+ * pretenuring"); these series show such a tail's cause where the request histogram only shows that it is there.
  *
  * - `nodejs_eventloop_lag_{min,max,mean,stddev,p50,p90,p99}_seconds`: the loop's delay as
  *   `monitorEventLoopDelay` samples it (every 10 ms), since the last scrape, which resets it, as

@@ -23,14 +23,14 @@ export const DISCOUNTED = 2
  * `i` is `voter[i]`'s (an index into `voters`), cast `seconds[i]` after `since`, counting as
  * `counting[i]` (COUNTED, HELD, DISCOUNTED), up (0) or down (1) as `direction[i]`. A vote an operator
  * cleared a group of is `cleared[i]` = 1: no pass discounts it again. `standing[v]` is 1 for a voter
- * that is an agent with standing. The runs stand for a column of every vote's product, which was 40 MB
+ * that is an agent with standing. The runs stand for a column of every vote's product, which would be 40 MB
  * at ten million votes, at the pass's peak; the pass reads votes product by product anyway.
  *
  * A vote's network is `networkOf(i)` (into `networks`; -1 when unknown). A store must know it for every
  * vote on a product with a held vote in the window: the pass judges a burst's agents by their networks
- * (release.ts). Elsewhere it may say -1: a column of every vote's network was a fifth of the window's
- * memory at ten million votes, for a question the pass asks of a burst's votes and of a group's, and a
- * group's are looked up (`IntegrityLedger.networks`) once it is found.
+ * (release.ts). Elsewhere it may say -1: a column of every vote's network would be a fifth of the window's
+ * memory, for a question the pass asks of a burst's votes and of a group's, and a group's are looked up
+ * (`IntegrityLedger.networks`) once it is found.
  */
 export interface LedgerWindow {
   readonly since: Date

@@ -35,7 +35,7 @@ export interface ListedContent {
 
 /**
  * A product as a listing holds it: everything but the content beyond its summary. A record may be a megabyte; a page
- * of a hundred whole ones loaded to list them took the process past its heap.
+ * of a hundred whole ones loaded to list them would take the process past its heap.
  */
 export interface ListedProduct extends Omit<Product, "content"> {
   readonly content: ListedContent

@@ -6,10 +6,10 @@
  * Names are compared as JSON reads them (`"a"` and `"\u0061"` are one name).
  *
  * Every request body and every imported record passes here, so the scan jumps from quote to quote with
- * `indexOf` and decodes only names (and only a name with an escape goes through `JSON.parse`): a 1.8 KB
- * record costs a few microseconds, a fraction of parsing it. What it reports is bounded: at most
- * MAX_REPEATS_REPORTED repeats, after which it stops (each path is as long as the nesting, and a 16 KB body of
- * `[[[…{"","",…` once made 21 million path elements and took the API past its heap).
+ * `indexOf` and decodes only names (and only a name with an escape goes through `JSON.parse`): scanning a
+ * record costs a fraction of parsing it. What it reports is bounded: at most MAX_REPEATS_REPORTED repeats, after
+ * which it stops (each path is as long as the nesting, so a small body of `[[[…{"","",…` would make paths of
+ * millions of elements in all, past the API's heap).
  *
  * `deeperThan` is the same walk for nesting alone: a body nested past what any of ours needs is refused before
  * anything else reads it.

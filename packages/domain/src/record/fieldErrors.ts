@@ -157,7 +157,10 @@ const SLOT_NAMES: Record<string, string> = { payload: "the body", query: "the qu
 export const fieldName = (path: ReadonlyArray<string | number>): string =>
   path.length === 0 ? "the request" : path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("")
 
-/** Field issues an answer lists at most (a 16 KB body of 2,000 unknown fields made a 212 KB answer): the count says how many more. */
+/**
+ * Field issues an answer lists at most (a small body of thousands of unknown fields would otherwise get an answer
+ * many times its size): the count says how many more.
+ */
 export const MAX_LISTED_ISSUES = 50
 
 /** Sentences a description holds at most; the answer's `errors` list up to MAX_LISTED_ISSUES. */

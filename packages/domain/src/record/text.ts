@@ -62,7 +62,7 @@ export const characterCount = (text: string): number => {
 
 /**
  * At most `max` characters, counted as `maxLength` in the OpenAPI document counts them (code points: JSON
- * Schema's definition, and PostgreSQL's `length`): Schema.isMaxLength counts UTF-16 units, which refused
+ * Schema's definition, and PostgreSQL's `length`): Schema.isMaxLength counts UTF-16 units, which would refuse
  * 150 emoji as more than 280 characters where every JSON Schema validator accepts them.
  */
 export const isAtMostCharacters = (max: number) =>

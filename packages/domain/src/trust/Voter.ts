@@ -57,7 +57,7 @@ export interface Caster {
   /**
    * A client on the server's own machine, straight to it (no proxy declared, none seen): a developer trying the API.
    * The per-network budgets (anonymous votes per product, new agents per day) do not apply: they stop a crowd of
-   * networks, and a developer who changed their mind twice was stuck for a day. Every other rule does.
+   * networks, and a developer who changed their mind twice would be stuck for a day. Every other rule does.
    */
   readonly local?: boolean
 }

@@ -51,7 +51,7 @@ const CLOCK_SKEW_SECONDS = 5
 /**
  * How long a nonce is kept: past the last moment any process could still accept its signature. The
  * verifier reads the time in whole seconds, so a signature passes until the end of second expires + skew,
- * a second later than expires + skew to the millisecond (a replay in that second took the row over); and
+ * a second later than expires + skew to the millisecond (a replay in that second would take the row over); and
  * another process's clock may be up to the skew behind this one's.
  */
 const nonceKeptUntil = (expires: number): Date => new Date((expires + 2 * CLOCK_SKEW_SECONDS + 1) * 1000)
@@ -237,8 +237,8 @@ export const layer = (options: {
             )
           // The verifier checks everything but the signature's bytes (its labels, what it covers, its times, its
           // algorithm) before it asks for the key. Asked first with no key to give, it refuses what it would refuse
-          // anyway, in its own words, before a key directory is looked up or fetched for it: an expired signature
-          // cost an outbound fetch, and was refused as the directory's fault when that failed.
+          // anyway, in its own words, before a key directory is looked up or fetched for it: else an expired signature
+          // would cost an outbound fetch, and be refused as the directory's fault when that failed.
           yield* verifyWith(() => {
             throw KEY_NOT_YET
           }).pipe(

@@ -100,10 +100,10 @@ export const make = (options: FairShareOptions) =>
     /**
      * Permits one client (its widest network) may hold at once: half of them, whether or not another client has work
      * now (a client of sequential requests is idle between two of them, and would find every permit taken again).
-     * Work runs on one thread, so a request beside others waits for them: a client that held every permit made
+     * Work runs on one thread, so a request beside others waits for them: a client that holds every permit makes
      * another's request wait for a permit to free, then share the thread with all of its own (an MCP batch's
-     * searches of 100 results: 10× a lone search's p99 with 4 of 4 held, 4× with 2 of 4, 3× with 1 of 2, 6× when a
-     * client could take both of 2 between another's requests).
+     * searches, say); the smaller the share one client may hold, the shorter that wait (docs/benchmarks.md,
+     * "Issue 57", has the figures).
      */
     const cap = Math.max(1, options.perClient ?? Math.ceil(options.permits / 2))
     /** Permits held, by widest network (a path's first key). */

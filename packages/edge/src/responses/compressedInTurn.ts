@@ -1,11 +1,11 @@
 /**
  * A response compressed before its turn of the process's work ends (clients/fairShare.ts). The compression middleware
- * (compression.ts) compresses a body as it is written, after the turn: answers made faster than they were
- * compressed waited in memory, as many as clients had connections open, and 52 MCP batch answers of 2 MB each
- * held at once took the API past its capped heap. Compressed here, within the turn (zlib's thread pool), an
- * answer holds its full size only while it holds a permit; what then waits for the socket is its compressed
- * bytes. The middleware leaves a response that has a Content-Encoding alone; a client that accepts none gets
- * the identity bytes as before.
+ * (compression.ts) compresses a body as it is written, after the turn: answers made faster than they are
+ * compressed would wait in memory, as many as clients have connections open, and enough large MCP batch
+ * answers held at once would take the API past its capped heap. Compressed here, within the turn (zlib's
+ * thread pool), an answer holds its full size only while it holds a permit; what then waits for the socket is
+ * its compressed bytes. The middleware leaves a response that has a Content-Encoding alone; a client that accepts
+ * none gets the identity bytes, untouched.
  */
 import { Effect } from "effect"
 import { HttpBody, type HttpServerRequest, HttpServerResponse } from "effect/http"

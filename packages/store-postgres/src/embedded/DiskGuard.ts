@@ -1,7 +1,7 @@
 /**
  * The embedded database's disk, watched. PGlite stops for good when its disk fills: the next WAL segment (16 MiB,
- * written whole when the last one is full) fails to be written, and every later statement waits forever (seen:
- * reads, votes and /readyz hung, freeing space did not bring it back, SIGTERM did not end it). So it is never let
+ * written whole when the last one is full) fails to be written, and every later statement waits forever (reads,
+ * votes and /readyz hang; freeing space does not bring it back, SIGTERM does not end it). So it is never let
  * get there: while the data directory's file system has less free than a reserve (a WAL segment and a margin),
  * the session is read-only: every write is refused at once (a 503 with Retry-After at the API, one line at a CLI),
  * reads go on, and writes resume as soon as the space is back.

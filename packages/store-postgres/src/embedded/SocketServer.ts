@@ -36,7 +36,7 @@ const serveConnection = (session: PgliteSession, socket: Socket) => {
   const connection = session.connect({ idleTimeoutMs: IDLE_HOLD_TIMEOUT_MS, onIdleTimeout: () => socket.destroy(), foreign: true })
   let work: Promise<void> = Promise.resolve()
   // A copy: PGlite hands out views of its own memory, which it reuses for the next bytes, while a socket
-  // that cannot take a large answer at once keeps the view queued (the answer arrived garbled past ~1 MB).
+  // that cannot take a large answer at once keeps the view queued (the answer would arrive garbled).
   const write = (data: Uint8Array) => {
     if (!socket.destroyed) socket.write(Buffer.from(data))
   }

@@ -41,10 +41,10 @@ import {
 /**
  * Which groups are discounted on sight: those whose members voted most of the group's products
  * (`coverage`) and spent a good part of their recent votes on them (`focus`). Rings are built that way:
- * in the simulation (bench/src/crowd.ts) the rings' cores had focus 0.65-1.0; established voters who
- * read the same newsletter vote in step too, but some of its picks among many votes of their own:
- * their cores had focus 0.09-0.29, one of them coverage 1.0. A group below either bar is listed for
- * an operator, and its votes count until one confirms it.
+ * a ring's core spends most of its votes on its targets. Established voters who read the same newsletter
+ * vote in step too, but some of its picks among many votes of their own: their focus is low, though their
+ * coverage may be whole. The focus bar sits between the two (bench/src/crowd.ts simulates both). A group
+ * below either bar is listed for an operator, and its votes count until one confirms it.
  */
 export interface DiscountBar {
   readonly coverage: number
@@ -237,7 +237,7 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
     const votesBy = new Int32Array(window.voters.length)
     for (let i = 0; i < window.voter.length; i++) votesBy[window.voter[i]!]!++
     const keyOf = (i: number): VoteKey => ({ productId: window.products[productOf(window, i)]!, voter: window.voters[window.voter[i]!]! })
-    // Made as the store writes them: 75,000 released votes' keys at ten million votes were 10 MB beside its writes.
+    // Made as the store writes them: a verdict's tens of thousands of keys made at once would sit beside its writes.
     const keysOf = (votes: ReadonlyArray<number>): ReadonlyArray<VoteKey> => readOnlyArray(votes.length, (k) => keyOf(votes[k]!))
     // The window need not hold every vote's network (LedgerWindow): the groups' are asked for, a few thousand votes.
     const groupVotes = [...new Set(found.flatMap((group) => group.votes))].sort((a, b) => a - b)
@@ -248,9 +248,8 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
       const shape = shapeOf(group, votesBy, window)
       // A small group of established voters (every member with standing) waits for a person: a few voters who earned
       // their standing and vote in step on a few obscure products are more often readers of one newsletter than a
-      // bought ring (in the simulation at a tenth of its people, 4 such readers lost 16 votes to a group found on
-      // sight), and what they weigh, they earned. A small ring of fresh identities is discounted on sight; a standing
-      // one turning on a settled product waits anyway, as a reversal (voteCounting.ts).
+      // bought ring, and what they weigh, they earned. A small ring of fresh identities is discounted on sight; a
+      // standing one turning on a settled product waits anyway, as a reversal (voteCounting.ts).
       const established = group.members.length < settings.lockstep.minMembers && group.members.every((m) => window.standing[m] === 1)
       const review = shape.coverage < settings.discountBar.coverage || shape.focus < settings.discountBar.focus || established
       const evidence: GroupEvidence = {
@@ -306,7 +305,7 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
     // Standing settled now changes how the next pass would judge the same bursts (an episode whose voters
     // have just earned standing is what they say it is), and the votes that then count can earn more: the
     // held votes are judged again here, against the ledger as the next pass would read it, until nothing
-    // moves. Without it a second pass over an unchanged ledger counted more (6 votes at 10,000,000).
+    // moves. Without it a second pass over an unchanged ledger would count more.
     let settled = yield* ledger.settleStanding(settings.standing, now)
     let standing = settled.gained.length
     let releasedVotes = applied.released
@@ -314,7 +313,7 @@ export const runPass = (options: { readonly settings?: PassSettings; readonly ap
     let counted = released
     for (let round = 1; round < MAX_SETTLINGS && settled.gained.length + settled.lost.length > 0; round++) {
       // The window becomes the next pass's, in place: nothing after the verdict reads it as it was read (a copy of
-      // its countings was 10 MB at ten million votes, at the pass's peak).
+      // its countings would be 10 MB at ten million votes, at the pass's peak).
       for (const i of counted) window.counting[i] = COUNTED
       for (const key of settled.gained) setStanding(window, key, 1)
       for (const key of settled.lost) setStanding(window, key, 0)

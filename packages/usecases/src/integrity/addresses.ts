@@ -56,9 +56,9 @@ export const findAddressSurges = (
     single(i) ? LONE : window.counting[i] === DISCOUNTED ? NONE : address[window.voter[i]!] === 1 ? OTHER : AGENT
 
   // The catalog's single-purpose addresses' votes and other addresses' votes, then each product's own, a run at a
-  // time (a product's votes are one run of the window): tallies for every product and direction at once were 24 MB
-  // at a million products, at the pass's peak (docs/benchmarks.md). Two walks, each vote told twice: tens of
-  // milliseconds at ten million votes, for the memory.
+  // time (a product's votes are one run of the window): tallies for every product and direction at once would be
+  // tens of MB at a million products, at the pass's peak (docs/benchmarks.md). Two walks, each vote told twice: a
+  // little time, for the memory.
   let loneAll = 0
   let othersAll = 0
   for (let i = 0; i < n; i++) {

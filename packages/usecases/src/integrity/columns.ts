@@ -16,8 +16,8 @@ export class Doubles {
 
   push(value: number): void {
     if (this.#length === this.#values.length) {
-      // By half: the lockstep's 2.4 million pairs at ten million votes fill 3.4 million places (26 MB), not 4.2 million (32 MB),
-      // and the copy as it grows holds the old and the new at once (at the pass's peak).
+      // By half, not double: a column grown so holds a third of its places empty at most, not half of them, and
+      // the copy as it grows holds the old and the new at once (at the pass's peak).
       this.#values = grown(this.#values, Math.max(1024, Math.ceil(this.#values.length * 1.5)))
     }
     this.#values[this.#length++] = value

@@ -267,9 +267,9 @@ export const findLockstep = (window: LedgerWindow, settings: LockstepSettings = 
   const runs = byProduct(window)
 
   // Pairs: a key per shared bucket. A pair on grid 1 counts only where grid 0 split it, so each product counts once.
-  // Kept in stretches of the lower voter's number, each growing on its own: one column of them all (19 MB at ten
-  // million votes) held the old and the grown copy at once as it grew, at the pass's peak. Visited stretch by
-  // stretch, each sorted, the keys come in the same ascending order as the one column's.
+  // Kept in stretches of the lower voter's number, each growing on its own: one column of them all would hold the
+  // old and the grown copy at once as it grows, at the pass's peak. Visited stretch by stretch, each sorted, the
+  // keys come in the same ascending order as the one column's.
   const stretch = Math.max(1, Math.ceil(window.voters.length / PAIR_STRETCHES))
   const stretches = Array.from({ length: Math.ceil(window.voters.length / stretch) }, () => new Doubles())
   forEachBucket(window, runs, settings, (grid, run, start, end) => {
@@ -364,8 +364,8 @@ export const findOverlap = (
 ): ReadonlyArray<FoundGroup> => {
   // The voters of each product with enough votes, sorted: the x-th such product's are `from[x]..from[x] + size[x]`
   // of the window's voter column where it holds them so (a window read by product, then voter), else of `copies`
-  // (`from` below zero: `~from`). Offsets, not a view apiece: a view is an object of its own, 30 MB for the 330,000
-  // products of ten million votes, held at the pass's peak.
+  // (`from` below zero: `~from`). Offsets, not a view apiece: a view is an object of its own, tens of MB for the
+  // hundreds of thousands of products of ten million votes, held at the pass's peak.
   const runs = byProduct(window)
   const { starts } = runs
   const products = new Doubles()
@@ -496,8 +496,8 @@ export const findOverlap = (
   }
   const clusters = new UnionFind(window.products.length)
   const clustered = new Set<number>()
-  // A pair in two buckets is compared twice (rarely: 1 % of pairs at a million votes): a set of the pairs
-  // seen took more memory than that saves, and a union already made changes nothing.
+  // A pair in two buckets is compared twice (rarely): a set of the pairs seen would take more memory than
+  // that saves, and a union already made changes nothing.
   for (let k = 0; k < bucketCount; k++) {
     const bucket = buckets[k]!
     const first = bucketStart.at(bucket)

@@ -3,9 +3,9 @@
  * when each first voted in the window, then what it voted first, then what it voted in all. A store numbers its
  * voters by their keys (`agent:<id>`, `ip:<hash>`), which a replay of the same votes into a fresh database draws
  * anew: everything the pass does by a voter's number (the MinHash signatures that pick which products are compared,
- * the order votes of one second are replayed in) followed the ids, and the same attack got a different verdict run
- * after run. Ranked so, two voters are tied only when they voted the same products the same way at the same
- * seconds: interchangeable, so whichever goes first the verdict is the same.
+ * the order votes of one second are replayed in) would follow the ids, and the same attack could get a different
+ * verdict run after run. Ranked so, two voters are tied only when they voted the same products the same way at the
+ * same seconds: interchangeable, so whichever goes first the verdict is the same.
  */
 import { forEachVote, type LedgerWindow } from "@productdir/domain"
 
@@ -20,7 +20,7 @@ const mix = (value: number): number => {
 /**
  * `rank[v]`: voter `v`'s place in the ledger's order (0 first). Products are known by their place in the window,
  * which is by id: the same catalog, imported into a fresh database, keeps its ids. Linear in the votes, with three
- * columns of the voters (12 bytes each: 2.7 MB at the 224,000 voters of ten million votes).
+ * columns of the voters (12 bytes a voter).
  */
 export const voterRanks = (window: LedgerWindow): Int32Array => {
   const voters = window.voters.length

@@ -152,7 +152,8 @@ export const releases = (
   })
   if (withHeld.size === 0) return []
   // The share agents cast of the window's votes that take part: the directory's usual mix.
-  // One voter at a time: the window may make each voter's key as it is read (Uint8Array.from held every one at once).
+  // One voter at a time: the window may make each voter's key as it is read (Uint8Array.from would hold every one
+  // at once).
   const agent = new Uint8Array(window.voters.length)
   for (let v = 0; v < agent.length; v++) agent[v] = isAgentLedgerKey(window.voters[v]!) ? 1 : 0
   let agentVotes = 0
@@ -166,8 +167,8 @@ export const releases = (
   const provenBar = Math.min(settings.provenShare, (settings.usualShare * agentVotes) / Math.max(1, takingPart))
   const released: Array<number> = []
   for (const p of [...withHeld].sort((a, b) => a - b)) {
-    // Its votes that may count, listed as it is judged: lists of every such product at once were ~10 MB at ten
-    // million votes, garbage the verdict's writes then waited beside (the pass's peak).
+    // Its votes that may count, listed as it is judged: lists of every such product at once would be garbage
+    // the verdict's writes then wait beside (the pass's peak).
     const votes: Array<number> = []
     for (let i = window.starts[p]!; i < window.starts[p + 1]!; i++) {
       if (window.counting[i] === DISCOUNTED || grouped.has(i) || !seen(i)) continue
@@ -175,8 +176,8 @@ export const releases = (
     }
     // In the order they were cast, as far as the window tells: by the second, and within a second the votes that
     // counted before those held (the guard held them because the others came first). By the voter's order instead, a
-    // flood cast within a second was replayed with some of its held votes ahead of its counted ones, which the
-    // replay then counted: a few more of an address flood's votes every pass, as many as the second's phase let.
+    // flood cast within a second would be replayed with some of its held votes ahead of its counted ones, which the
+    // replay would then count: a few more of an address flood's votes every pass.
     // Then in the ledger's order of their voters (ranks.ts), not their ids'.
     const order = rank === undefined ? (i: number) => i : (i: number) => rank[window.voter[i]!]!
     votes.sort((a, b) => window.seconds[a]! - window.seconds[b]! || window.counting[a]! - window.counting[b]! || order(a) - order(b))
