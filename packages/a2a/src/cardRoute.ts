@@ -20,7 +20,7 @@ import { CardSigner } from "./signing.ts"
  * anyone have the directory vouch for a card whose interfaces are theirs, so that card goes unsigned
  * (signatures are optional in A2A) and PUBLIC_URL is how an operator gets it signed.
  */
-export const serveCard = (signer: CardSigner["Service"] | undefined, base: string) =>
+const serveCard = (signer: CardSigner["Service"] | undefined, base: string) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const unsigned = cardFor(base, requestedVersion(request.headers, request.url))
