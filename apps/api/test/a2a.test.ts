@@ -110,7 +110,7 @@ for (const variant of variants) {
             value: expect.objectContaining({ scheme: "Bearer" })
           })
           expect(card.capabilities).toMatchObject({ streaming: false, pushNotifications: false, extendedAgentCard: false })
-          // The whole card's signature, and the one the SDK's own client path can verify (src/a2a/signing.ts).
+          // The whole card's signature, and the one the SDK's own client path can verify (packages/a2a/src/signing.ts).
           expect(card.signatures).toHaveLength(2)
           const rest = yield* connect(base, "HTTP+JSON")
           expect(rest.transport.protocolName).toBe("HTTP+JSON")

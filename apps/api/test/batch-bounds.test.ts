@@ -2,7 +2,7 @@
  * MCP batches cannot hold more of the process than it has: a batch's answers wait for its last call, and 64
  * batches of one address on 64 connections held 64 of them at once, up to a MiB each, and their copies: the API,
  * run as `npm start` runs it (its heap capped), died of heap exhaustion within seconds. Batches are answered a few
- * at a time, one per client network (src/mcp/batchSlots.ts); the others wait their turn or are answered 503 with
+ * at a time, one per client network (packages/mcp/src/batchSlots.ts); the others wait their turn or are answered 503 with
  * Retry-After.
  */
 import { reportLeftOut } from "@productdir/testkit"

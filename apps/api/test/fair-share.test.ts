@@ -1,6 +1,6 @@
 /**
- * The process's work shared fairly between clients (src/http/fairShare.ts), and MCP batches as the requests they
- * hold (src/mcp/batches.ts): a client with many connections, many addresses or batches of calls gets a turn where
+ * The process's work shared fairly between clients (packages/edge/src/clients/fairShare.ts), and MCP batches as the requests they
+ * hold (packages/mcp/src/batches.ts): a client with many connections, many addresses or batches of calls gets a turn where
  * a lone client gets one, and never holds more work than the process can finish.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
@@ -262,7 +262,7 @@ describe("MCP batches over HTTP", () => {
             )
         )
         // Wait until the attacker's batches queue for their slots: one client's batches are answered one at a time
-        // (src/mcp/batchSlots.ts), the one answered taking turns with everyone else's requests.
+        // (packages/mcp/src/batchSlots.ts), the one answered taking turns with everyone else's requests.
         const slots = yield* Effect.promise(async () => {
           const deadline = Date.now() + 60_000
           for (;;) {

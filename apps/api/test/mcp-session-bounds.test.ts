@@ -1,5 +1,5 @@
 /**
- * MCP sessions are bounded (src/mcp/sessions.ts): a client that sends initialize without end cannot
+ * MCP sessions are bounded (packages/mcp/src/sessions.ts): a client that sends initialize without end cannot
  * grow the process, and what it ends are sessions nobody uses. Over real HTTP, as a client sees it: a
  * session that ended answers 404 (and MCP clients then initialize again).
  */

@@ -1,5 +1,5 @@
 /**
- * The MCP sessions' subscriptions and streams (src/mcp/sessions.ts) on the
+ * The MCP sessions' subscriptions and streams (packages/mcp/src/sessions.ts) on the
  * memory store's change feed: what a stream carries, and that nothing is left
  * behind (no subscription, no stream, no listener on the feed) once a session's
  * session ends or its last subscription goes, and that a stream closing keeps the subscriptions for the next one.

@@ -1,6 +1,6 @@
 /**
- * A refusal is one thing, whichever door it came through (src/refusals.ts): HTTP answers it with a problem, MCP with
- * a tool error, A2A with its error, all in the table's words. Each door only says how to do what the words advise.
+ * A refusal is one thing, whichever door it came through (packages/edge/src/refusals.ts): HTTP answers it with a
+ * problem, MCP with a tool error, A2A with its error, all in the table's words. Each door only says how to do what the words advise.
  * Through real HTTP, the official MCP SDK client and the A2A SDK's client, against one server.
  */
 import { describe, expect, layer } from "@effect/vitest"

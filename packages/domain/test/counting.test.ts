@@ -1,5 +1,5 @@
 /**
- * The burst guard's rule (src/counting.ts), as every store applies it: who waits in a burst. The stores are
+ * The burst guard's rule (src/trust/voteCounting.ts), as every store applies it: who waits in a burst. The stores are
  * held to it by the store contract (packages/testkit, "how votes count", "integrity ledger").
  */
 import { describe, expect, it } from "@effect/vitest"

@@ -18,7 +18,7 @@
  *   answered but not kept, and no request joins a load older than the last
  *   change it could be missing.
  *
- * The parts, each tested on its own (test/read-cache-parts.test.ts): the entries
+ * The parts, each tested on its own (apps/api/test/read-cache-parts.test.ts): the entries
  * and their byte budget (lru.ts), the change epochs (freshness.ts), the refresh
  * queue (refreshAhead.ts); this module joins them with single-flight loads.
  */

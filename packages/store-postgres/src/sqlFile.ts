@@ -1,7 +1,8 @@
 /**
- * SQL kept as SQL: a `.sql` file this package ships (its migrations, `src/migrations/NNNN_*.sql`), read where the
- * package is installed and cut into its statements. The driver sends one statement at a time (PostgreSQL's
- * extended protocol takes no more), so a file is split here: at each `;` outside quotes, dollar quotes and comments.
+ * SQL kept as SQL: a `.sql` file this package ships (its migrations, `src/migrations/NNNN_*.sql`, and its routines,
+ * `src/routines/sql/*.sql`), read where the package is installed and cut into its statements. The driver sends one
+ * statement at a time (PostgreSQL's extended protocol takes no more), so a file is split here: at each `;` outside
+ * quotes, dollar quotes and comments.
  */
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -15,7 +16,8 @@ export const shippedSql = (path: string): string => readFileSync(resolveShipped(
 
 /**
  * The statements of a SQL text, in order, each without its `;`. Quotes ('…', "…"), dollar quotes ($fn$…$fn$, $$…$$)
- * and comments (-- to the line's end, /* … *\/) are passed over whole. A statement starts at its first code: the
+ * and comments (-- to the line's end, /* … *\/) are passed over whole. What the shipped files do not use is not
+ * read: a nested block comment, a backslash escape in an E'' string (write '' for a quote). A statement starts at its first code: the
  * comments before it are the file's, and a piece holding nothing but comments and blanks is no statement.
  */
 export const sqlStatements = (text: string): Array<string> => {
@@ -43,9 +45,9 @@ export const sqlStatements = (text: string): Array<string> => {
       // A quote inside is doubled ('it''s'): the scan simply meets the closing one and the next opening one.
       const end = text.indexOf(c, i + 1)
       i = end === -1 ? text.length : end + 1
-    } else if (c === "$" && /^\$[A-Za-z_]?\w*\$/.test(text.slice(i, i + 64)) && !/\w/.test(text[i - 1] ?? "")) {
+    } else if (c === "$" && /^\$(?:[A-Za-z_]\w*)?\$/.test(text.slice(i, i + 64)) && !/\w/.test(text[i - 1] ?? "")) {
       code()
-      const tag = /^\$[A-Za-z_]?\w*\$/.exec(text.slice(i, i + 64))![0]
+      const tag = /^\$(?:[A-Za-z_]\w*)?\$/.exec(text.slice(i, i + 64))![0]
       const end = text.indexOf(tag, i + tag.length)
       i = end === -1 ? text.length : end + tag.length
     } else if (c === ";") {

@@ -1,5 +1,5 @@
 /**
- * The integrity pass's window read (src/integrityWindow.ts) against the ledger read plainly in SQL: a
+ * The integrity pass's window read (src/windowOfRecentVotes.ts) against the ledger read plainly in SQL: a
  * ledger of a few thousand votes on 25 products, 5 of them with no held vote (agents with and without standing, addresses,
  * voters and networks keyed as the service keys them and otherwise (letters of several bytes, texts that
  * are each other's prefixes), votes without a network, a cleared

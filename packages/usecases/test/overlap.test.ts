@@ -1,5 +1,5 @@
 /**
- * findOverlap (src/integrity/lockstep.ts) on windows built column by column: a slow ring found by the voters its
+ * findOverlap (src/integrity/coordinatedGroups.ts) on windows built column by column: a slow ring found by the voters its
  * products share, whether the window holds each product's voters as one sorted stretch of its voter column (a
  * window read by product, then voter, as both stores read it) or not (a product's votes apart, or broken by a
  * cleared vote): the same group either way.

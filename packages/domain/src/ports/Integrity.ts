@@ -197,7 +197,7 @@ export class IntegrityLedger extends Context.Service<
     /**
      * The weighed evidence of these products, in their order (thousandths of a vote, seed included: what the
      * judgement sums); null for one not in the catalog. The pass asks it of the few products on which a
-     * reversal may be held (trust/counting.ts, isReversal), and reads nothing else of them.
+     * reversal may be held (trust/voteCounting.ts, isReversal), and reads nothing else of them.
      */
     readonly evidence: (products: ReadonlyArray<ProductId>) => Effect.Effect<ReadonlyArray<Tally | null>, StoreError>
     /** Every group found so far, newest first. */

@@ -1,7 +1,7 @@
 -- Migration 0004_cast_vote, frozen: the SQL it ran when it shipped, whatever the code says today. The
 -- functions and views the service runs now are routines (../routines/), installed at start.
 -- One vote in one call: the function as it shipped, with the counters' moves passed in positionally.
--- Replaced by the routine of the same name (routines/castVote.ts).
+-- Replaced by the routine of the same name (routines/sql/castVote.sql).
 
 CREATE OR REPLACE FUNCTION productdir_cast_vote(
     p_id uuid, p_slug text, p_voter text, p_agent uuid, p_direction text, p_now timestamptz,

@@ -1,7 +1,7 @@
 -- Migration 0006_cast_vote_within, frozen: the SQL it ran when it shipped, whatever the code says today. The
 -- functions and views the service runs now are routines (../routines/), installed at start.
 -- The vote and its rate limits in one statement (one round trip instead of two), as it shipped.
--- Replaced by the routine of the same name (routines/castVote.ts).
+-- Replaced by the routine of the same name (routines/sql/castVote.sql).
 
 CREATE OR REPLACE FUNCTION productdir_cast_vote_within(
     p_keys text[], p_max float8[], p_window_ms float8[],
