@@ -4,7 +4,7 @@
  * the embedded store `npm start` runs. Prints, by kind of request and overall: nDCG@10, precision@5 (results graded
  * 2 or 3 among the first five), a good product in the top 3, junk (a result graded 0 ranked above a graded one in
  * the top 5) and, for the negatives (requests the catalog cannot answer), how many answers say so: no result, or
- * no result said to be a strong match (`strong: false` on the page, when the API says it).
+ * no result said to be a strong match (`search.strong: false`).
  *
  *   npm run bench:search-judged
  *   BENCH_STORE=memory npm run bench:search-judged      (the memory store: the same answers, held by the contract)
@@ -79,9 +79,9 @@ const main = async () => {
     for (const request of requests) {
       const reply = await fetch(`http://127.0.0.1:${port}/products?q=${encodeURIComponent(request.q)}&limit=${K}`)
       if (reply.status !== 200) throw new Error(`${request.q}: ${reply.status} ${await reply.text()}`)
-      const page = (await reply.json()) as { items: Array<{ name: string }>; strong?: boolean }
+      const page = (await reply.json()) as { items: Array<{ name: string }>; search?: { strong: boolean } }
       const names = page.items.map((item) => item.name)
-      const scored = score(request, names, page.strong)
+      const scored = score(request, names, page.search?.strong)
       rows.push({ kind: request.kind, ...scored })
       if (scored.top3 === false || scored.honest === false)
         misses.push(`  ${request.kind}: "${request.q}" → ${names.slice(0, 5).join(", ") || "(nothing)"}`)

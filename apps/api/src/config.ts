@@ -154,7 +154,8 @@ export const ApiConfigFromEnv = Config.all({
     source: Config.String("UTM_SOURCE").pipe(Config.withDefault(defaultUtm.source)),
     medium: Config.String("UTM_MEDIUM").pipe(Config.withDefault(defaultUtm.medium)),
     campaign: Config.String("UTM_CAMPAIGN").pipe(Config.withDefault(defaultUtm.campaign))
-  })
+  }),
+  searchVocabulary: commaList("SEARCH_VOCABULARY")
 })
 
 export const layerFromEnv = Layer.effect(
@@ -201,6 +202,7 @@ export const layerWith = (overrides: Partial<ApiSettings> = {}) =>
     queueTimeout: Duration.seconds(10),
     maxConnectionsPerAddress: DEFAULT_CONNECTIONS_PER_ADDRESS,
     utm: defaultUtm,
+    searchVocabulary: [],
     mcpAllowedOrigins: [],
     mcpMaxSessions: DEFAULT_MCP_MAX_SESSIONS,
     mcpSessionIdle: Duration.hours(1),

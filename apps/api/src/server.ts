@@ -49,6 +49,7 @@ import * as HttpMetrics from "./observability/httpMetrics.ts"
 import { SessionGaugesLive, ToolCallsCounted } from "./observability/mcpMetrics.ts"
 import { makeMetricsResponse, MetricsListenerLive } from "./observability/scrape.ts"
 import { StoreStatusLive } from "./storeStatus.ts"
+import { loadVocabulary } from "./searchVocabulary.ts"
 import { AgentCardRoute, MetricsRoute } from "@productdir/http/delegatedRoutes"
 import { makeCardRoute } from "@productdir/a2a/cardRoute"
 import { SpanNamesLive, TraceResponsesLive, tracingEnabled } from "./observability/tracing.ts"
@@ -81,6 +82,7 @@ const serveConstantReads = constantReads()
 const UseCasesLive = Layer.unwrap(
   Effect.gen(function* () {
     const config = yield* ApiConfig
+    const vocabulary = yield* loadVocabulary(config.searchVocabulary)
     const identity = VoterIdentity.layer(config.voterSecret)
     const agents = Agents.layer({ registrationsPerNetwork: config.registrationsPerNetwork }).pipe(Layer.provide(identity))
     const signed = SignedAgents.layer({
@@ -93,7 +95,8 @@ const UseCasesLive = Layer.unwrap(
         votesPerClient: config.votesPerAddress,
         anonymousVotesPerNetwork: config.anonymousVotesPerNetwork,
         burstGuard: config.burstGuard,
-        utm: config.utm
+        utm: config.utm,
+        vocabulary
       })
     )
     // What a signed request pays before its proof is checked; refused there, it is a limited vote in the metrics.

@@ -9,6 +9,7 @@ import {
   CatalogStore,
   COUNTED,
   DEFAULT_BURST_GUARD,
+  emptyVocabulary,
   defaultUtm,
   DISCOUNTED,
   discounts,
@@ -126,7 +127,9 @@ export const useCases = <E>(stores: Layer.Layer<Stores, E>) => {
       votesPerClient: 60,
       anonymousVotesPerNetwork: DEFAULT_ANONYMOUS_VOTES,
       burstGuard: DEFAULT_BURST_GUARD,
-      utm: defaultUtm
+      utm: defaultUtm,
+      // Votes only: no search is asked.
+      vocabulary: emptyVocabulary
     }),
     Agents.layer({
       registrationsPerNetwork: {

@@ -72,6 +72,8 @@ export interface ApiSettings {
    */
   readonly maxConnectionsPerAddress: number
   readonly utm: Utm
+  /** SEARCH_VOCABULARY: the operator's vocabulary files, read over the shipped one (docs/search.md). */
+  readonly searchVocabulary: ReadonlyArray<string>
   /** Origins whose browser requests may use /mcp; requests without an Origin header always may. */
   readonly mcpAllowedOrigins: ReadonlyArray<string>
   /**

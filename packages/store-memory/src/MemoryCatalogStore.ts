@@ -4,6 +4,7 @@ import {
   CatalogStore,
   type CategoryCount,
   canonicalProductId,
+  describeProduct,
   compareCodePoints,
   compareSortKeys,
   decodeCursor,
@@ -134,6 +135,13 @@ const make = (state: State) =>
           nextCursor: keyed.length > query.limit && last !== undefined ? encodeCursor(last.key) : null
         })
       }),
+    describe: (ids) =>
+      Effect.sync(() =>
+        ids.flatMap((id) => {
+          const product = state.products.get(canonicalProductId(id))
+          return product === undefined || !isLive(product) ? [] : [describeProduct(product.id, product.content)]
+        })
+      ),
     slugsStartingWith: (prefix, limit) =>
       Effect.sync(() => {
         const start = prefix.toLowerCase()

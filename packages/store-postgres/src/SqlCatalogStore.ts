@@ -9,16 +9,19 @@ import { PgClient } from "@effect/sql-pg"
 import {
   CatalogStore,
   canonicalProductId,
+  DESCRIPTION_FIELD_LIMIT,
   decodeCursor,
   encodeCursor,
   firstFreeSlug,
   type InvalidCursor,
   isProductId,
   type ListQuery,
+  MAX_PLANS,
   type NamedProduct,
   nameKey,
   type Product,
   type ProductId,
+  type ProductDescription,
   type ProductInput,
   ProductNotFound,
   ProductRemoved,
@@ -40,6 +43,26 @@ import { relevance, searchQuery, tsquery } from "./search.ts"
 import { LIST_DEPTH, searchCandidates } from "./searchLists.ts"
 import { stamp } from "./writeTime.ts"
 import { LISTED_COLUMNS, PRODUCT_COLUMNS, type ProductRow, toListedProduct, toProduct } from "./rows.ts"
+
+/** A product's description as the describing statement returns it. */
+interface DescriptionRow {
+  readonly id: string
+  readonly name: string
+  readonly category: string
+  readonly summary: string
+  readonly features: string
+  readonly uses: string
+  readonly audience: string
+  readonly benefits: string
+  readonly position: string
+  readonly against: string
+  readonly pricing_model: string
+  readonly prices: ReadonlyArray<string>
+}
+
+/** An array of texts in a record, joined by spaces (NULL when empty, which concat_ws leaves out as the domain's join does). */
+const texts = (db: SqlClient.SqlClient, path: string) =>
+  db`(SELECT string_agg(x, ' ' ORDER BY i) FROM jsonb_array_elements_text(content#>${`{${path}}`}::text[]) WITH ORDINALITY AS t(x, i))`
 
 /** Serialises slug assignment between concurrent imports (transaction-scoped advisory lock). */
 const SLUG_LOCK = 0x70640001
@@ -399,6 +422,50 @@ export const make = Effect.gen(function* () {
           storeError("namedBySlugs")
         )
 
+  // What a search answer reads of its candidates, by the domain's rule (ProductDescription.ts), each field bounded here:
+  // a megabyte record sends no more than any other.
+  const describe = (ids: ReadonlyArray<ProductId>) =>
+    ids.length === 0
+      ? Effect.succeed([])
+      : router
+          .many(
+            (db) => db<DescriptionRow>`
+              SELECT id, content->>'name' AS name, content->>'category' AS category,
+                left(content->>'ai_summary', ${DESCRIPTION_FIELD_LIMIT}) AS summary,
+                left(concat_ws(' ', ${texts(db, "key_features")}, ${texts(db, "ai_features")}), ${DESCRIPTION_FIELD_LIMIT}) AS features,
+                left(concat_ws(' ', ${texts(db, "ai_optimization,use_cases")}, ${texts(db, "recommended_for")}), ${DESCRIPTION_FIELD_LIMIT}) AS uses,
+                left(content#>>'{ai_optimization,target_audience}', ${DESCRIPTION_FIELD_LIMIT}) AS audience,
+                left(content#>>'{ai_optimization,ai_benefits}', ${DESCRIPTION_FIELD_LIMIT}) AS benefits,
+                left(content#>>'{ai_optimization,competitive_position}', ${DESCRIPTION_FIELD_LIMIT}) AS position,
+                left(concat_ws(' ', ${texts(db, "not_recommended_for")}, content#>>'{ai_optimization,not_recommended_for}'), ${DESCRIPTION_FIELD_LIMIT}) AS against,
+                content#>>'{pricing,model}' AS pricing_model,
+                ARRAY(SELECT p->>'price' FROM jsonb_array_elements(content#>'{pricing,plans}') WITH ORDINALITY AS x(p, i)
+                      ORDER BY i LIMIT ${MAX_PLANS}) AS prices
+              FROM products WHERE removed_at IS NULL AND id = ANY(${ids.map(canonicalProductId)}::uuid[])`
+          )
+          .pipe(
+            Effect.map((rows) =>
+              rows.map(
+                (row): ProductDescription => ({
+                  id: row.id as ProductId,
+                  name: row.name,
+                  category: row.category,
+                  summary: row.summary,
+                  features: row.features,
+                  uses: row.uses,
+                  audience: row.audience,
+                  benefits: row.benefits,
+                  position: row.position,
+                  against: row.against,
+                  pricingModel: row.pricing_model,
+                  prices: row.prices
+                })
+              )
+            ),
+            storeError("describe"),
+            Effect.withSpan("CatalogStore.describe")
+          )
+
   const categories = router
     .many(
       (db) => db<{ category: string; count: number }>`
@@ -467,6 +534,7 @@ export const make = Effect.gen(function* () {
     upsert,
     preview,
     list,
+    describe,
     slugsStartingWith,
     namedBySlugs,
     categories,

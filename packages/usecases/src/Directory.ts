@@ -46,10 +46,13 @@ import {
   VoteLedger,
   ledgerKey,
   type VoteOutcome,
-  MILLI
+  MILLI,
+  queryWords,
+  type Vocabulary
 } from "@productdir/domain"
 import { clientBudget } from "./Admission.ts"
 import { makeCursorSeal } from "./CursorSeal.ts"
+import { answerQuery } from "./RequestAnswer.ts"
 import type { NetworkLevel } from "./network.ts"
 
 export type ReadError = ProductNotFound | ProductRemoved | StoreError
@@ -73,6 +76,8 @@ export interface DirectorySettings {
   readonly burstGuard: BurstGuard | undefined
   /** Tracking parameters on the website links of the reads. */
   readonly utm: Utm
+  /** The words search reads requests by (the shipped vocabulary and the operator's). */
+  readonly vocabulary: Vocabulary
 }
 
 const DAY_SECONDS = 86_400
@@ -145,6 +150,33 @@ export const layer = (config: DirectorySettings) =>
           // An empty category filters nothing, as an empty `q` searches nothing. (A label is compared as stored, in any
           // case: labels are not trimmed on import, so a query's spaces are not trimmed either.)
           const category = query.category?.trim() === "" ? undefined : query.category
+          const sort = query.sort ?? defaultSort(query.q)
+          // A relevance search is an agent's request: read, judged and answered with how each result matched.
+          if (sort === "relevance" && query.q !== undefined && queryWords(query.q).length > 0) {
+            const q = withMixedScriptsFolded(query.q)
+            const list = JSON.stringify(["answer", query.q, category ?? "", query.updatedSince?.toISOString() ?? ""])
+            const offset =
+              query.cursor === undefined
+                ? 0
+                : yield* Effect.fromResult(
+                    Result.flatMap(
+                      unbindCursor(
+                        query.cursor,
+                        list,
+                        "another search: send q, category and updated_since as they were for its first page",
+                        seal
+                      ),
+                      decodeOffsetCursor
+                    )
+                  )
+            const answer = yield* answerQuery(catalog, config.vocabulary, { q, category, updatedSince: query.updatedSince })
+            const next = offset + (query.limit ?? DEFAULT_LIMIT)
+            return {
+              items: answer.items.slice(offset, next).map((item) => ({ ...toProductSummary(item.product), match: item.match })),
+              next_cursor: next < answer.items.length ? bindCursor(encodeOffsetCursor(next), list, seal) : null,
+              search: answer.reading
+            }
+          }
           // The search a cursor is a position in: its words, its category, its time (the sort is checked by the store).
           const list = JSON.stringify(["products", query.q ?? "", category ?? "", query.updatedSince?.toISOString() ?? ""])
           const cursor =
@@ -164,7 +196,7 @@ export const layer = (config: DirectorySettings) =>
             ...(query.q === undefined ? {} : { q: withMixedScriptsFolded(query.q) }),
             category,
             cursor,
-            sort: query.sort ?? defaultSort(query.q),
+            sort,
             limit: query.limit ?? DEFAULT_LIMIT
           })
           return {

@@ -5,6 +5,7 @@ import type { ProductId } from "../record/ids.ts"
 import type { ListQuery, Page } from "../record/Listing.ts"
 import type { ListedProduct, Product, ProductInput, UpsertOutcome, UpsertStatus } from "../record/Product.ts"
 import type { Slug } from "../record/slug.ts"
+import type { ProductDescription } from "../request/ProductDescription.ts"
 
 export interface CategoryCount {
   readonly category: string
@@ -34,6 +35,11 @@ export class CatalogStore extends Context.Service<
     readonly preview: (inputs: ReadonlyArray<ProductInput>) => Effect.Effect<ReadonlyArray<UpsertStatus>, StoreError>
     /** Live products, filtered and ordered by the query, one page after the cursor: their summaries' fields only. */
     readonly list: (query: ListQuery) => Effect.Effect<Page<ListedProduct>, InvalidCursor | StoreError>
+    /**
+     * What a search answer reads of these live products (ProductDescription: their describing fields, each bounded),
+     * in no order; an id that is not a live product is left out.
+     */
+    readonly describe: (ids: ReadonlyArray<ProductId>) => Effect.Effect<ReadonlyArray<ProductDescription>, StoreError>
     /** Slugs of live products that start with `prefix` (any case), A→Z, at most `limit`: completions. */
     readonly slugsStartingWith: (prefix: string, limit: number) => Effect.Effect<ReadonlyArray<Slug>, StoreError>
     /** The live products that have these slugs, in no order: their ids and names (an import's look-alike check). */

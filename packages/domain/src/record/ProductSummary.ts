@@ -6,6 +6,7 @@ import type { ListedProduct } from "./Product.ts"
 import { Slug } from "./slug.ts"
 import { Count, toTrustSummary, TrustSummary } from "../trust/trust.ts"
 import { VoteTemplate, voteTemplateOf } from "../trust/Vote.ts"
+import { SearchMatch, SearchReading } from "../request/SearchAnswer.ts"
 
 export const ProductSummary = Schema.Struct({
   id: ProductId,
@@ -21,7 +22,8 @@ export const ProductSummary = Schema.Struct({
     agent_view: Schema.String.annotate({ description: "The decision view: what to judge the product by" }),
     problems: Schema.String.annotate({ description: "Known problems, most reported first" }),
     vote: VoteTemplate
-  })
+  }),
+  match: Schema.optionalKey(SearchMatch)
 }).annotate({ identifier: "ProductSummary" })
 export type ProductSummary = typeof ProductSummary.Type
 
@@ -44,7 +46,8 @@ export const toProductSummary = (product: ListedProduct): ProductSummary => ({
 
 export const ProductPage = Schema.Struct({
   items: Schema.Array(ProductSummary),
-  next_cursor: Schema.NullOr(Schema.String).annotate({ description: "Pass as `cursor` for the next page; null on the last page" })
+  next_cursor: Schema.NullOr(Schema.String).annotate({ description: "Pass as `cursor` for the next page; null on the last page" }),
+  search: Schema.optionalKey(SearchReading)
 }).annotate({ identifier: "ProductPage" })
 export type ProductPage = typeof ProductPage.Type
 
