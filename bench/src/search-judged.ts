@@ -56,7 +56,9 @@ const score = (request: Judged, names: ReadonlyArray<string>, strong: boolean | 
     top3: answerable ? names.slice(0, 3).some((n) => grade(n) >= 2) : undefined,
     // A result graded 0 above a graded one, among the first five.
     junk: answerable ? top5.slice(0, Math.max(0, lastGraded)).some((n) => grade(n) === 0) : undefined,
-    honest: answerable ? undefined : names.length === 0 || strong === false
+    honest: answerable ? undefined : names.length === 0 || strong === false,
+    // An answerable request whose answer says it is answered: a good product first and the page strong.
+    confident: answerable ? strong === true && grade(names[0] ?? "") >= 2 : undefined
   }
 }
 
@@ -83,8 +85,15 @@ const main = async () => {
       const names = page.items.map((item) => item.name)
       const scored = score(request, names, page.search?.strong)
       rows.push({ kind: request.kind, ...scored })
-      if (scored.top3 === false || scored.honest === false)
-        misses.push(`  ${request.kind}: "${request.q}" → ${names.slice(0, 5).join(", ") || "(nothing)"}`)
+      if (scored.top3 === false || scored.honest === false || scored.junk === true)
+        misses.push(
+          `  ${request.kind}${scored.junk === true ? " (junk)" : ""}: "${request.q}" → ${
+            names
+              .slice(0, 5)
+              .map((n) => `${n} ${request.grades[n] ?? 0}`)
+              .join(", ") || "(nothing)"
+          }`
+        )
     }
     const kinds = [...new Set(rows.map((r) => r.kind)), "all"]
     const of = (kind: string) => rows.filter((r) => kind === "all" || r.kind === kind)
@@ -94,17 +103,19 @@ const main = async () => {
     }
     const fixed = (x: number) => (Number.isNaN(x) ? "" : x.toFixed(2))
     console.log(`\n${requests.length} judged requests, store ${STORE}, first page of ${K}\n`)
-    console.log("| kind | requests | nDCG@10 | precision@5 | good in top 3 | junk in top 5 | negatives said so |")
-    console.log("|---|---|---|---|---|---|---|")
+    console.log("| kind | requests | nDCG@10 | precision@5 | good in top 3 | junk in top 5 | negatives said so | answered said strong |")
+    console.log("|---|---|---|---|---|---|---|---|")
     for (const kind of kinds) {
       const r = of(kind)
       const answerable = r.filter((x) => x.answerable)
       console.log(
-        `| ${kind} | ${r.length} | ${fixed(mean(answerable.map((x) => x.ndcg!)))} | ${fixed(mean(answerable.map((x) => x.precision5!)))} | ${pct(r.map((x) => x.top3))} | ${pct(r.map((x) => x.junk))} | ${pct(r.map((x) => x.honest))} |`
+        `| ${kind} | ${r.length} | ${fixed(mean(answerable.map((x) => x.ndcg!)))} | ${fixed(mean(answerable.map((x) => x.precision5!)))} | ${pct(r.map((x) => x.top3))} | ${pct(r.map((x) => x.junk))} | ${pct(r.map((x) => x.honest))} | ${pct(r.map((x) => x.confident))} |`
       )
     }
     console.log("\ngoals (issue 61): nDCG@10 ≥ 0.95, alternatives ≥ 0.85, good in top 3 ≥ 95 %, junk ≤ 5 %, negatives said so ≥ 6 of 7")
-    console.log(`\nno good product in the top 3, or a negative answered as if it matched:\n${misses.join("\n")}`)
+    console.log(
+      `\nno good product in the top 3, junk in the top 5, or a negative answered as if it matched (each result with its grade):\n${misses.join("\n")}`
+    )
   } finally {
     await stopServer(api)
     rmSync(dataDir, { recursive: true, force: true })

@@ -36,9 +36,11 @@ export interface Answer {
 /** What a generic word weighs beside a word that says what is wanted. */
 const GENERIC_WEIGHT = 0.25
 /** A result strong enough to answer: this share of the request's weight matched, no required constraint missed. */
-const STRONG_COVERAGE = 0.6
+const STRONG_COVERAGE = 0.55
+/** And this share of the head of a noun-phrase request (reading.ts, `head`). */
+const HEAD_COVERAGE = 0.75
 /** Below this share of the best result's score, a result is cut when the best answers the request. */
-const TAIL_SHARE = 0.4
+const TAIL_SHARE = 0.5
 /** A concept its record says the product is not for costs this much of the concept's weight. */
 const AGAINST_COST = 0.8
 /** An unmet required constraint keeps this much of a product's score; an unmet low price, LOW_PRICE_KEEPS. */
@@ -130,7 +132,13 @@ export const answerRequest = (
   const df = resolved.map((_, i) => pool.filter((c) => matches.get(c.product.id)![i]!.value > 0).length)
   // A concept most candidates have tells them apart little; one none has weighs less than one some have (it may be a
   // word of the sentence rather than of the need), but still counts: a request whose main word nothing has is not answered.
-  const weights = resolved.map((s, i) => (s.generic ? GENERIC_WEIGHT : 1) * (df[i] === 0 ? 0.7 : 1 / (1 + 0.35 * Math.log(1 + df[i]!))))
+  // A word no candidate has: a word of English there is more likely the sentence's ("hate", "ahead") than the need's; a
+  // word English does not have (`vpn`, `crm`, a brand) is more likely the need's.
+  const unfound = (s: Sought) => (s.word !== undefined && vocabulary.isKnownWord(s.word) ? 0.35 : 0.8)
+  const weights = resolved.map(
+    (s, i) => (s.generic ? GENERIC_WEIGHT : 1) * (df[i] === 0 ? unfound(s) : 1 / (1 + 0.35 * Math.log(1 + df[i]!)))
+  )
+  const head = new Set(reading.head)
   const key = resolved.map((s) => !s.generic)
   const anyKey = key.some(Boolean)
   const isKey = (i: number) => (anyKey ? key[i]! : true)
@@ -148,16 +156,22 @@ export const answerRequest = (
     m.forEach((x, i) => {
       const s = resolved[i]!
       if (x.value > 0) {
-        score += weights[i]! * x.value
+        // Having a concept at all counts most; where it is said, the rest: a product with more of the request ranks
+        // above one that has less of it in weightier fields.
+        score += weights[i]! * (0.5 + 0.5 * x.value)
         matched.push(s.label)
         if (isKey(i)) covered += weights[i]!
         if (isKey(i) && x.descriptive) descriptive = true
       } else if (isKey(i)) missing.push(s.label)
-      if (x.against) {
+      if (x.against && isKey(i)) {
         score -= weights[i]! * AGAINST_COST
         notFor.push(s.label)
       }
     })
+    // The head of a noun-phrase request: what is wanted. Most of it must be there for a strong match.
+    const headWeight = resolved.reduce((sum, s, i) => sum + (head.has(s.label) ? weights[i]! : 0), 0)
+    const headCovered = resolved.reduce((sum, s, i) => sum + (head.has(s.label) && m[i]!.value > 0 ? weights[i]! : 0), 0)
+    const headHeld = headWeight === 0 || headCovered / headWeight >= HEAD_COVERAGE
     const met: Array<string> = []
     const unmet: Array<string> = []
     let keeps = 1
@@ -173,7 +187,7 @@ export const answerRequest = (
     const coverage = keyWeight === 0 ? 0 : covered / keyWeight
     const normalized = totalWeight === 0 ? 0 : (score / totalWeight) * keeps
     const quality: MatchQuality =
-      coverage >= STRONG_COVERAGE && descriptive && !hardUnmet && notFor.length === 0
+      coverage >= STRONG_COVERAGE && headHeld && descriptive && !hardUnmet && notFor.length === 0
         ? "strong"
         : covered > 0 && descriptive
           ? "partial"

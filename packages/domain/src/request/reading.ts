@@ -34,6 +34,12 @@ export interface RequestReading {
   /** The product a request compares against ("alternative to Trello", "like Zendesk but…"), folded. */
   readonly alternativeTo: string | undefined
   readonly constraints: ReadonlyArray<Constraint>
+  /**
+   * The concepts that name what is wanted, when the request is a noun phrase ("VPN for remote employees": `vpn`):
+   * those before the first word that starts its context (`for`, `with`, `that`…). Empty for a sentence ("I need a
+   * tool that…"), whose wants are spread through it. A product without them is not a strong match.
+   */
+  readonly head: ReadonlyArray<string>
   /** Words left out: stop words and phrasing ("I need a tool that…"). */
   readonly ignored: ReadonlyArray<string>
 }
@@ -175,18 +181,52 @@ const formsOf = (vocabulary: Vocabulary, label: string): { forms: Array<Array<st
   return { forms, lookup }
 }
 
-/** The concepts of a text, longest vocabulary terms first; words that are only phrasing are set aside. */
-const conceptsOf = (vocabulary: Vocabulary, text: string, fromKind: boolean, ignored: Array<string>): Array<Concept> => {
+/** First words of a request that make it a sentence rather than the name of what is wanted. */
+const SENTENCE_OPENERS = new Set(
+  "i im id ive we our ours my me us you your they their he she it its the this these those what which how why can could is are do does should would will please hi hello hey".split(
+    " "
+  )
+)
+
+/** Words that end the head of a noun-phrase request and start its context. */
+const CONTEXT_STARTS = new Set(
+  "for with that which who whom whose to in on at without from by where when so because but under below within via using like except".split(
+    " "
+  )
+)
+
+/**
+ * The concepts of a text, longest vocabulary terms first; words that are only phrasing are set aside. `head`, when
+ * given, gets the labels of the concepts before the first word of context, if the text starts with a concept.
+ */
+const conceptsOf = (
+  vocabulary: Vocabulary,
+  text: string,
+  fromKind: boolean,
+  ignored: Array<string>,
+  head?: Array<string>
+): Array<Concept> => {
   const tokens = searchTokens(text)
   const concepts: Array<Concept> = []
+  const first = tokens.find((t) => !ENGLISH_STOP_WORDS.has(t) || CONTEXT_STARTS.has(t))
+  // A request that opens as a sentence ("I need…", "Our app keeps…"), with phrasing or with context ("for my team…")
+  // has no head: what it wants is anywhere in it.
+  let inHead =
+    head !== undefined &&
+    first !== undefined &&
+    !SENTENCE_OPENERS.has(tokens[0]!) &&
+    !vocabulary.phrasing.has(first) &&
+    !CONTEXT_STARTS.has(first)
   let i = 0
   while (i < tokens.length) {
+    if (CONTEXT_STARTS.has(tokens[i]!)) inHead = false
     let taken = 0
     for (let n = Math.min(vocabulary.longestTerm, tokens.length - i); n >= 2 && taken === 0; n--) {
       const label = tokens.slice(i, i + n).join(" ")
       if (vocabulary.groupsOf.has(label)) {
         const { forms, lookup } = formsOf(vocabulary, label)
         concepts.push({ label, forms, lookup, generic: false, word: undefined, fromKind })
+        if (inHead) head?.push(label)
         taken = n
       }
     }
@@ -201,7 +241,9 @@ const conceptsOf = (vocabulary: Vocabulary, text: string, fromKind: boolean, ign
       continue
     }
     const { forms, lookup } = formsOf(vocabulary, token)
-    concepts.push({ label: token, forms, lookup, generic: vocabulary.generic.has(token), word: token, fromKind })
+    const generic = vocabulary.generic.has(token)
+    concepts.push({ label: token, forms, lookup, generic, word: token, fromKind })
+    if (inHead && !generic) head?.push(token)
   }
   return concepts
 }
@@ -212,7 +254,8 @@ export const readRequest = (q: string, vocabulary: Vocabulary): RequestReading =
   const { constraints, rest: withoutConstraints } = constraintsOf(text)
   const alternative = alternativeOf(vocabulary, withoutConstraints)
   const ignored: Array<string> = []
-  const concepts = conceptsOf(vocabulary, alternative?.rest ?? withoutConstraints, false, ignored)
+  const head: Array<string> = []
+  const concepts = conceptsOf(vocabulary, alternative?.rest ?? withoutConstraints, false, ignored, head)
   // A request of phrasing alone ("find a tool") asks for what it says: its words are searched as written.
   const own =
     concepts.length > 0 || alternative !== undefined
@@ -227,6 +270,7 @@ export const readRequest = (q: string, vocabulary: Vocabulary): RequestReading =
     concepts: kept,
     alternativeTo: alternative?.name,
     constraints,
+    head: head.filter((label) => kept.some((c) => c.label === label)),
     ignored: [
       ...new Set([...ignored.filter((t) => !unique.has(t) || !kept.some((c) => c.label === t)), ...[...unique.keys()].slice(MAX_CONCEPTS)])
     ]
