@@ -265,10 +265,15 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 
 const searchText = (query: SearchQuery, page: ProductPage) => {
   const asked = query.q !== undefined ? ` for "${query.q}"` : query.category !== undefined ? ` in ${query.category}` : ""
-  if (page.items.length === 0) return `No product matches${asked}. Try fewer or other words.`
-  const listed = page.items.map((p) => `${p.name} (trust: ${p.trust.summary})`).join("; ")
+  // A relevance search says whether anything answers the request (page.search): the reply says it first.
+  const reading = page.search
+  if (page.items.length === 0) return reading?.answer ?? `No product matches${asked}. Try fewer or other words.`
+  const listed = page.items
+    .map((p) => `${p.name} (${p.match === undefined ? "" : `${p.match.quality} match, `}trust: ${p.trust.summary})`)
+    .join("; ")
+  const verdict = reading === undefined ? "" : ` ${reading.answer}`
   const more = page.next_cursor === null ? "" : ` More with {"skill":"search", …the same, "cursor":"${page.next_cursor}"}.`
-  return `${plural(page.items.length, "product")}${asked}: ${listed}.${more}`
+  return `${plural(page.items.length, "product")}${asked}: ${listed}.${verdict}${more}`
 }
 
 const viewText = (view: AgentView) =>
