@@ -133,10 +133,10 @@ describe("answering a request from its candidates", () => {
 
   it("counts a concept its record says it is not for against it", () => {
     const all = candidates()
-    const target = all.find((c) => c.product.content.not_recommended_for.length > 0)!
-    const against = target.product.content.not_recommended_for[0]!
+    const product = sampleProducts().find((p) => p.content.not_recommended_for.length > 0)!
+    const against = product.content.not_recommended_for[0]!
     const answer = answerRequest(readRequest(against, vocabulary), all, vocabulary, undefined)
-    const found = answer.items.find((i) => i.product.id === target.product.id)
+    const found = answer.items.find((i) => i.product.id === product.id)
     if (found !== undefined) expect(found.match.not_for.length).toBeGreaterThan(0)
     expect(found?.match.quality ?? "gone").not.toBe("strong")
   })
