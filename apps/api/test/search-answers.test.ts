@@ -86,9 +86,9 @@ for (const variant of storeVariants()) {
       it.effect("a misspelling is corrected and said; a real word is never read as a typo", () =>
         Effect.gen(function* () {
           const base = yield* baseUrl
-          const typo = yield* search(base, "password manger")
+          const typo = yield* search(base, "pasword manager")
           expect(names(typo)[0]).toBe("Keystone Vault")
-          expect(typo.search?.corrections).toEqual([{ word: "manger", read_as: "manager" }])
+          expect(typo.search?.corrections).toEqual([{ word: "pasword", read_as: "password" }])
           // "slack" is one letter from "stack" (Stacktrace Sentinel's "stack traces"), but it is a word: not corrected.
           const slack = yield* search(base, "slack")
           expect(slack.search?.corrections).toEqual([])
