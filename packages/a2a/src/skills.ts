@@ -269,7 +269,7 @@ const searchText = (query: SearchQuery, page: ProductPage) => {
   const reading = page.search
   if (page.items.length === 0) return reading?.answer ?? `No product matches${asked}. Try fewer or other words.`
   const listed = page.items
-    .map((p) => `${p.name} (${p.match === undefined ? "" : `${p.match.quality} match, `}trust: ${p.trust.summary})`)
+    .map((p) => `${p.name} (trust: ${p.trust.summary}${p.match === undefined ? "" : `; ${p.match.quality} match`})`)
     .join("; ")
   const verdict = reading === undefined ? "" : ` ${reading.answer}`
   const more = page.next_cursor === null ? "" : ` More with {"skill":"search", …the same, "cursor":"${page.next_cursor}"}.`

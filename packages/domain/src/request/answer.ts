@@ -109,11 +109,14 @@ export const answerRequest = (
 
   // A word no product has, and that is no word of English or of the vocabulary: the start of a word, or a typo.
   const corrections: Array<{ word: string; read_as: string }> = []
+  // A word no product has is completed, as the start of a word being typed (`puls` → pulse), whatever it is; it is
+  // read as a typo only when it is no word of English or of the vocabulary.
   const resolved = sought.map((s): Sought => {
-    if (s.word === undefined || s.category !== undefined || vocabulary.isKnownWord(s.word)) return s
+    if (s.word === undefined || s.category !== undefined) return s
     if (all.some((t) => matchConcept(t, s.forms).value > 0)) return s
     const { completions, typos } = completionsAndTypos(s.word, all)
     if (completions.length > 0) return { ...s, forms: [...s.forms, ...completions.slice(0, 20).map((w) => termStems(w))] }
+    if (vocabulary.isKnownWord(s.word)) return s
     const fix = typos[0]
     if (fix === undefined) return s
     corrections.push({ word: s.word, read_as: fix[0] })

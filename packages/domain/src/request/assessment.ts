@@ -31,6 +31,9 @@ interface FieldText {
   readonly at: ReadonlyMap<string, ReadonlyArray<number>>
 }
 
+/** What a match by a synonym or an expansion is worth beside one by the request's own words. */
+export const SYNONYM_SHARE = 0.85
+
 /** A product's description as the assessment reads it. */
 export interface DescriptionText {
   readonly fields: Readonly<Record<Field | "against", FieldText>>
@@ -90,9 +93,11 @@ export const matchConcept = (text: DescriptionText, forms: ReadonlyArray<Readonl
   let fields = 0
   let descriptive = false
   for (const field of FIELDS) {
-    if (!forms.some((form) => has(text.fields[field], form))) continue
+    // The request's own words count whole; a synonym's or an expansion's a little less: "billing" is not quite "invoicing".
+    const at = forms.findIndex((form) => has(text.fields[field], form))
+    if (at < 0) continue
     fields++
-    value = Math.max(value, FIELD_WEIGHTS[field])
+    value = Math.max(value, FIELD_WEIGHTS[field] * (at === 0 ? 1 : SYNONYM_SHARE))
     if (DESCRIPTIVE.has(field)) descriptive = true
   }
   // Said in more fields than one, it is more what the product is about (a little: the weightiest field decides).
