@@ -222,6 +222,16 @@ const querySets = async (
         .map((q) => path(q))
     }
   ]
+  // Agents' requests (issue 61): sentences of common words with phrasing around them, and "alternative to" a brand.
+  const sentences = distinct(QUERIES, () => {
+    const [a, b, c] = [r.int(0, 300), r.int(0, 300), r.int(0, 300)]
+    return a === b || b === c ? undefined : `I need a tool that handles ${vocabulary[a]} and ${vocabulary[b]} for our ${vocabulary[c]} team`
+  })
+  const alternatives = distinct(QUERIES, () => `alternative to ${brands[r.int(0, PRODUCTS - 1)]} for ${vocabulary[r.int(0, 300)]}`)
+  kinds.push(
+    { name: "sentence", goal: `p99 ≤ ${GOAL_MS} ms`, queries: sentences.map((q) => path(q)) },
+    { name: "alternative", goal: `p99 ≤ ${GOAL_MS} ms`, queries: alternatives.map((q) => path(q)) }
+  )
   const concurrent = distinct(20_000, () => {
     const a = r.int(300, 3_000)
     const b = r.int(300, 3_000)

@@ -7,7 +7,7 @@
  */
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
-import { CatalogStore, type ListQuery } from "@productdir/domain"
+import { CatalogStore, DESCRIPTION_FIELD_LIMIT, describeProduct, type ListQuery, type ProductId } from "@productdir/domain"
 import { freshInput, listAll, madeUpWord, uniqueCategory } from "./inputs.ts"
 import type { ContractIt } from "./contractIt.ts"
 
@@ -17,6 +17,28 @@ const ids = (query: Omit<ListQuery, "limit" | "sort"> & Partial<Pick<ListQuery, 
   )
 
 export const searchBehaviours = (it: ContractIt) => {
+  it.effect("describe: what a search answer reads of each product, by the domain's rule, each field bounded", () =>
+    Effect.gen(function* () {
+      const store = yield* CatalogStore
+      const plain = freshInput()
+      // Text past the bound in each kind of field: a long text (in letters beyond one UTF-16 unit too), and arrays.
+      const long = freshInput({
+        summary: "𝔞é".repeat(DESCRIPTION_FIELD_LIMIT),
+        features: Array.from({ length: 40 }, (_, i) => `feature ${i} `.repeat(20))
+      })
+      const gone = freshInput()
+      yield* store.upsert([plain, long, gone])
+      yield* store.remove([gone.id])
+      const described = yield* store.describe([long.id, plain.id, gone.id, "00000000-0000-4000-8000-000000000000" as ProductId])
+      const byId = new Map(described.map((d) => [d.id, d]))
+      assert.sameMembers([...byId.keys()], [plain.id, long.id])
+      assert.deepStrictEqual(byId.get(plain.id), describeProduct(plain.id, plain.content))
+      assert.deepStrictEqual(byId.get(long.id), describeProduct(long.id, long.content))
+      assert.strictEqual([...byId.get(long.id)!.summary].length, DESCRIPTION_FIELD_LIMIT)
+      assert.deepStrictEqual(yield* store.describe([]), [])
+    })
+  )
+
   it.effect("a word finds its other forms: plurals and -ing forms share a stem", () =>
     Effect.gen(function* () {
       const store = yield* CatalogStore

@@ -8,7 +8,7 @@ import type { ProductContent } from "../record/ProductContent.ts"
 import type { ProductId } from "../record/ids.ts"
 
 /** How many characters of each field are read. */
-export const DESCRIPTION_FIELD_LIMIT = 4_000
+export const DESCRIPTION_FIELD_LIMIT = 2_000
 
 export interface ProductDescription {
   readonly id: ProductId
