@@ -10,7 +10,8 @@ import { describe, expect, layer } from "@effect/vitest"
 import { type Message, SendMessageRequest } from "@a2a-js/sdk"
 import { ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client"
 import { Effect, Schema } from "effect"
-import { ProductPage } from "@productdir/domain"
+import { CatalogStore, ProductPage } from "@productdir/domain"
+import { sampleCatalog } from "@productdir/fixtures/sample"
 import { baseUrl, serverLayer, storeVariants } from "./harness.ts"
 import { type Reply, request } from "./http.ts"
 import { connectMcp } from "./mcpClient.ts"
@@ -106,6 +107,28 @@ for (const variant of storeVariants()) {
           const free = yield* search(base, "video meetings with a free plan")
           expect(free.search?.constraints).toEqual(["a free plan"])
           for (const item of free.items.filter((i) => i.match?.quality === "strong")) expect(item.match?.constraints.unmet).toEqual([])
+        })
+      )
+
+      it.effect("a product whose record changed is judged by what it says now", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const store = yield* CatalogStore
+          const before = yield* search(base, "kanban")
+          const product = sampleCatalog().find((p) => p.content.name === "Gantry Planner")!
+          expect(names(before)).not.toContain("Gantry Planner")
+          // Its record now says it has a kanban board: the next answer reads that, not the description it kept.
+          const current = yield* store.find(product.id)
+          yield* store.upsert([
+            {
+              id: current.id,
+              seed: current.seed,
+              content: { ...current.content, ai_summary: `${current.content.ai_summary} Kanban boards for every site crew.` }
+            }
+          ])
+          const after = yield* search(base, "kanban")
+          expect(names(after)).toContain("Gantry Planner")
+          expect(after.items.find((i) => i.name === "Gantry Planner")?.match?.matched).toEqual(["kanban"])
         })
       )
 

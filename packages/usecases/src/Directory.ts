@@ -52,7 +52,7 @@ import {
 } from "@productdir/domain"
 import { clientBudget } from "./Admission.ts"
 import { makeCursorSeal } from "./CursorSeal.ts"
-import { answerQuery } from "./RequestAnswer.ts"
+import { answerQuery, DESCRIPTION_CACHE_CHARACTERS, makeDescriptionCache } from "./RequestAnswer.ts"
 import type { NetworkLevel } from "./network.ts"
 
 export type ReadError = ProductNotFound | ProductRemoved | StoreError
@@ -118,6 +118,7 @@ export const layer = (config: DirectorySettings) =>
       const ledger = yield* VoteLedger
 
       const seal = yield* makeCursorSeal
+      const descriptions = makeDescriptionCache(DESCRIPTION_CACHE_CHARACTERS)
       const problemsFor = (product: Product) => Effect.map(reports.reported(product.id), (r) => problemsOf(product, r))
 
       return Directory.of({
@@ -169,7 +170,7 @@ export const layer = (config: DirectorySettings) =>
                       decodeOffsetCursor
                     )
                   )
-            const answer = yield* answerQuery(catalog, config.vocabulary, { q, category, updatedSince: query.updatedSince })
+            const answer = yield* answerQuery(catalog, config.vocabulary, descriptions, { q, category, updatedSince: query.updatedSince })
             const next = offset + (query.limit ?? DEFAULT_LIMIT)
             return {
               items: answer.items.slice(offset, next).map((item) => ({ ...toProductSummary(item.product), match: item.match })),

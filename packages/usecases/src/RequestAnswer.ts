@@ -9,6 +9,8 @@ import { Effect } from "effect"
 import {
   answerRequest,
   type Answer,
+  type DescriptionText,
+  textOf,
   type CatalogStore,
   type ListedProduct,
   type ProductDescription,
@@ -21,8 +23,13 @@ import {
   MAX_QUERY_WORDS
 } from "@productdir/domain"
 
-/** How many of the store's best matches an answer judges: the most a page holds. */
-export const ANSWER_WINDOW = 100
+/**
+ * How many of the store's best matches for the request's own words an answer judges, and so the most it holds. Each
+ * is read, described and judged: at a million products, 100 of them halved the searches a second the API answers.
+ */
+export const ANSWER_WINDOW = 50
+/** And for the other ways of saying them (synonyms, what a product named is): fewer, as they rank below the words. */
+const MORE_WINDOW = 25
 
 export interface AnswerQuery {
   readonly q: string
@@ -55,7 +62,62 @@ const isNamed = (name: string, named: string) => {
   return want.length > 0 && want.every((w, i) => have[i] === w)
 }
 
-export const answerQuery = (catalog: CatalogStore["Service"], vocabulary: Vocabulary, query: AnswerQuery) =>
+/** A product's description and its words, kept for the next answer that judges the product. */
+interface Described {
+  readonly version: number
+  readonly description: ProductDescription
+  readonly text: DescriptionText
+  readonly size: number
+}
+
+/**
+ * The descriptions answers read, kept by product id while their version holds (a description changes only with its
+ * content, and the version with it), the least recently used dropped past `maxCharacters` of text: the same products
+ * come back search after search, and reading and splitting their text again is most of an answer's work.
+ */
+export const makeDescriptionCache = (maxCharacters: number) => {
+  const kept = new Map<string, Described>()
+  let size = 0
+  return {
+    get: (product: ListedProduct): Described | undefined => {
+      const found = kept.get(product.id)
+      if (found === undefined || found.version !== product.version) return undefined
+      kept.delete(product.id)
+      kept.set(product.id, found)
+      return found
+    },
+    set: (product: ListedProduct, description: ProductDescription) => {
+      const text = textOf(description)
+      const made: Described = {
+        version: product.version,
+        description,
+        text,
+        size: Object.values(description).reduce((sum: number, v) => sum + (typeof v === "string" ? v.length : 0), 0)
+      }
+      const before = kept.get(product.id)
+      if (before !== undefined) size -= before.size
+      kept.delete(product.id)
+      kept.set(product.id, made)
+      size += made.size
+      for (const [id, old] of kept) {
+        if (size <= maxCharacters) break
+        kept.delete(id)
+        size -= old.size
+      }
+      return made
+    }
+  }
+}
+export type DescriptionCache = ReturnType<typeof makeDescriptionCache>
+
+/**
+ * How much description text answers keep between them: a million characters, some 2,000 products of a usual size.
+ * Their words, split and stemmed, take ten times the text's memory; the API's heap is capped at 176 MB (eight
+ * million characters took it past the cap under sixteen concurrent searches at a million products).
+ */
+export const DESCRIPTION_CACHE_CHARACTERS = 1_000_000
+
+export const answerQuery = (catalog: CatalogStore["Service"], vocabulary: Vocabulary, cache: DescriptionCache, query: AnswerQuery) =>
   Effect.gen(function* () {
     const reading = readRequest(query.q, vocabulary)
     const { own, more } = lookups(reading, vocabulary)
@@ -65,7 +127,7 @@ export const answerQuery = (catalog: CatalogStore["Service"], vocabulary: Vocabu
       for (const p of items) if (!found.some((f) => f.id === p.id)) found.push(p)
     }
     if (own !== "") add((yield* catalog.list({ ...filters, q: own })).items)
-    if (more !== "") add((yield* catalog.list({ ...filters, q: more })).items)
+    if (more !== "") add((yield* catalog.list({ ...filters, q: more, limit: MORE_WINDOW })).items)
     let target: ProductDescription | undefined
     if (reading.alternativeTo !== undefined) {
       const named = (yield* catalog.list({ q: reading.alternativeTo, sort: "relevance", limit: 5 })).items
@@ -75,10 +137,13 @@ export const answerQuery = (catalog: CatalogStore["Service"], vocabulary: Vocabu
         add((yield* catalog.list({ ...filters, sort: "trust", category: query.category ?? product.content.category })).items)
       }
     }
-    const descriptions = new Map((yield* catalog.describe(found.map((p) => p.id))).map((d) => [d.id, d]))
+    const missing = found.filter((p) => cache.get(p) === undefined)
+    const read = new Map((yield* catalog.describe(missing.map((p) => p.id))).map((d) => [d.id, d]))
     const candidates = found.flatMap((product) => {
-      const description = descriptions.get(product.id)
-      return description === undefined ? [] : [{ product, description }]
+      const fresh = read.get(product.id)
+      const described = fresh === undefined ? cache.get(product) : cache.set(product, fresh)
+      return described === undefined ? [] : [{ product, description: described.description, text: described.text }]
     })
-    return answerRequest(reading, candidates, vocabulary, target)
+    const answer = answerRequest(reading, candidates, vocabulary, target)
+    return { ...answer, items: answer.items.slice(0, ANSWER_WINDOW) }
   }) satisfies Effect.Effect<Answer, StoreError | InvalidCursor>

@@ -54,7 +54,10 @@ export interface Vocabulary {
 const key = (text: string) => searchTokens(text).join(" ")
 
 /** The vocabulary of some files, the later ones adding to the earlier, and a list of English words. */
-export const makeVocabulary = (files: ReadonlyArray<VocabularyFile>, englishWords: ReadonlySet<string>): Vocabulary => {
+export const makeVocabulary = (
+  files: ReadonlyArray<VocabularyFile>,
+  englishWords: { readonly has: (word: string) => boolean }
+): Vocabulary => {
   const groups: Array<ReadonlyArray<string>> = []
   const products = new Map<string, string>()
   const generic = new Set<string>()

@@ -21,6 +21,8 @@ import { searchTokens } from "../record/search.ts"
 export interface Candidate {
   readonly product: ListedProduct
   readonly description: ProductDescription
+  /** Its description's words as the assessment reads them (textOf), when kept from an earlier answer. */
+  readonly text?: DescriptionText | undefined
 }
 
 export interface AnsweredItem {
@@ -75,7 +77,7 @@ export const answerRequest = (
   target: ProductDescription | undefined
 ): Answer => {
   const pool = candidates.filter((c) => c.description.id !== target?.id)
-  const texts = new Map<string, DescriptionText>(pool.map((c) => [c.product.id, textOf(c.description)]))
+  const texts = new Map<string, DescriptionText>(pool.map((c) => [c.product.id, c.text ?? textOf(c.description)]))
   const all = [...texts.values()]
 
   const sought: Array<Sought> = reading.concepts.map(fromConcept)
