@@ -29,7 +29,7 @@ export const wordStem = (token: string): string => {
   if (known !== undefined) return known
   const made = stem(token)
   // Bounded: a hostile text of made-up words must not grow it without end.
-  if (stemCache.size > 200_000) stemCache.clear()
+  if (stemCache.size > 20_000) stemCache.clear()
   stemCache.set(token, made)
   return made
 }

@@ -9,7 +9,7 @@
  */
 import type { ListedProduct } from "../record/Product.ts"
 import { trustScore } from "../trust/trust.ts"
-import { completionsAndTypos, type DescriptionText, matchConcept, textOf } from "./assessment.ts"
+import { completionsAndTypos, type DescriptionText, matchConcept, textOf, wordsOf } from "./assessment.ts"
 import { constraintLabel, isHard, meets } from "./pricing.ts"
 import type { ProductDescription } from "./ProductDescription.ts"
 import { type Concept, kindConcepts, type RequestReading } from "./reading.ts"
@@ -111,12 +111,15 @@ export const answerRequest = (
 
   // A word no product has, and that is no word of English or of the vocabulary: the start of a word, or a typo.
   const corrections: Array<{ word: string; read_as: string }> = []
+  // The candidates' words, made the first time a word needs them.
+  let words: ReadonlyArray<ReadonlySet<string>> | undefined
   // A word no product has is completed, as the start of a word being typed (`puls` → pulse), whatever it is; it is
   // read as a typo only when it is no word of English or of the vocabulary.
   const resolved = sought.map((s): Sought => {
     if (s.word === undefined || s.category !== undefined) return s
     if (all.some((t) => matchConcept(t, s.forms).value > 0)) return s
-    const { completions, typos } = completionsAndTypos(s.word, all)
+    words ??= all.map(wordsOf)
+    const { completions, typos } = completionsAndTypos(s.word, words)
     if (completions.length > 0) return { ...s, forms: [...s.forms, ...completions.slice(0, 20).map((w) => termStems(w))] }
     if (vocabulary.isKnownWord(s.word)) return s
     const fix = typos[0]

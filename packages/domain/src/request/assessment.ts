@@ -25,57 +25,55 @@ const FIELDS = Object.keys(FIELD_WEIGHTS) as ReadonlyArray<Field>
 /** Fields that say what the product does (a match only in its audience or its competitors is not enough to be strong). */
 export const DESCRIPTIVE: ReadonlySet<Field> = new Set(["name", "category", "summary", "features", "uses"])
 
-/** A field's words, stemmed, in order; with where each stem stands, for terms of several words. */
-interface FieldText {
-  readonly stems: ReadonlyArray<string>
-  readonly at: ReadonlyMap<string, ReadonlyArray<number>>
-}
-
 /** What a match by a synonym or an expansion is worth beside one by the request's own words. */
 export const SYNONYM_SHARE = 0.85
 
-/** A product's description as the assessment reads it. */
-export interface DescriptionText {
-  readonly fields: Readonly<Record<Field | "against", FieldText>>
-  /** Its words as written (folded): what a word of the request may be the start or a typo of. */
-  readonly words: ReadonlySet<string>
-}
+const ALL_FIELDS = [...FIELDS, "against"] as const
+const BIT = Object.fromEntries(ALL_FIELDS.map((f, i) => [f, 1 << i])) as Readonly<Record<Field | "against", number>>
 
-const fieldText = (text: string, words: Set<string>): FieldText => {
-  const tokens = searchTokens(text)
-  const stems = tokens.map(wordStem)
-  const at = new Map<string, Array<number>>()
-  stems.forEach((s, i) => {
-    const list = at.get(s)
-    if (list === undefined) at.set(s, [i])
-    else list.push(i)
-  })
-  for (const t of tokens) words.add(t)
-  return { stems, at }
+/**
+ * A product's description as the assessment reads it: for each stem, the fields that have it (one bit a field), and
+ * each field's stems in order, joined by spaces, for terms of several words. Few objects a product: an answer makes
+ * one for each of its candidates while others wait on the database, and more objects there kept the collector busy.
+ */
+export interface DescriptionText {
+  readonly stems: ReadonlyMap<string, number>
+  readonly fields: Readonly<Record<Field | "against", string>>
+  /** The description it was made from: its words, as written, are read only when a word needs completing. */
+  readonly description: ProductDescription
 }
 
 export const textOf = (d: ProductDescription): DescriptionText => {
-  const words = new Set<string>()
-  const fields = {
-    name: fieldText(d.name, words),
-    category: fieldText(d.category, words),
-    summary: fieldText(d.summary, words),
-    features: fieldText(d.features, words),
-    uses: fieldText(d.uses, words),
-    audience: fieldText(d.audience, words),
-    benefits: fieldText(d.benefits, words),
-    position: fieldText(d.position, words),
-    against: fieldText(d.against, new Set())
+  const stems = new Map<string, number>()
+  const read = (field: Field | "against", text: string) => {
+    const own = searchTokens(text).map(wordStem)
+    for (const stem of own) stems.set(stem, (stems.get(stem) ?? 0) | BIT[field])
+    return ` ${own.join(" ")} `
   }
-  return { fields, words }
+  const fields = {
+    name: read("name", d.name),
+    category: read("category", d.category),
+    summary: read("summary", d.summary),
+    features: read("features", d.features),
+    uses: read("uses", d.uses),
+    audience: read("audience", d.audience),
+    benefits: read("benefits", d.benefits),
+    position: read("position", d.position),
+    against: read("against", d.against)
+  }
+  return { stems, fields, description: d }
 }
 
 /** Whether a field has a form (a sequence of stems) in a row. */
-const has = (field: FieldText, form: ReadonlyArray<string>): boolean => {
-  const starts = field.at.get(form[0]!)
-  if (starts === undefined) return false
-  if (form.length === 1) return true
-  return starts.some((i) => form.every((s, k) => field.stems[i + k] === s))
+const has = (text: DescriptionText, field: Field | "against", form: ReadonlyArray<string>): boolean => {
+  if (form.length === 1) return ((text.stems.get(form[0]!) ?? 0) & BIT[field]) !== 0
+  return form.every((s) => ((text.stems.get(s) ?? 0) & BIT[field]) !== 0) && text.fields[field].includes(` ${form.join(" ")} `)
+}
+
+/** A description's words as written (folded), what not-for aside: what a word may be the start or a typo of. */
+export const wordsOf = (text: DescriptionText): ReadonlySet<string> => {
+  const d = text.description
+  return new Set(searchTokens(`${d.name} ${d.category} ${d.summary} ${d.features} ${d.uses} ${d.audience} ${d.benefits} ${d.position}`))
 }
 
 /** Where a concept's forms are found in a product. */
@@ -94,7 +92,7 @@ export const matchConcept = (text: DescriptionText, forms: ReadonlyArray<Readonl
   let descriptive = false
   for (const field of FIELDS) {
     // The request's own words count whole; a synonym's or an expansion's a little less: "billing" is not quite "invoicing".
-    const at = forms.findIndex((form) => has(text.fields[field], form))
+    const at = forms.findIndex((form) => has(text, field, form))
     if (at < 0) continue
     fields++
     value = Math.max(value, FIELD_WEIGHTS[field] * (at === 0 ? 1 : SYNONYM_SHARE))
@@ -104,19 +102,19 @@ export const matchConcept = (text: DescriptionText, forms: ReadonlyArray<Readonl
   return {
     value: value === 0 ? 0 : value + 0.05 * Math.min(fields - 1, 3),
     descriptive,
-    against: forms.some((form) => has(text.fields.against, form))
+    against: forms.some((form) => has(text, "against", form))
   }
 }
 
 /** The words of some products that `word` starts, and those it is one typo of, with how many products have each. */
 export const completionsAndTypos = (
   word: string,
-  texts: ReadonlyArray<DescriptionText>
+  texts: ReadonlyArray<ReadonlySet<string>>
 ): { readonly completions: ReadonlyArray<string>; readonly typos: ReadonlyArray<readonly [string, number]> } => {
   const completions = new Set<string>()
   const typos = new Map<string, number>()
-  for (const text of texts) {
-    for (const w of text.words) {
+  for (const words of texts) {
+    for (const w of words) {
       if (word.length >= 3 && w.length > word.length && w.startsWith(word)) completions.add(w)
       else if (isTypoOf(word, w)) typos.set(w, (typos.get(w) ?? 0) + 1)
     }
