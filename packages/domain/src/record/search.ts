@@ -42,12 +42,24 @@ const FOLDS: Record<string, string> = {
 }
 const UNFOLDED = new RegExp(`[${Object.keys(FOLDS).join("")}]`, "gu")
 
-/** Text without diacritics: `Ñandú` → `Nandu`, `Økonomi` → `Okonomi`. */
+/** Only ASCII: nothing to fold. */
+const isAscii = (text: string): boolean => {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 127) return false
+  return true
+}
+
+/**
+ * Text without diacritics: `Ñandú` → `Nandu`, `Økonomi` → `Okonomi`. ASCII text, most of it, is returned as it is:
+ * normalizing it made three copies of every text a search answer reads, and at a million products the collector's
+ * work for them outweighed the answers'.
+ */
 export const foldAccents = (text: string): string =>
-  text
-    .normalize("NFKD")
-    .replace(/\p{M}+/gu, "")
-    .replace(UNFOLDED, (c) => FOLDS[c] ?? c)
+  isAscii(text)
+    ? text
+    : text
+        .normalize("NFKD")
+        .replace(/\p{M}+/gu, "")
+        .replace(UNFOLDED, (c) => FOLDS[c] ?? c)
 
 /** Lower-case, accent-free runs of letters and digits: the words of a text. */
 export const searchTokens = (text: string): ReadonlyArray<string> =>

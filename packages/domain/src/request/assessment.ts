@@ -4,7 +4,7 @@
  * has it (its name most, what it competes with least); a concept its record says it is not for counts
  * against it; each constraint is met or not. answer.ts weighs the concepts and ranks the products.
  */
-import { isTypoOf } from "../record/search.ts"
+import { foldAccents, isTypoOf } from "../record/search.ts"
 import { searchTokens } from "../record/search.ts"
 import type { ProductDescription } from "./ProductDescription.ts"
 import { wordStem } from "./Vocabulary.ts"
@@ -28,46 +28,71 @@ export const DESCRIPTIVE: ReadonlySet<Field> = new Set(["name", "category", "sum
 /** What a match by a synonym or an expansion is worth beside one by the request's own words. */
 export const SYNONYM_SHARE = 0.85
 
-const ALL_FIELDS = [...FIELDS, "against"] as const
-const BIT = Object.fromEntries(ALL_FIELDS.map((f, i) => [f, 1 << i])) as Readonly<Record<Field | "against", number>>
-
 /**
- * A product's description as the assessment reads it: for each stem, the fields that have it (one bit a field), and
- * each field's stems in order, joined by spaces, for terms of several words. Few objects a product: an answer makes
- * one for each of its candidates while others wait on the database, and more objects there kept the collector busy.
+ * A product's description as the assessment reads it: each field's text, lower-cased and folded. It is not split
+ * into words: a form is looked for where its first two letters start a word, and only the words found there are cut
+ * out and stemmed. Splitting and stemming every word of every candidate made most of an answer's garbage, and at a
+ * million products the collector took more time than the answers.
  */
 export interface DescriptionText {
-  readonly stems: ReadonlyMap<string, number>
   readonly fields: Readonly<Record<Field | "against", string>>
-  /** The description it was made from: its words, as written, are read only when a word needs completing. */
+  /** The description it was made from: its words, as written, are read when a word needs completing. */
   readonly description: ProductDescription
 }
 
-export const textOf = (d: ProductDescription): DescriptionText => {
-  const stems = new Map<string, number>()
-  const read = (field: Field | "against", text: string) => {
-    const own = searchTokens(text).map(wordStem)
-    for (const stem of own) stems.set(stem, (stems.get(stem) ?? 0) | BIT[field])
-    return ` ${own.join(" ")} `
-  }
-  const fields = {
-    name: read("name", d.name),
-    category: read("category", d.category),
-    summary: read("summary", d.summary),
-    features: read("features", d.features),
-    uses: read("uses", d.uses),
-    audience: read("audience", d.audience),
-    benefits: read("benefits", d.benefits),
-    position: read("position", d.position),
-    against: read("against", d.against)
-  }
-  return { stems, fields, description: d }
+const folded = (text: string) => foldAccents(text.toLowerCase())
+
+export const textOf = (d: ProductDescription): DescriptionText => ({
+  fields: {
+    name: folded(d.name),
+    category: folded(d.category),
+    summary: folded(d.summary),
+    features: folded(d.features),
+    uses: folded(d.uses),
+    audience: folded(d.audience),
+    benefits: folded(d.benefits),
+    position: folded(d.position),
+    against: folded(d.against)
+  },
+  description: d
+})
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u
+/** Whether a character of folded text is part of a word (searchTokens' rule: letters and digits). */
+const inWord = (text: string, i: number): boolean => {
+  const c = text.charCodeAt(i)
+  if (c < 128) return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90)
+  return LETTER_OR_DIGIT.test(text[i]!)
 }
+const wordEnd = (text: string, from: number): number => {
+  let i = from
+  while (i < text.length && inWord(text, i)) i++
+  return i
+}
+
+/** Whether a word has a stem: the stem itself, or a word that stems to it. */
+const stemsTo = (word: string, stem: string): boolean => word === stem || (word.length >= stem.length - 1 && wordStem(word) === stem)
 
 /** Whether a field has a form (a sequence of stems) in a row. */
 const has = (text: DescriptionText, field: Field | "against", form: ReadonlyArray<string>): boolean => {
-  if (form.length === 1) return ((text.stems.get(form[0]!) ?? 0) & BIT[field]) !== 0
-  return form.every((s) => ((text.stems.get(s) ?? 0) & BIT[field]) !== 0) && text.fields[field].includes(` ${form.join(" ")} `)
+  const t = text.fields[field]
+  const first = form[0]!
+  const lead = first.length > 2 ? first.slice(0, 2) : first
+  for (let at = t.indexOf(lead); at >= 0; at = t.indexOf(lead, at + 1)) {
+    if (at > 0 && inWord(t, at - 1)) continue
+    let end = wordEnd(t, at)
+    if (!stemsTo(t.slice(at, end), first)) continue
+    let k = 1
+    while (k < form.length) {
+      let start = end
+      while (start < t.length && !inWord(t, start)) start++
+      end = wordEnd(t, start)
+      if (end === start || !stemsTo(t.slice(start, end), form[k]!)) break
+      k++
+    }
+    if (k === form.length) return true
+  }
+  return false
 }
 
 /** A description's words as written (folded), what not-for aside: what a word may be the start or a typo of. */
@@ -92,7 +117,8 @@ export const matchConcept = (text: DescriptionText, forms: ReadonlyArray<Readonl
   let descriptive = false
   for (const field of FIELDS) {
     // The request's own words count whole; a synonym's or an expansion's a little less: "billing" is not quite "invoicing".
-    const at = forms.findIndex((form) => has(text, field, form))
+    let at = -1
+    for (let f = 0; f < forms.length && at < 0; f++) if (has(text, field, forms[f]!)) at = f
     if (at < 0) continue
     fields++
     value = Math.max(value, FIELD_WEIGHTS[field] * (at === 0 ? 1 : SYNONYM_SHARE))
@@ -102,7 +128,7 @@ export const matchConcept = (text: DescriptionText, forms: ReadonlyArray<Readonl
   return {
     value: value === 0 ? 0 : value + 0.05 * Math.min(fields - 1, 3),
     descriptive,
-    against: forms.some((form) => has(text, "against", form))
+    against: text.fields.against.length > 0 && forms.some((form) => has(text, "against", form))
   }
 }
 
