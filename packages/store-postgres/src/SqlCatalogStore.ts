@@ -9,14 +9,12 @@ import { PgClient } from "@effect/sql-pg"
 import {
   CatalogStore,
   canonicalProductId,
-  DESCRIPTION_FIELD_LIMIT,
   decodeCursor,
   encodeCursor,
   firstFreeSlug,
   type InvalidCursor,
   isProductId,
   type ListQuery,
-  MAX_PLANS,
   type NamedProduct,
   nameKey,
   type Product,
@@ -59,10 +57,6 @@ interface DescriptionRow {
   readonly pricing_model: string
   readonly prices: ReadonlyArray<string>
 }
-
-/** An array of texts in a record, joined by spaces (NULL when empty, which concat_ws leaves out as the domain's join does). */
-const texts = (db: SqlClient.SqlClient, path: string) =>
-  db`(SELECT string_agg(x, ' ' ORDER BY i) FROM jsonb_array_elements_text(content#>${`{${path}}`}::text[]) WITH ORDINALITY AS t(x, i))`
 
 /** Serialises slug assignment between concurrent imports (transaction-scoped advisory lock). */
 const SLUG_LOCK = 0x70640001
@@ -422,27 +416,13 @@ export const make = Effect.gen(function* () {
           storeError("namedBySlugs")
         )
 
-  // What a search answer reads of its candidates, by the domain's rule (ProductDescription.ts), each field bounded here:
-  // a megabyte record sends no more than any other.
+  // What a search answer reads of its candidates, by the domain's rule (ProductDescription.ts), each field bounded in the
+  // database (routines/sql/describe.sql): a megabyte record sends no more than any other.
   const describe = (ids: ReadonlyArray<ProductId>) =>
     ids.length === 0
       ? Effect.succeed([])
       : router
-          .many(
-            (db) => db<DescriptionRow>`
-              SELECT id, content->>'name' AS name, content->>'category' AS category,
-                left(content->>'ai_summary', ${DESCRIPTION_FIELD_LIMIT}) AS summary,
-                left(concat_ws(' ', ${texts(db, "key_features")}, ${texts(db, "ai_features")}), ${DESCRIPTION_FIELD_LIMIT}) AS features,
-                left(concat_ws(' ', ${texts(db, "ai_optimization,use_cases")}, ${texts(db, "recommended_for")}), ${DESCRIPTION_FIELD_LIMIT}) AS uses,
-                left(content#>>'{ai_optimization,target_audience}', ${DESCRIPTION_FIELD_LIMIT}) AS audience,
-                left(content#>>'{ai_optimization,ai_benefits}', ${DESCRIPTION_FIELD_LIMIT}) AS benefits,
-                left(content#>>'{ai_optimization,competitive_position}', ${DESCRIPTION_FIELD_LIMIT}) AS position,
-                left(concat_ws(' ', ${texts(db, "not_recommended_for")}, content#>>'{ai_optimization,not_recommended_for}'), ${DESCRIPTION_FIELD_LIMIT}) AS against,
-                content#>>'{pricing,model}' AS pricing_model,
-                ARRAY(SELECT p->>'price' FROM jsonb_array_elements(content#>'{pricing,plans}') WITH ORDINALITY AS x(p, i)
-                      ORDER BY i LIMIT ${MAX_PLANS}) AS prices
-              FROM products WHERE removed_at IS NULL AND id = ANY(${ids.map(canonicalProductId)}::uuid[])`
-          )
+          .many((db) => db<DescriptionRow>`SELECT * FROM productdir_describe(${ids.map(canonicalProductId)}::uuid[])`)
           .pipe(
             Effect.map((rows) =>
               rows.map(

@@ -4,7 +4,7 @@
  * routine in it under its marker (Routine.ts, `routinesOf`). Where each one lives, and how a change of
  * one ships: docs/architecture.md, "Routines".
  */
-import { MILLI, PRIOR, SEARCH_TEXT_LIMIT } from "@productdir/domain"
+import { DESCRIPTION_FIELD_LIMIT, MAX_PLANS, MILLI, PRIOR, SEARCH_TEXT_LIMIT } from "@productdir/domain"
 import { type Routine, routinesIn } from "./Routine.ts"
 
 /**
@@ -24,6 +24,8 @@ export const ROUTINES: ReadonlyArray<Routine> = [
   // Accents folded, the searched text and its vectors, the lists a search at scale reads.
   ...routinesIn("search", { SEARCH_TEXT_LIMIT }),
   ...routinesIn("searchCandidates", { WORD }),
+  // What a search answer reads of its candidates.
+  ...routinesIn("describe", { DESCRIPTION_FIELD_LIMIT, MAX_PLANS }),
   judgedScoreWith(PRIOR),
   ...routinesIn("countedVotes"),
   ...routinesIn("changeStamps"),
