@@ -114,21 +114,22 @@ for (const variant of storeVariants()) {
         Effect.gen(function* () {
           const base = yield* baseUrl
           const store = yield* CatalogStore
-          const before = yield* search(base, "kanban")
           const product = sampleCatalog().find((p) => p.content.name === "Gantry Planner")!
-          expect(names(before)).not.toContain("Gantry Planner")
-          // Its record now says it has a kanban board: the next answer reads that, not the description it kept.
+          // Judged once: its description is kept for the next answer.
+          const before = yield* search(base, "gantt charts")
+          expect(names(before)).toContain("Gantry Planner")
+          // Its record now names a word it did not: the next answer reads that, not the description it kept.
           const current = yield* store.find(product.id)
           yield* store.upsert([
             {
               id: current.id,
               seed: current.seed,
-              content: { ...current.content, ai_summary: `${current.content.ai_summary} Kanban boards for every site crew.` }
+              content: { ...current.content, ai_summary: `${current.content.ai_summary} Exports to Zorblattic.` }
             }
           ])
-          const after = yield* search(base, "kanban")
-          expect(names(after)).toContain("Gantry Planner")
-          expect(after.items.find((i) => i.name === "Gantry Planner")?.match?.matched).toEqual(["kanban"])
+          const after = yield* search(base, "gantt charts zorblattic")
+          expect(after.items[0]?.name).toBe("Gantry Planner")
+          expect(after.items[0]?.match?.matched).toEqual(expect.arrayContaining(["zorblattic"]))
         })
       )
 
