@@ -112,9 +112,9 @@ export const makeDescriptionCache = (maxCharacters: number) => {
 export type DescriptionCache = ReturnType<typeof makeDescriptionCache>
 
 /**
- * How much description text answers keep between them: a million characters, some 2,000 products of a usual size.
- * Their words, split and stemmed, take ten times the text's memory; the API's heap is capped at 176 MB (eight
- * million characters took it past the cap under sixteen concurrent searches at a million products).
+ * How much description text answers keep between them: 250,000 characters, some 500 products of a usual size (a
+ * catalog's most searched). The API's heap is capped at 176 MB: eight million characters, kept with their words split
+ * and stemmed, took it past the cap under sixteen concurrent searches at a million products.
  */
 export const DESCRIPTION_CACHE_CHARACTERS = 250_000
 

@@ -22,7 +22,7 @@ export const VocabularyFile = Schema.Struct({
 }).annotate({ identifier: "VocabularyFile" })
 export type VocabularyFile = typeof VocabularyFile.Type
 
-/** Stems of a text's words, in order: how a term and a product's text are compared. */
+/** A word's English stem (porter2, PostgreSQL's `english` algorithm), kept for the words asked most. */
 const stemCache = new Map<string, string>()
 export const wordStem = (token: string): string => {
   const known = stemCache.get(token)
@@ -33,6 +33,7 @@ export const wordStem = (token: string): string => {
   stemCache.set(token, made)
   return made
 }
+/** Stems of a text's words, in order: how a term and a product's text are compared. */
 export const termStems = (text: string): ReadonlyArray<string> => searchTokens(text).map(wordStem)
 
 /** What the search knows of words, merged from every file. */
