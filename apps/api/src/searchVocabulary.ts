@@ -42,20 +42,19 @@ const english = Effect.sync(() => {
   return englishWords
 })
 
-/** Membership in a text's lines, sorted by code unit here if the file was not. */
+/** Membership in a text's lines, sorted by code unit here (the file is not: `manlily` comes before `manlihood`). */
 const sortedLines = (file: string) => {
-  const lines = file.split("\n").filter((line) => line.length > 0)
-  let sorted = true
-  for (let i = 1; i < lines.length && sorted; i++) sorted = lines[i - 1]! < lines[i]!
-  const text = (sorted ? lines : [...lines].sort()).join("\n")
-  const starts = new Int32Array(lines.length + 1)
-  let at = 0
-  let n = 0
-  for (const line of sorted ? lines : text.split("\n")) {
-    starts[n++] = at
-    at += line.length + 1
+  const lines = file
+    .split("\n")
+    .filter((line) => line.length > 0)
+    .sort()
+  const text = lines.join("\n")
+  const n = lines.length
+  const starts = new Int32Array(n + 1)
+  for (let i = 0, at = 0; i <= n; i++) {
+    starts[i] = at
+    at += (lines[i]?.length ?? 0) + 1
   }
-  starts[n] = at
   const lineAt = (i: number) => text.slice(starts[i]!, starts[i + 1]! - 1)
   return {
     has: (word: string) => {

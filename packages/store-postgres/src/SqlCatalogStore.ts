@@ -42,22 +42,6 @@ import { LIST_DEPTH, searchCandidates } from "./searchLists.ts"
 import { stamp } from "./writeTime.ts"
 import { LISTED_COLUMNS, PRODUCT_COLUMNS, type ProductRow, toListedProduct, toProduct } from "./rows.ts"
 
-/** A product's description as the describing statement returns it. */
-interface DescriptionRow {
-  readonly id: string
-  readonly name: string
-  readonly category: string
-  readonly summary: string
-  readonly features: string
-  readonly uses: string
-  readonly audience: string
-  readonly benefits: string
-  readonly position: string
-  readonly against: string
-  readonly pricing_model: string
-  readonly prices: ReadonlyArray<string>
-}
-
 /** Serialises slug assignment between concurrent imports (transaction-scoped advisory lock). */
 const SLUG_LOCK = 0x70640001
 
@@ -422,29 +406,8 @@ export const make = Effect.gen(function* () {
     ids.length === 0
       ? Effect.succeed([])
       : router
-          .many((db) => db<DescriptionRow>`SELECT * FROM productdir_describe(${ids.map(canonicalProductId)}::uuid[])`)
-          .pipe(
-            Effect.map((rows) =>
-              rows.map(
-                (row): ProductDescription => ({
-                  id: row.id as ProductId,
-                  name: row.name,
-                  category: row.category,
-                  summary: row.summary,
-                  features: row.features,
-                  uses: row.uses,
-                  audience: row.audience,
-                  benefits: row.benefits,
-                  position: row.position,
-                  against: row.against,
-                  pricingModel: row.pricing_model,
-                  prices: row.prices
-                })
-              )
-            ),
-            storeError("describe"),
-            Effect.withSpan("CatalogStore.describe")
-          )
+          .many((db) => db<ProductDescription>`SELECT * FROM productdir_describe(${ids.map(canonicalProductId)}::uuid[])`)
+          .pipe(storeError("describe"), Effect.withSpan("CatalogStore.describe"))
 
   const categories = router
     .many(

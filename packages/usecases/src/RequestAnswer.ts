@@ -138,11 +138,12 @@ export const answerQuery = (catalog: CatalogStore["Service"], vocabulary: Vocabu
         add((yield* catalog.list({ ...filters, sort: "trust", category: query.category ?? product.content.category })).items)
       }
     }
-    const missing = found.filter((p) => cache.get(p) === undefined)
-    const read = new Map((yield* catalog.describe(missing.map((p) => p.id))).map((d) => [d.id, d]))
-    const candidates = found.flatMap((product) => {
+    // Kept descriptions at the products' current versions; the rest read in one statement.
+    const kept = found.map((product) => cache.get(product))
+    const read = new Map((yield* catalog.describe(found.filter((_, i) => kept[i] === undefined).map((p) => p.id))).map((d) => [d.id, d]))
+    const candidates = found.flatMap((product, i) => {
       const fresh = read.get(product.id)
-      const described = fresh === undefined ? cache.get(product) : cache.set(product, fresh)
+      const described = kept[i] ?? (fresh === undefined ? undefined : cache.set(product, fresh))
       return described === undefined ? [] : [{ product, description: described.description, text: described.text }]
     })
     const answer = answerRequest(reading, candidates, vocabulary, target)

@@ -11,10 +11,13 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
   SELECT string_agg(t.x, ' ' ORDER BY t.i) FROM jsonb_array_elements_text(p_array) WITH ORDINALITY AS t(x, i)
 $fn$;
 
+-- Its columns are named as the domain's ProductDescription names its fields: the rows are descriptions as they come.
 -- routine: productdir_describe
+DROP FUNCTION IF EXISTS productdir_describe(uuid[]);
+
 CREATE OR REPLACE FUNCTION productdir_describe(p_ids uuid[])
 RETURNS TABLE (id uuid, name text, category text, summary text, features text, uses text, audience text, benefits text,
-  "position" text, against text, pricing_model text, prices text[])
+  "position" text, against text, "pricingModel" text, prices text[])
 LANGUAGE plpgsql STABLE AS $fn$
 BEGIN
   RETURN QUERY
