@@ -18,7 +18,7 @@ const send = (res: ServerResponse, status: number, body: unknown) => {
 const readBody = (req: IncomingMessage) =>
   new Promise<string>((resolve, reject) => {
     let data = ""
-    req.on("data", (chunk) => (data += chunk))
+    req.setEncoding("utf8").on("data", (chunk: string) => (data += chunk))
     req.on("end", () => resolve(data))
     req.on("error", reject)
   })

@@ -132,7 +132,7 @@ const lockouts = async () => {
         const load = spawn(process.execPath, [join(ROOT, "bench", "src", "hardening-load.ts")], { stdio: ["pipe", "pipe", "inherit"] })
         load.stdin.end(JSON.stringify(plan))
         let out = ""
-        load.stdout.on("data", (d) => (out += d))
+        load.stdout.setEncoding("utf8").on("data", (d: string) => (out += d))
         await once(load, "close")
         const result = JSON.parse(out) as { victim: { p50: number; p99: number; n: number }; attacker: Record<string, number> }
         const alive = (await fetch(`${BASE}/healthz`)).status === 200

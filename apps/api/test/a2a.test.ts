@@ -453,7 +453,7 @@ for (const variant of variants) {
                   new Promise<{ status: number; card: AgentCard & { signatures?: unknown } }>((resolve, reject) =>
                     httpGet(`${base}/.well-known/agent-card.json`, { headers: { host, ...withVersion } }, (response) => {
                       let text = ""
-                      response.on("data", (chunk: Buffer) => (text += chunk.toString()))
+                      response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk))
                       response.on("end", () => resolve({ status: response.statusCode ?? 0, card: JSON.parse(text) }))
                     }).on("error", reject)
                   )

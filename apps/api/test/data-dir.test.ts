@@ -87,8 +87,8 @@ const onFullDisk = (source: string, freeKb: number, bin: string, args: ReadonlyA
     })
     let stdout = ""
     let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
     child.on("close", (code) => {
       rmSync(mount, { recursive: true, force: true })
       done({ code, stdout, stderr, ms: Date.now() - started })
@@ -175,13 +175,13 @@ const onFillingDisk = (source: string, freeKb: number, env: Record<string, strin
   })
   let output = ""
   const url = new Promise<string>((resolveUrl, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
+    const onData = (chunk: string) => {
+      output += chunk
       const match = /listening on (http:\/\/[^\s"]+)/.exec(output)
       if (match?.[1]) resolveUrl(match[1])
     }
-    child.stdout.on("data", onData)
-    child.stderr.on("data", onData)
+    child.stdout.setEncoding("utf8").on("data", onData)
+    child.stderr.setEncoding("utf8").on("data", onData)
     child.once("close", (code) => reject(new Error(`the API exited with ${code} before listening:\n${output}`)))
   })
   url.catch(() => undefined)

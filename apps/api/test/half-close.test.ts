@@ -23,7 +23,7 @@ const halfClosed = (base: string, method: string, path: string, body?: string) =
     const socket = connect(Number(port), hostname)
     let reply = ""
     const timer = setTimeout(() => socket.destroy(), 10_000)
-    socket.on("data", (d) => (reply += d))
+    socket.setEncoding("utf8").on("data", (d: string) => (reply += d))
     socket.on("error", () => undefined)
     socket.on("close", () => {
       clearTimeout(timer)

@@ -25,7 +25,7 @@ const rawExchange = (port: number, text: string, ms = 5_000, from?: string) =>
       socket.destroy()
       resolveExchange({ reply, closed: false })
     }, ms)
-    socket.on("data", (d) => (reply += d))
+    socket.setEncoding("utf8").on("data", (d: string) => (reply += d))
     socket.on("close", () => {
       clearTimeout(timer)
       resolveExchange({ reply, closed: true })
@@ -168,7 +168,7 @@ describe("start and stop", { timeout: 180_000 }, () => {
           new Promise<{ socket: Socket; replies: () => string; closed: Promise<void> }>((resolveClient, reject) => {
             const socket = connect(port, "127.0.0.1")
             let text = ""
-            socket.on("data", (d) => {
+            socket.setEncoding("utf8").on("data", (d: string) => {
               text += d
               if (text.includes("\r\n\r\n") && text.endsWith("}")) resolveClient(client)
             })
@@ -205,7 +205,7 @@ describe("start and stop", { timeout: 180_000 }, () => {
     const closed = new Promise<void>((r) => socket.on("close", () => r()))
     const answered = new Promise<string>((r) => {
       let text = ""
-      socket.on("data", (d) => {
+      socket.setEncoding("utf8").on("data", (d: string) => {
         text += d
         if (text.includes("\r\n\r\n") && text.endsWith("}")) r(text)
       })
@@ -251,7 +251,7 @@ describe("start and stop", { timeout: 180_000 }, () => {
             let reply = ""
             let error: string | undefined
             const ended = new Promise<void>((done) => socket.on("close", () => done()))
-            socket.on("data", (d) => (reply += d))
+            socket.setEncoding("utf8").on("data", (d: string) => (reply += d))
             socket.on("error", (e: NodeJS.ErrnoException) => (error = e.code ?? e.message))
             socket.once("connect", () => ready({ socket, reply: () => reply, error: () => error, ended }))
             socket.once("error", () => ready({ socket, reply: () => reply, error: () => error, ended }))
@@ -303,7 +303,7 @@ describe("start and stop", { timeout: 180_000 }, () => {
     const body = JSON.stringify({ entity_id: product.id })
     const socket: Socket = connect(port, "127.0.0.1")
     let reply = ""
-    socket.on("data", (d) => (reply += d))
+    socket.setEncoding("utf8").on("data", (d: string) => (reply += d))
     const closed = new Promise<void>((r) => socket.on("close", () => r()))
     await new Promise<void>((r) => socket.on("connect", () => r()))
     socket.write(
@@ -480,7 +480,7 @@ describe("start and stop", { timeout: 180_000 }, () => {
         new Promise<{ signatures?: unknown; supportedInterfaces?: Array<{ url: string }> }>((resolve, reject) =>
           httpGet(`http://127.0.0.1:${port}/.well-known/agent-card.json`, { headers: { host, "a2a-version": "1.0" } }, (response) => {
             let text = ""
-            response.on("data", (chunk: Buffer) => (text += chunk.toString()))
+            response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk))
             response.on("end", () => resolve(JSON.parse(text)))
           }).on("error", reject)
         )

@@ -32,13 +32,13 @@ export const start = (command: string, args: ReadonlyArray<string>, env: Record<
   // "close", not "exit": it comes after the child's output has all been read, so output() is complete.
   const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)))
   const url = new Promise<string>((resolveUrl, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
+    const onData = (chunk: string) => {
+      output += chunk
       const match = /listening on (http:\/\/[^\s"]+)/.exec(output)
       if (match?.[1]) resolveUrl(match[1])
     }
-    child.stdout!.on("data", onData)
-    child.stderr!.on("data", onData)
+    child.stdout!.setEncoding("utf8").on("data", onData)
+    child.stderr!.setEncoding("utf8").on("data", onData)
     void exited.then((code) => reject(new Error(`${command} exited with ${code} before listening:\n${output}`)))
   })
   url.catch(() => undefined)
@@ -95,8 +95,8 @@ export const run = (bin: string, args: ReadonlyArray<string>, env: Record<string
     const child = spawn(process.execPath, [bin, ...args], { cwd: ROOT, env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
-    child.stdout!.on("data", (d) => (stdout += d))
-    child.stderr!.on("data", (d) => (stderr += d))
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d))
+    child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d))
     child.on("close", (code) => done({ code, stdout, stderr, ms: Date.now() - started }))
   })
 

@@ -84,11 +84,11 @@ export const startPrometheus = (scrape: ScrapeTarget) =>
         { stdio: ["ignore", "pipe", "pipe"] }
       )
       let output = ""
-      const keep = (chunk: Buffer) => {
-        output += chunk.toString()
+      const keep = (chunk: string) => {
+        output += chunk
       }
-      child.stdout!.on("data", keep)
-      child.stderr!.on("data", keep)
+      child.stdout!.setEncoding("utf8").on("data", keep)
+      child.stderr!.setEncoding("utf8").on("data", keep)
       const url = `http://127.0.0.1:${port}`
       const started = Date.now()
       for (;;) {

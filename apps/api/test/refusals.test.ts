@@ -23,7 +23,7 @@ const raw = (base: string, text: string) =>
       socket.destroy()
       resume(Effect.succeed(reply))
     }, 3_000)
-    socket.on("data", (d) => (reply += d))
+    socket.setEncoding("utf8").on("data", (d: string) => (reply += d))
     socket.on("error", () => undefined)
     socket.on("close", () => {
       clearTimeout(timer)

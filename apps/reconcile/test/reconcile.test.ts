@@ -100,8 +100,8 @@ for (const variant of testTargets()) {
       await waitForOutput(run.child, "checked 2 products")
       let passes = 0
       await new Promise<void>((done) => {
-        run.child.stdout!.on("data", (d: Buffer) => {
-          passes += (d.toString().match(/checked 2 products/g) ?? []).length
+        run.child.stdout!.on("data", (d: string) => {
+          passes += (d.match(/checked 2 products/g) ?? []).length
           if (passes >= 2) done()
         })
       })

@@ -159,8 +159,9 @@ export const spawnApp = (bin: string, args: ReadonlyArray<string>, env: Record<s
   const child = spawn(process.execPath, [bin, ...args], { env: base, stdio: ["pipe", "pipe", "pipe"] })
   let stdout = ""
   let stderr = ""
-  child.stdout!.on("data", (d) => (stdout += d))
-  child.stderr!.on("data", (d) => (stderr += d))
+  // Decoded as a stream: a character whose bytes span two chunks ("€" is three) stays one character.
+  child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d))
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d))
   child.stdin!.end(stdin ?? "")
   const done = new Promise<AppRun>((resolveRun) => child.on("close", (code) => resolveRun({ code, stdout, stderr })))
   return { child, done }
@@ -176,8 +177,8 @@ export const waitForOutput = (child: ChildProcess, text: string, ms?: number) =>
   new Promise<void>((resolveWait, reject) => {
     let seen = ""
     const timer = ms === undefined ? undefined : setTimeout(() => finish(new Error(`no "${text}" within ${ms} ms; it wrote:\n${seen}`)), ms)
-    const onData = (d: Buffer) => {
-      seen += d.toString()
+    const onData = (d: string) => {
+      seen += d
       if (seen.includes(text)) finish()
     }
     const onClose = (code: number | null) => finish(new Error(`it exited (${code}) without writing "${text}"; it wrote:\n${seen}`))
@@ -189,8 +190,8 @@ export const waitForOutput = (child: ChildProcess, text: string, ms?: number) =>
       if (error === undefined) resolveWait()
       else reject(error)
     }
-    child.stdout!.on("data", onData)
-    child.stderr!.on("data", onData)
+    child.stdout!.setEncoding("utf8").on("data", onData)
+    child.stderr!.setEncoding("utf8").on("data", onData)
     child.once("close", onClose)
   })
 
