@@ -60,6 +60,9 @@ describe("reading a request", () => {
     expect(sentence.head).toEqual([])
     const phrase = readRequest("VPN for remote employees", vocabulary)
     expect(phrase.head).toEqual(["vpn"])
+    // "help" alone is phrasing ("help me find…"); as the start of a term it is the term's, and the term the head.
+    expect(readRequest("help desk with SSO for the support team", vocabulary).head).toEqual(["help desk"])
+    expect(readRequest("help me find a help desk", vocabulary).head).toEqual([])
   })
 
   it("reads abbreviations and synonyms from the vocabulary, as one concept", () => {
@@ -139,6 +142,27 @@ describe("answering a request from its candidates", () => {
     const found = answer.items.find((i) => i.product.id === product.id)
     if (found !== undefined) expect(found.match.not_for.length).toBeGreaterThan(0)
     expect(found?.match.quality ?? "gone").not.toBe("strong")
+  })
+
+  it("counts a not-for against the head it names, not against a word of the request's context", () => {
+    const all = candidates()
+    // Harbor Desk is "not for retail e-commerce support at holiday-peak volume": still a help desk for a support team.
+    const desk = answerRequest(
+      readRequest("help desk with SSO for the support team of a B2B SaaS company", vocabulary),
+      all,
+      vocabulary,
+      undefined
+    )
+    expect(desk.items[0]!.product.content.name).toBe("Harbor Desk")
+    expect(desk.items[0]!.match.not_for).toEqual([])
+    expect(desk.reading.strong).toBe(true)
+    // A strong answer keeps no product with none of the head: a password manager with SSO is no help desk.
+    expect(desk.items.map((i) => i.product.content.name)).not.toContain("Keystone Vault")
+    // Zürich Ledger is not for "simple single-company bookkeeping": the head of this request.
+    const books = answerRequest(readRequest("bookkeeping app for a small business", vocabulary), all, vocabulary, undefined)
+    const ledger = books.items.find((i) => i.product.content.name === "Zürich Ledger")
+    expect(ledger?.match.not_for ?? ["bookkeeping"]).toEqual(["bookkeeping"])
+    expect(books.items[0]!.product.content.name).not.toBe("Zürich Ledger")
   })
 
   it("corrects a word that is no word, says so, and never corrects a known word", () => {

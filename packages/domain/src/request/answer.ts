@@ -171,7 +171,10 @@ export const answerRequest = (
         if (isKey(i)) covered += weights[i]!
         if (isKey(i) && x.descriptive) descriptive = true
       } else if (isKey(i)) missing.push(s.label)
-      if (x.against && isKey(i)) {
+      // A not-for says which case of what the product does it does not fit ("retail support at peak volume"): when the
+      // request has a head, that case is the head's ("bookkeeping"); a word of its context ("support" in "help desk
+      // for the support team") alone is not that case.
+      if (x.against && isKey(i) && (head.size === 0 || head.has(s.label))) {
         score -= weights[i]! * AGAINST_COST
         notFor.push(s.label)
       }
@@ -193,6 +196,7 @@ export const answerRequest = (
       }
     }
     const coverage = keyWeight === 0 ? 0 : covered / keyWeight
+    const missesHead = headWeight > 0 && headCovered === 0
     const normalized = totalWeight === 0 ? 0 : (score / totalWeight) * keeps
     const quality: MatchQuality =
       coverage >= STRONG_COVERAGE && headHeld && descriptive && !hardUnmet && notFor.length === 0
@@ -204,6 +208,7 @@ export const answerRequest = (
       product: c.product,
       score: normalized,
       covered: covered > 0,
+      missesHead,
       match: {
         score: round(Math.max(0, Math.min(1, normalized))),
         quality,
@@ -225,7 +230,8 @@ export const answerRequest = (
   const best = ranked[0]?.score ?? 0
   // When the best result answers the request, the tail that matches little of it is noise: cut. Otherwise every
   // result is kept, marked for what it is, so that an agent can judge a partial answer for itself.
-  const kept = strong ? ranked.filter((x) => x.match.quality !== "weak" && x.score >= TAIL_SHARE * best) : ranked
+  // So is a result that has none of what a noun-phrase request asks for ("help desk with SSO": a password manager).
+  const kept = strong ? ranked.filter((x) => x.match.quality !== "weak" && !x.missesHead && x.score >= TAIL_SHARE * best) : ranked
 
   const unmatched = resolved.filter((s, i) => df[i] === 0 && s.category === undefined).map((s) => s.label)
   const concepts = resolved.map((s) => s.label)

@@ -208,14 +208,20 @@ const conceptsOf = (
 ): Array<Concept> => {
   const tokens = searchTokens(text)
   const concepts: Array<Concept> = []
-  const first = tokens.find((t) => !ENGLISH_STOP_WORDS.has(t) || CONTEXT_STARTS.has(t))
+  const at = tokens.findIndex((t) => !ENGLISH_STOP_WORDS.has(t) || CONTEXT_STARTS.has(t))
+  const first = tokens[at]
+  // A word of phrasing that starts a term ("help" of "help desk") is the term's.
+  const startsTerm = (i: number) =>
+    Array.from({ length: Math.min(vocabulary.longestTerm, tokens.length - i) - 1 }, (_, k) => tokens.slice(i, i + k + 2).join(" ")).some(
+      (label) => vocabulary.groupsOf.has(label)
+    )
   // A request that opens as a sentence ("I need…", "Our app keeps…"), with phrasing or with context ("for my team…")
   // has no head: what it wants is anywhere in it.
   let inHead =
     head !== undefined &&
     first !== undefined &&
     !SENTENCE_OPENERS.has(tokens[0]!) &&
-    !vocabulary.phrasing.has(first) &&
+    (!vocabulary.phrasing.has(first) || startsTerm(at)) &&
     !CONTEXT_STARTS.has(first)
   let i = 0
   while (i < tokens.length) {
