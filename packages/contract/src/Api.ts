@@ -18,13 +18,15 @@ import {
   ProductPage,
   ProductRecord,
   ProductRef,
+  ProductVersion,
   ROUTES,
+  VersionList,
   VoteOutcome,
   VoteRequest
 } from "@productdir/domain"
 import { Authentication } from "./Authentication.ts"
 import { completeDocument } from "./openapi.ts"
-import { Cursor, LimitQuery, SinceQuery } from "./params.ts"
+import { Cursor, LimitQuery, SinceQuery, VersionNumberText } from "./params.ts"
 import {
   BadRequest,
   Gone,
@@ -70,6 +72,32 @@ export class ProductsApi extends HttpApiGroup.make("products")
       describe(
         "A compact card for tool-using agents",
         "Who the product is, what it does, when to avoid it, what it costs and how trusted it is, with every link and a vote template that succeeds as sent."
+      )
+    ),
+    HttpApiEndpoint.get("listVersions", ROUTES.productVersions, {
+      params: { id: IdParam },
+      query: {
+        before: Schema.optionalKey(VersionNumberText).annotate({
+          description: "Only versions older than this one (the `next` link sets it)"
+        }),
+        limit: Schema.optionalKey(LimitQuery)
+      },
+      success: VersionList,
+      error: ReadErrors
+    }).annotateMerge(
+      describe(
+        "A product's versions",
+        "Every change of a product's content makes a new version (+1) and keeps the one it replaced: newest first, with when each was current. Versions replaced before the directory kept them are not listed."
+      )
+    ),
+    HttpApiEndpoint.get("getVersion", ROUTES.productVersion, {
+      params: { id: IdParam, version: VersionNumberText },
+      success: ProductVersion,
+      error: ReadErrors
+    }).annotateMerge(
+      describe(
+        "One version of a product's record",
+        "The record's content fields exactly as the detail record served them while this version was current. Trust is not versioned (votes make no version): read it at `/products/{id}`."
       )
     ),
     HttpApiEndpoint.get("listProducts", ROUTES.products, {

@@ -47,6 +47,11 @@ export const SinceQuery = boundedText(100)
     )
   )
 
+/** A version number as a path or a query carries it: digits, read as a whole number from 1. */
+export const VersionNumberText = Schema.String.annotate({ description: "A version number: 1 is the product's first" })
+  .check(Schema.isPattern(/^[1-9][0-9]{0,8}$/u, { message: "must be a version number: a whole number from 1" }))
+  .pipe(Schema.decodeTo(Schema.Int, SchemaTransformation.numberFromString))
+
 /**
  * `limit` as a query carries it: digits, read as the page size. The digits are checked
  * before the number, so `limit=abc` is told what `limit` takes, not how strings parse.

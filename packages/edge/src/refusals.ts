@@ -15,7 +15,8 @@ import {
   type InvalidCursor,
   type ProductNotFound,
   type ProductRemoved,
-  type StoreError
+  type StoreError,
+  type VersionNotFound
 } from "@productdir/domain"
 
 /** How an agent does what a refusal tells it to, at one door. */
@@ -71,6 +72,7 @@ export const refusals = {
     `No product has the id or slug "${error.ref}". Find products with ${door.search}.`,
   ProductRemoved: (error: ProductRemoved) => `${error.message}. Its votes are kept; choose another product.`,
   InvalidCursor: (error: InvalidCursor) => `${error.message}. Start again without a cursor.`,
+  VersionNotFound: (error: VersionNotFound) => `${error.message}. Its list of versions names every one kept.`,
   StoreError: (_: StoreError) => "The directory's store is unavailable right now. Retry shortly.",
   AgentRevoked: (_: AgentRevoked) => "This agent is revoked: its votes do not count.",
   /** `what`: "Vote", "Agent registration", "New agent (…)". A network's budget says which network, and what to do instead. */
@@ -110,6 +112,7 @@ const refusal = <K extends RefusalKind>(kind: K, detail: string, fields: Refusal
 export const REFUSALS = {
   ProductNotFound: (error: ProductNotFound, door: Door) => refusal("notFound", refusals.ProductNotFound(error, door)),
   ProductRemoved: (error: ProductRemoved, _door: Door) => refusal("gone", refusals.ProductRemoved(error)),
+  VersionNotFound: (error: VersionNotFound, _door: Door) => refusal("notFound", refusals.VersionNotFound(error)),
   InvalidCursor: (error: InvalidCursor, _door: Door) =>
     refusal("invalid", refusals.InvalidCursor(error), [{ name: "cursor", message: error.reason }]),
   StoreError: (error: StoreError, _door: Door) => refusal("unavailable", refusals.StoreError(error)),
@@ -130,6 +133,7 @@ export const refusingAt = <A extends Answers>(door: Door, answers: A) => {
   return {
     ProductNotFound: (error: ProductNotFound) => answer(REFUSALS.ProductNotFound(error, door)),
     ProductRemoved: (error: ProductRemoved) => answer(REFUSALS.ProductRemoved(error, door)),
+    VersionNotFound: (error: VersionNotFound) => answer(REFUSALS.VersionNotFound(error, door)),
     InvalidCursor: (error: InvalidCursor) => answer(REFUSALS.InvalidCursor(error, door)),
     StoreError: (error: StoreError) => answer(REFUSALS.StoreError(error, door)),
     AgentRevoked: (error: AgentRevoked) => answer(REFUSALS.AgentRevoked(error, door))

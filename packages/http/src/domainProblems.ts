@@ -24,6 +24,7 @@ const http = refusingAt(HTTP_DOOR, {
 export const productNotFound = http.ProductNotFound
 export const productRemoved = http.ProductRemoved
 export const invalidCursor = http.InvalidCursor
+export const versionNotFound = http.VersionNotFound
 export const storeUnavailable = http.StoreError
 export const agentRevoked = http.AgentRevoked
 

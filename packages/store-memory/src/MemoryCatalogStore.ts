@@ -25,6 +25,8 @@ import {
   SEED_WEIGHT,
   type UpsertOutcome,
   type UpsertStatus,
+  type VersionEntry,
+  VersionNotFound,
   weightedOf
 } from "@productdir/domain"
 import { operandsOf, rankOf } from "./search.ts"
@@ -54,6 +56,10 @@ const upsertOne = (state: State, input: ProductInput, now: Date): UpsertOutcome 
   }
   if (isUnchanged(existing, input)) return { id, slug: existing.slug, status: "unchanged" }
   const seedDelta = { up: input.seed.up - existing.seed.up, down: input.seed.down - existing.seed.down }
+  // The version this change replaces is kept, as it was.
+  const past = state.versions.get(id) ?? []
+  past.push({ version: existing.version, content: existing.content, updatedAt: existing.updatedAt, supersededAt: now })
+  state.versions.set(id, past)
   state.products.set(id, {
     ...existing,
     content: input.content,
@@ -135,6 +141,32 @@ const make = (state: State) =>
           nextCursor: keyed.length > query.limit && last !== undefined ? encodeCursor(last.key) : null
         })
       }),
+    versions: (ref, page) =>
+      Effect.suspend(() =>
+        Effect.map(Effect.fromResult(findLive(state, ref)), (product) => {
+          const current: VersionEntry = { version: product.version, updatedAt: product.updatedAt, supersededAt: null }
+          const all = [current, ...[...(state.versions.get(product.id) ?? [])].reverse()]
+          return {
+            product,
+            versions: all.filter((v) => page.before === undefined || v.version < page.before).slice(0, page.limit)
+          }
+        })
+      ),
+    version: (ref, n) =>
+      Effect.suspend(() =>
+        Effect.flatMap(Effect.fromResult(findLive(state, ref)), (product) => {
+          if (n === product.version) {
+            return Effect.succeed({
+              product,
+              version: { version: n, content: product.content, updatedAt: product.updatedAt, supersededAt: null }
+            })
+          }
+          const found = state.versions.get(product.id)?.find((v) => v.version === n)
+          return found === undefined
+            ? Effect.fail(new VersionNotFound({ id: product.id, version: n, current: product.version }))
+            : Effect.succeed({ product, version: found })
+        })
+      ),
     describe: (ids) =>
       Effect.sync(() =>
         ids.flatMap((id) => {

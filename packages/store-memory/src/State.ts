@@ -18,6 +18,7 @@ import {
   ProductNotFound,
   ProductRemoved,
   type Recount,
+  type StoredVersion,
   type Tally,
   tallyEquals,
   type VoteCounting,
@@ -59,6 +60,8 @@ export interface StoredAgent {
 export interface State {
   readonly products: Map<string, Product>
   readonly slugs: Map<string, ProductId>
+  /** product id -> the versions its changes replaced, oldest first */
+  readonly versions: Map<string, Array<StoredVersion>>
   /** product id -> voter -> live vote */
   readonly votes: Map<string, Map<string, LedgerVote>>
   /** product id -> normalised reason -> voter -> report */
@@ -81,6 +84,7 @@ export interface State {
 export const emptyState = (): State => ({
   products: new Map(),
   slugs: new Map(),
+  versions: new Map(),
   votes: new Map(),
   reports: new Map(),
   settings: new Map(),

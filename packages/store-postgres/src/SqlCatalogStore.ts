@@ -32,7 +32,9 @@ import {
   sortKeyOf,
   StoreError,
   type UpsertOutcome,
-  type UpsertStatus
+  type UpsertStatus,
+  type VersionEntry,
+  VersionNotFound
 } from "@productdir/domain"
 import { Announcer } from "./ChangeFeed.ts"
 import { storeError } from "./errors.ts"
@@ -40,7 +42,7 @@ import { ReadRouter } from "./ReadReplicas.ts"
 import { relevance, searchQuery, tsquery } from "./search.ts"
 import { LIST_DEPTH, searchCandidates } from "./searchLists.ts"
 import { stamp } from "./writeTime.ts"
-import { LISTED_COLUMNS, PRODUCT_COLUMNS, type ProductRow, toListedProduct, toProduct } from "./rows.ts"
+import { contentOf, LISTED_COLUMNS, PRODUCT_COLUMNS, type ProductRow, toListedProduct, toProduct } from "./rows.ts"
 
 /** Serialises slug assignment between concurrent imports (transaction-scoped advisory lock). */
 const SLUG_LOCK = 0x70640001
@@ -175,6 +177,32 @@ export const make = Effect.gen(function* () {
       RETURNING id, (xmax = 0) AS created`
 
   /**
+   * Keeps the versions these inputs replace (product_versions, migration 22): the rows an upsert is about to change,
+   * by the same rule it changes them, copied as they are. The rows are locked as they are read, so that a concurrent
+   * upsert of one of them waits, and the version it replaces is the one this transaction makes.
+   */
+  const keepReplaced = (run: ReadonlyArray<ProductInput>, now: Date) =>
+    sql`
+      INSERT INTO product_versions (product_id, version, content, updated_at, superseded_at)
+      SELECT p.id, p.version, p.content, p.updated_at, ${now}
+      FROM products p
+      JOIN jsonb_to_recordset(${pg.json(
+        run.map((input) => ({
+          id: canonicalProductId(input.id),
+          content: input.content,
+          seed_up: input.seed.up,
+          seed_down: input.seed.down
+        }))
+      )}) AS r(id uuid, content jsonb, seed_up bigint, seed_down bigint) ON r.id = p.id
+      WHERE p.content IS DISTINCT FROM r.content
+         OR p.seed_up IS DISTINCT FROM r.seed_up
+         OR p.seed_down IS DISTINCT FROM r.seed_down
+         OR p.removed_at IS NOT NULL
+      ORDER BY p.id
+      FOR UPDATE OF p
+      ON CONFLICT DO NOTHING`
+
+  /**
    * The search vectors of these products (product_search, migration 7) and their plain words into
    * the vocabulary typos are corrected against, in one statement that parses each text once: the
    * vector is productdir_search_vector's (routines/sql/search.sql), spelled out here so that its plain-word
@@ -231,6 +259,7 @@ export const make = Effect.gen(function* () {
       for (const row of rows) status.set(row.id, row.created ? "created" : "updated")
     }
     if (known.length > 0) {
+      yield* keepReplaced(known, now)
       record(yield* writeProducts(productRows(known, slugById), now))
       const changed = known.filter((input) => status.has(canonicalProductId(input.id)))
       if (changed.length > 0) yield* writeSearch(changed)
@@ -240,7 +269,8 @@ export const make = Effect.gen(function* () {
       yield* sql`SELECT pg_advisory_xact_lock(${SLUG_LOCK})`
       const slugs = yield* assignSlugs(fresh)
       for (const [i, input] of fresh.entries()) slugById.set(canonicalProductId(input.id), slugs[i]!)
-      // Another process may have created one of them since: its row is updated (or left) instead.
+      // Another process may have created one of them since: its row is updated (or left) instead, its version kept.
+      yield* keepReplaced(fresh, now)
       record(yield* writeProducts(productRows(fresh, slugById), now))
     }
     return run.map((input): UpsertOutcome => {
@@ -472,8 +502,43 @@ export const make = Effect.gen(function* () {
       )
     )
 
+  const versions = Effect.fn("CatalogStore.versions")(function* (
+    ref: string,
+    page: { readonly before: number | undefined; readonly limit: number }
+  ) {
+    const product = yield* find(ref)
+    const current: ReadonlyArray<VersionEntry> =
+      page.before === undefined || page.before > product.version
+        ? [{ version: product.version, updatedAt: product.updatedAt, supersededAt: null }]
+        : []
+    const older = yield* sql<{ version: number; updated_at: Date; superseded_at: Date }>`
+      SELECT version, updated_at, superseded_at FROM product_versions
+      WHERE product_id = ${product.id} AND version < ${Math.min(page.before ?? product.version, product.version)}
+      ORDER BY version DESC LIMIT ${page.limit}`.pipe(storeError("versions"))
+    const entries = [
+      ...current,
+      ...older.map((row): VersionEntry => ({ version: row.version, updatedAt: row.updated_at, supersededAt: row.superseded_at }))
+    ]
+    return { product, versions: entries.slice(0, page.limit) }
+  })
+
+  const version = Effect.fn("CatalogStore.version")(function* (ref: string, n: number) {
+    const product = yield* find(ref)
+    if (n === product.version) {
+      return { product, version: { version: n, content: product.content, updatedAt: product.updatedAt, supersededAt: null } }
+    }
+    const rows = yield* sql<{ content: unknown; updated_at: Date; superseded_at: Date }>`
+      SELECT content, updated_at, superseded_at FROM product_versions
+      WHERE product_id = ${product.id} AND version = ${n}`.pipe(storeError("version"))
+    const row = rows[0]
+    if (row === undefined) return yield* new VersionNotFound({ id: product.id, version: n, current: product.version })
+    return { product, version: { version: n, content: contentOf(row.content), updatedAt: row.updated_at, supersededAt: row.superseded_at } }
+  })
+
   return CatalogStore.of({
     find,
+    versions,
+    version,
     upsert,
     preview,
     list,

@@ -29,6 +29,9 @@ export const toProduct = (row: ProductRow): Product => ({
   content: decodeContent(row.content)
 })
 
+/** Content as a row of products or product_versions holds it, in the schema's order. */
+export const contentOf = (content: unknown): Product["content"] => decodeContent(content)
+
 /** A row's identity, counters and bookkeeping: a product but for its content. */
 const bookkeepingOf = (row: ProductRow): Omit<Product, "content"> => ({
   id: row.id as ProductId,

@@ -18,6 +18,7 @@ import { listingBehaviours } from "./listing.contract.ts"
 import { problemsBehaviours } from "./problems.contract.ts"
 import { reconciliationBehaviours } from "./reconciliation.contract.ts"
 import { searchBehaviours } from "./search.contract.ts"
+import { versionsBehaviours } from "./versions.contract.ts"
 import { votesBehaviours } from "./votes.contract.ts"
 
 export type { ContractIt, ContractStores } from "./contractIt.ts"
@@ -26,6 +27,7 @@ const CONCERNS: ReadonlyArray<readonly [string, (it: ContractIt) => void]> = [
   ["catalog", catalogBehaviours],
   ["listing", listingBehaviours],
   ["search", searchBehaviours],
+  ["versions", versionsBehaviours],
   ["votes", votesBehaviours],
   ["how votes count", countingBehaviours],
   ["problems", problemsBehaviours],

@@ -48,6 +48,11 @@ import {
   type VoteOutcome,
   MILLI,
   queryWords,
+  type ProductVersion,
+  toProductVersion,
+  toVersionList,
+  type VersionList,
+  type VersionNotFound,
   type Vocabulary
 } from "@productdir/domain"
 import { clientBudget } from "./Admission.ts"
@@ -94,6 +99,13 @@ export class Directory extends Context.Service<
   {
     readonly product: (ref: string) => Effect.Effect<Product, ReadError>
     readonly agentView: (ref: string) => Effect.Effect<AgentView, ReadError>
+    /** A product's versions, newest first, a page of them (older ones: `before` the last one listed). */
+    readonly versions: (
+      ref: string,
+      page: { readonly before?: number | undefined; readonly limit?: number | undefined }
+    ) => Effect.Effect<VersionList, ReadError>
+    /** One version of a product, as its record served it while it was current. */
+    readonly version: (ref: string, n: number) => Effect.Effect<ProductVersion, ReadError | VersionNotFound>
     readonly problems: (
       ref: string,
       page: { readonly limit?: number | undefined; readonly cursor?: string | undefined }
@@ -128,6 +140,12 @@ export const layer = (config: DirectorySettings) =>
           const product = yield* catalog.find(canonicalRef(ref))
           return toAgentView(product, yield* problemsFor(product), config.utm, yield* ledger.formation(product.id))
         }),
+        versions: (ref, page) => {
+          const asked = { before: page.before, limit: page.limit ?? DEFAULT_LIMIT }
+          return Effect.map(catalog.versions(canonicalRef(ref), asked), (history) => toVersionList(history, asked))
+        },
+        version: (ref, n) =>
+          Effect.map(catalog.version(canonicalRef(ref), n), ({ product, version }) => toProductVersion(product, version, config.utm)),
         problems: Effect.fn("Directory.problems")(function* (ref, page) {
           const product = yield* catalog.find(canonicalRef(ref))
           const list = `problems ${product.id}`

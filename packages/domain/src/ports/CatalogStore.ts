@@ -1,10 +1,11 @@
 /** The catalog: products by id or slug, batch upserts, listing, removal. */
 import { Context, type Effect, type Stream } from "effect"
-import type { InvalidCursor, ProductNotFound, ProductRemoved, StoreError } from "../support/errors.ts"
+import type { InvalidCursor, ProductNotFound, ProductRemoved, StoreError, VersionNotFound } from "../support/errors.ts"
 import type { ProductId } from "../record/ids.ts"
 import type { ListQuery, Page } from "../record/Listing.ts"
 import type { ListedProduct, Product, ProductInput, UpsertOutcome, UpsertStatus } from "../record/Product.ts"
 import type { Slug } from "../record/slug.ts"
+import type { StoredVersion, VersionHistory, VersionsPage } from "../record/ProductVersion.ts"
 import type { ProductDescription } from "../request/ProductDescription.ts"
 
 export interface CategoryCount {
@@ -31,6 +32,19 @@ export class CatalogStore extends Context.Service<
      * back is restored (`updated`). Outcomes are in input order.
      */
     readonly upsert: (inputs: ReadonlyArray<ProductInput>) => Effect.Effect<ReadonlyArray<UpsertOutcome>, StoreError>
+    /**
+     * A live product's versions, newest first: the current one and every one it replaced (an upsert that changes a
+     * product keeps the version it replaces, in its transaction), a page of them.
+     */
+    readonly versions: (ref: string, page: VersionsPage) => Effect.Effect<VersionHistory, ProductNotFound | ProductRemoved | StoreError>
+    /** Version `n` of a live product, its content as it was, with the product as it is. */
+    readonly version: (
+      ref: string,
+      n: number
+    ) => Effect.Effect<
+      { readonly product: Product; readonly version: StoredVersion },
+      ProductNotFound | ProductRemoved | VersionNotFound | StoreError
+    >
     /** What `upsert` would report for these inputs, writing nothing (dry runs). */
     readonly preview: (inputs: ReadonlyArray<ProductInput>) => Effect.Effect<ReadonlyArray<UpsertStatus>, StoreError>
     /** Live products, filtered and ordered by the query, one page after the cursor: their summaries' fields only. */

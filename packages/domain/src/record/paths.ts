@@ -9,6 +9,8 @@ import type { Slug } from "./slug.ts"
 export const ROUTES = {
   product: "/products/:id",
   agentCard: "/products/:id/agent-card",
+  productVersions: "/products/:id/versions",
+  productVersion: "/products/:id/versions/:version",
   products: "/products",
   entity: "/entities/:slug",
   problems: "/entities/:slug/problems",
@@ -30,6 +32,8 @@ const fill = (template: string, params: Readonly<Record<string, string>>): strin
 
 export const productPath = (id: ProductId): string => fill(ROUTES.product, { id })
 export const agentCardPath = (id: ProductId): string => fill(ROUTES.agentCard, { id })
+export const versionsPath = (id: ProductId): string => fill(ROUTES.productVersions, { id })
+export const versionPath = (id: ProductId, version: number): string => fill(ROUTES.productVersion, { id, version: String(version) })
 export const agentViewPath = (slug: Slug | ProductId): string => `${fill(ROUTES.entity, { slug })}?format=agent`
 export const problemsPath = (slug: Slug | ProductId): string => fill(ROUTES.problems, { slug })
 export const categoryListingPath = (category: string): string => `${ROUTES.products}?category=${encodeURIComponent(category)}`

@@ -12,6 +12,17 @@ export class ProductNotFound extends Schema.TaggedError<ProductNotFound>()("Prod
   }
 }
 
+/** A version a product never had, or had not yet: versions run from 1 to the current one. */
+export class VersionNotFound extends Schema.TaggedError<VersionNotFound>()("VersionNotFound", {
+  id: Schema.String,
+  version: Schema.Number,
+  current: Schema.Number
+}) {
+  override get message() {
+    return `Product ${this.id} has no version ${this.version} kept: its current version is ${this.current}`
+  }
+}
+
 export class ProductRemoved extends Schema.TaggedError<ProductRemoved>()("ProductRemoved", {
   id: Schema.String,
   removedAt: Schema.String

@@ -5,7 +5,7 @@ import { Api } from "@productdir/contract"
 import { Directory } from "@productdir/usecases"
 import { makeCachedRead } from "@productdir/read-cache/cachedReads"
 import { cachedJson } from "@productdir/edge/responses/cachedJson"
-import { invalidCursor, readProblems, storeUnavailable } from "../domainProblems.ts"
+import { invalidCursor, readProblems, storeUnavailable, versionNotFound } from "../domainProblems.ts"
 
 export const ProductsLive = HttpApiBuilder.group(Api, "products", (handlers) =>
   Effect.gen(function* () {
@@ -14,6 +14,14 @@ export const ProductsLive = HttpApiBuilder.group(Api, "products", (handlers) =>
     return handlers
       .handle("getProduct", ({ params }) => cachedRead("record", params.id).pipe(Effect.catchTags(readProblems)))
       .handle("getAgentCard", ({ params }) => cachedRead("card", params.id).pipe(Effect.catchTags(readProblems)))
+      .handle("listVersions", ({ params, query }) =>
+        Effect.flatMap(directory.versions(params.id, query), cachedJson).pipe(Effect.catchTags(readProblems))
+      )
+      .handle("getVersion", ({ params }) =>
+        Effect.flatMap(directory.version(params.id, params.version), cachedJson).pipe(
+          Effect.catchTags({ ...readProblems, VersionNotFound: versionNotFound })
+        )
+      )
       .handle("listProducts", ({ query }) =>
         Effect.gen(function* () {
           // A timestamp already: the query's schema checked it (SinceQuery), with every other parameter.
