@@ -10,7 +10,7 @@ import { Duration, Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "@productdir/contract"
-import { Admission, Agents, Directory, VoterIdentity } from "@productdir/usecases"
+import { Admission, Agents, Directory, Publishing, VoterIdentity } from "@productdir/usecases"
 import { Server } from "node:http"
 import { ApiConfig } from "@productdir/edge/ApiConfig"
 import * as Callers from "@productdir/edge/callers/callers"
@@ -21,6 +21,9 @@ import { DirectoryLive } from "@productdir/http/handlers/directory"
 import { EntitiesLive } from "@productdir/http/handlers/entities"
 import { ProductsLive } from "@productdir/http/handlers/products"
 import { VotesLive } from "@productdir/http/handlers/votes"
+import { PublishersLive, PublishingLive } from "@productdir/http/handlers/publishers"
+import { PublisherAuthenticationLive } from "@productdir/http/publisherAuthentication"
+import * as DomainProofs from "@productdir/edge/publishers/domainProofs"
 import * as AccessLog from "@productdir/http/accessLog"
 import { AuthenticationLive } from "@productdir/http/authentication"
 import { bodyPolicy } from "@productdir/edge/bodyPolicy"
@@ -68,8 +71,8 @@ const DelegatedRoutesLive = Layer.mergeAll(
 )
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
-  Layer.provide([ProductsLive, EntitiesLive, VotesLive, AgentsLive, DirectoryLive]),
-  Layer.provide([RequestValidationLive, AuthenticationLive, DelegatedRoutesLive])
+  Layer.provide([ProductsLive, EntitiesLive, VotesLive, AgentsLive, PublishersLive, PublishingLive, DirectoryLive]),
+  Layer.provide([RequestValidationLive, AuthenticationLive, PublisherAuthenticationLive, DelegatedRoutesLive])
 )
 
 const serveConstantReads = constantReads()
@@ -103,7 +106,20 @@ const UseCasesLive = Layer.unwrap(
     const admission = countAdmissions(
       Admission.layer({ votesPerClient: config.votesPerAddress, directoryFetchesPerNetwork: config.directoryFetchesPerNetwork })
     )
-    return Layer.mergeAll(Callers.layer.pipe(Layer.provide([agents, signed, identity, admission])), directory, agents, identity)
+    const publishing = Publishing.layer.pipe(
+      Layer.provide(
+        DomainProofs.layer({
+          testSites: new Map(
+            config.publisherTestSites.map((entry) => [
+              entry.slice(0, entry.indexOf("=")).toLowerCase(),
+              entry.slice(entry.indexOf("=") + 1)
+            ])
+          ),
+          dnsServers: config.publisherDnsServers
+        })
+      )
+    )
+    return Layer.mergeAll(Callers.layer.pipe(Layer.provide([agents, signed, identity, admission])), directory, agents, identity, publishing)
   })
 )
 

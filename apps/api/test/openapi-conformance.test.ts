@@ -73,6 +73,19 @@ const post =
   })
 const vote = post("/vote")
 const register = post("/agents")
+const claimDomain = post("/publishers")
+const verifyClaim = (id: string, status: number): Case => ({
+  operation: "post /publishers/{publisher_id}/verify",
+  path: `/publishers/${id}/verify`,
+  status,
+  init: { method: "POST" }
+})
+const changeProduct = (status: number, headers: Record<string, string>): Case => ({
+  operation: "patch /products/{id}",
+  path: `/products/${product.id}`,
+  status,
+  init: { method: "PATCH", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ ai_summary: "Changed." }) }
+})
 
 /** A request that came through a proxy (TRUST_PROXY is 0 here: the client is still the socket's address). */
 const throughProxy = { "x-forwarded-for": "192.0.2.1" }
@@ -102,6 +115,15 @@ const cases = (): ReadonlyArray<Case> => [
   get("/products/{id}/versions/{version}", `/products/${product.id}/versions/x`, 400),
   get("/products/{id}/versions/{version}", `/products/${product.id}/versions/999`, 404),
   get("/products/{id}/versions/{version}", `/products/${removed.id}/versions/1`, 410),
+  claimDomain({ domain: "conformance.example" }, 201),
+  claimDomain({ domain: "localhost" }, 400),
+  claimDomain("domain=conformance.example", 415, { "content-type": "text/plain" }),
+  // {publisher}: the claim the first 201 made; nothing serves its proof.
+  verifyClaim("{publisher}", 422),
+  verifyClaim("00000000-0000-4000-8000-000000000000", 404),
+  verifyClaim("not-a-claim", 400),
+  changeProduct(401, { "if-match": "*" }),
+  changeProduct(401, { "if-match": "*", authorization: "Bearer pdp_nobody" }),
   get("/products", "/products?limit=5", 200),
   get("/products", "/products?limit=5", 304, { "if-none-match": "{etag}" }),
   get("/products", "/products?q=invoice&sort=name&limit=2", 200, { "accept-encoding": "br" }),
@@ -226,6 +248,7 @@ describe(`the OpenAPI document and the server agree (${variant.name})`, () => {
         const check = makeChecker(document)
         const etags = new Map<string, string>()
         let key = ""
+        let publisher = ""
         const failures: Array<string> = []
         const requested = new Set<string>()
         for (const c of cases()) {
@@ -235,10 +258,12 @@ describe(`the OpenAPI document and the server agree (${variant.name})`, () => {
               v === "{etag}" ? (etags.get(c.path) ?? "") : v.replace("{key}", key)
             ])
           )
-          const reply = yield* request(`${base}${c.path}`, { ...c.init, headers })
+          const reply = yield* request(`${base}${c.path.replace("{publisher}", publisher)}`, { ...c.init, headers })
           requested.add(c.operation)
           if (reply.status === 200 && reply.headers.get("etag")) etags.set(c.path, reply.headers.get("etag")!)
           if (c.path === "/agents" && reply.status === 201 && key === "") key = (reply.json as { api_key: string }).api_key
+          if (c.path === "/publishers" && reply.status === 201 && publisher === "")
+            publisher = (reply.json as { publisher_id: string }).publisher_id
           if (reply.status !== c.status)
             failures.push(`${c.operation} ${c.path}: expected ${c.status}, got ${reply.status} ${reply.text.slice(0, 200)}`)
           for (const problem of check(c.operation, reply)) failures.push(`${c.operation} ${c.path} (${reply.status}): ${problem}`)
@@ -286,7 +311,7 @@ describe("paths the document does not list are not served", () => {
         }
         const wrongMethods: ReadonlyArray<readonly [string, string, string]> = [
           // Every GET is also served as HEAD.
-          ["DELETE", `/products/${product.id}`, "GET, HEAD"],
+          ["DELETE", `/products/${product.id}`, "GET, PATCH, HEAD"],
           ["PUT", "/vote", "POST"],
           ["POST", "/products", "GET, HEAD"],
           ["PATCH", "/categories", "GET, HEAD"],

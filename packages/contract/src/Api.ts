@@ -19,22 +19,33 @@ import {
   ProductRecord,
   ProductRef,
   ProductVersion,
+  PublisherChallenge,
+  PublisherClaim,
+  PublisherCredentials,
+  PublisherId,
+  RecordChange,
   ROUTES,
   VersionList,
   VoteOutcome,
   VoteRequest
 } from "@productdir/domain"
 import { Authentication } from "./Authentication.ts"
+import { PublisherAuthentication } from "./PublisherAuthentication.ts"
 import { completeDocument } from "./openapi.ts"
 import { Cursor, LimitQuery, SinceQuery, VersionNumberText } from "./params.ts"
 import {
   BadRequest,
+  Conflict,
+  Forbidden,
   Gone,
   NotFound,
   PayloadTooLarge,
+  PreconditionFailed,
+  PreconditionRequired,
   ServiceUnavailable,
   TooManyRequests,
   Unauthorized,
+  UnprocessableContent,
   UnsupportedMediaType
 } from "./problems.ts"
 import { RequestValidation } from "./RequestValidation.ts"
@@ -187,6 +198,61 @@ export class AgentsApi extends HttpApiGroup.make("agents")
   .middleware(RequestValidation)
   .annotateMerge(OpenApi.annotations({ title: "Agents", description: "Voting as an agent: register once, then vote with the key" })) {}
 
+export class PublishersApi extends HttpApiGroup.make("publishers")
+  .add(
+    HttpApiEndpoint.post("claimDomain", ROUTES.publishers, {
+      payload: PublisherClaim,
+      success: PublisherChallenge.pipe(HttpApiSchema.status(201)),
+      error: [BadRequest, Conflict, PayloadTooLarge, UnsupportedMediaType, ServiceUnavailable]
+    }).annotateMerge(
+      describe(
+        "Claim a domain, to publish its products",
+        "Answers a challenge: serve its `token` as the whole body of `https://<domain>/.well-known/productdir-challenge`, or as a TXT record `_productdir.<domain>`, then POST to `verify_endpoint`. The registrable domain of what is sent is claimed (`shop.acme.co.uk` claims `acme.co.uk`). A domain that has a verified publisher is a 409."
+      )
+    ),
+    HttpApiEndpoint.post("verifyDomain", ROUTES.publisherVerify, {
+      params: { publisher_id: PublisherId },
+      success: PublisherCredentials,
+      error: [BadRequest, NotFound, Conflict, UnprocessableContent, ServiceUnavailable]
+    }).annotateMerge(
+      describe(
+        "Prove a claim and get the publisher's key",
+        "Reads the challenge from the domain's site (HTTPS, no redirects, no private addresses) and, failing that, its DNS. Proven: the publisher's key, shown once. Not proven: 422, saying what each place answered."
+      )
+    )
+  )
+  .middleware(RequestValidation)
+  .annotateMerge(OpenApi.annotations({ title: "Publishers", description: "Vendors vouch for their products' records" })) {}
+
+export class PublishingApi extends HttpApiGroup.make("publishing")
+  .add(
+    HttpApiEndpoint.patch("changeProduct", ROUTES.product, {
+      params: { id: IdParam },
+      payload: RecordChange,
+      success: ProductRecord,
+      error: [
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        NotFound,
+        Gone,
+        PreconditionFailed,
+        PreconditionRequired,
+        PayloadTooLarge,
+        UnsupportedMediaType,
+        ServiceUnavailable
+      ]
+    }).annotateMerge(
+      describe(
+        "Change a product's record, as its publisher",
+        "With the publisher's key (`Authorization: Bearer`), on a product whose website is on the publisher's domain. Send `If-Match` with the `ETag` of `GET /products/{id}` (or of its current version, `GET /products/{id}/versions/{n}`, which votes do not change): a stale one is a 412, none a 428. Each field sent replaces the record's; the record is checked as an import checks one. A change makes a new version (+1) and keeps the one it replaced; the answer is the record as it is now."
+      )
+    )
+  )
+  .middleware(RequestValidation)
+  .middleware(PublisherAuthentication)
+  .annotateMerge(OpenApi.annotations({ title: "Publishing", description: "A publisher changes its products' records" })) {}
+
 export class DirectoryApi extends HttpApiGroup.make("directory")
   .add(
     HttpApiEndpoint.get("listCategories", ROUTES.categories, { success: CategoryList, error: ServiceUnavailable }).annotateMerge(
@@ -255,6 +321,8 @@ export class Api extends HttpApi.make("productdir")
   .add(EntitiesApi)
   .add(VotesApi)
   .add(AgentsApi)
+  .add(PublishersApi)
+  .add(PublishingApi)
   .add(DirectoryApi)
   // Every wrong field of a request at once; unknown fields in a body are refused, not ignored. A
   // body's failures keep what was sent, so the rules between its fields can be told beside them

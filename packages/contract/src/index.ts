@@ -1,5 +1,6 @@
 export * from "./Api.ts"
 export * from "./Authentication.ts"
+export * from "./PublisherAuthentication.ts"
 // What was wrong with a request, in plain words: the domain's, the same for every door (HTTP, MCP, A2A, the import).
 export {
   describeFieldErrors,

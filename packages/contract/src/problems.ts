@@ -91,3 +91,58 @@ export class Unauthorized extends HttpApiError.Problem<Unauthorized>()(
   },
   { detail: Schema.String }
 ) {}
+
+/** A proven caller that may not do this (a publisher changing a product that is not on its domain). */
+export class Forbidden extends HttpApiError.Problem<Forbidden>()(
+  "Forbidden",
+  {
+    type: "about:blank",
+    status: 403,
+    title: "Forbidden"
+  },
+  { detail: Schema.String }
+) {}
+
+/** The state of what was asked for forbids it (a domain already verified, a claim already proven). */
+export class Conflict extends HttpApiError.Problem<Conflict>()(
+  "Conflict",
+  {
+    type: "about:blank",
+    status: 409,
+    title: "Conflict"
+  },
+  { detail: Schema.String }
+) {}
+
+/** A change made against a representation that is no longer current (`If-Match`). */
+export class PreconditionFailed extends HttpApiError.Problem<PreconditionFailed>()(
+  "PreconditionFailed",
+  {
+    type: "about:blank",
+    status: 412,
+    title: "Precondition Failed"
+  },
+  { detail: Schema.String }
+) {}
+
+/** A change that must say which representation it was made against, and did not (`If-Match`). */
+export class PreconditionRequired extends HttpApiError.Problem<PreconditionRequired>()(
+  "PreconditionRequired",
+  {
+    type: "about:blank",
+    status: 428,
+    title: "Precondition Required"
+  },
+  { detail: Schema.String }
+) {}
+
+/** A well-formed request that cannot be done as things are (a claim whose proof is not served). */
+export class UnprocessableContent extends HttpApiError.Problem<UnprocessableContent>()(
+  "UnprocessableContent",
+  {
+    type: "about:blank",
+    status: 422,
+    title: "Unprocessable Content"
+  },
+  { detail: Schema.String }
+) {}

@@ -47,6 +47,13 @@ export interface ApiSettings {
   readonly burstGuard: BurstGuard | undefined
   /** Hosts whose key directories may be fetched over plain HTTP (tests on loopback); every other one needs HTTPS. */
   readonly signedAgentsHttpHosts: ReadonlyArray<string>
+  /**
+   * Loopback sites that stand for publishers' domains (`domain=127.0.0.1:port`, tests): their challenges are fetched
+   * there over plain HTTP; every other domain's over HTTPS at a public address.
+   */
+  readonly publisherTestSites: ReadonlyArray<string>
+  /** DNS servers publishers' TXT records are asked of (`host` or `host:port`); the system's when empty. */
+  readonly publisherDnsServers: ReadonlyArray<string>
   readonly cacheMaxAge: number
   /** Bytes the read cache may hold (responses ready to send); 0 turns it off. */
   readonly cacheBytes: number

@@ -25,7 +25,10 @@ import {
   SEED_WEIGHT,
   type UpsertOutcome,
   type UpsertStatus,
+  type ProductNotFound,
+  type ProductRemoved,
   type VersionEntry,
+  VersionConflict,
   VersionNotFound,
   weightedOf
 } from "@productdir/domain"
@@ -141,6 +144,20 @@ const make = (state: State) =>
           nextCursor: keyed.length > query.limit && last !== undefined ? encodeCursor(last.key) : null
         })
       }),
+    edit: (input, expected) =>
+      Effect.flatMap(Clock.currentTimeMillis, (millis) =>
+        Effect.flatMap(
+          Effect.fromResult(findLive(state, input.id)),
+          (product): Effect.Effect<Product, ProductNotFound | ProductRemoved | VersionConflict> => {
+            if (product.version !== expected) {
+              return Effect.fail(new VersionConflict({ id: product.id, expected, current: product.version }))
+            }
+            const outcome = upsertOne(state, { ...input, id: product.id }, new Date(millis))
+            if (outcome.status !== "unchanged") announce(state, [product.id])
+            return Effect.fromResult(findLive(state, product.id))
+          }
+        )
+      ),
     versions: (ref, page) =>
       Effect.suspend(() =>
         Effect.map(Effect.fromResult(findLive(state, ref)), (product) => {

@@ -17,6 +17,7 @@ import {
   type ProductId,
   ProductNotFound,
   ProductRemoved,
+  type Publisher,
   type Recount,
   type StoredVersion,
   type Tally,
@@ -60,6 +61,8 @@ export interface StoredAgent {
 export interface State {
   readonly products: Map<string, Product>
   readonly slugs: Map<string, ProductId>
+  /** publisher id -> publisher */
+  readonly publishers: Map<string, Publisher>
   /** product id -> the versions its changes replaced, oldest first */
   readonly versions: Map<string, Array<StoredVersion>>
   /** product id -> voter -> live vote */
@@ -85,6 +88,7 @@ export const emptyState = (): State => ({
   products: new Map(),
   slugs: new Map(),
   versions: new Map(),
+  publishers: new Map(),
   votes: new Map(),
   reports: new Map(),
   settings: new Map(),

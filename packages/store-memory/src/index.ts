@@ -12,6 +12,7 @@ import * as MemoryJobLock from "./MemoryJobLock.ts"
 import * as MemoryNonces from "./MemoryNonces.ts"
 import * as MemoryProblemStore from "./MemoryProblemStore.ts"
 import * as MemoryProductChanges from "./MemoryProductChanges.ts"
+import * as MemoryPublisherStore from "./MemoryPublisherStore.ts"
 import * as MemoryRateLimits from "./MemoryRateLimits.ts"
 import * as MemorySettings from "./MemorySettings.ts"
 import * as MemoryVoteLedger from "./MemoryVoteLedger.ts"
@@ -25,6 +26,7 @@ export {
   MemoryNonces,
   MemoryProblemStore,
   MemoryProductChanges,
+  MemoryPublisherStore,
   MemoryRateLimits,
   MemorySettings,
   MemoryVoteLedger
@@ -36,6 +38,7 @@ export const layerState = Layer.sync(MemoryState, emptyState)
 /** Every store service, over the MemoryState it is given; one set of rate-limit buckets for all. */
 export const layerServices: Layer.Layer<Stores, never, MemoryState> = Layer.mergeAll(
   MemoryCatalogStore.layer,
+  MemoryPublisherStore.layer,
   MemoryVoteLedger.layer,
   MemoryProblemStore.layer,
   MemoryAgentRegistry.layer,

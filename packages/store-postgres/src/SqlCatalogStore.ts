@@ -34,6 +34,7 @@ import {
   type UpsertOutcome,
   type UpsertStatus,
   type VersionEntry,
+  VersionConflict,
   VersionNotFound
 } from "@productdir/domain"
 import { Announcer } from "./ChangeFeed.ts"
@@ -502,6 +503,25 @@ export const make = Effect.gen(function* () {
       )
     )
 
+  const edit = Effect.fn("CatalogStore.edit")(function* (input: ProductInput, expected: number) {
+    const id = canonicalProductId(input.id)
+    const now = yield* stamp
+    const outcome = yield* Effect.gen(function* () {
+      // Locked as read: a concurrent change waits, then finds the version this one made.
+      const rows = yield* sql<{
+        version: number
+        removed_at: Date | null
+      }>`SELECT version, removed_at FROM products WHERE id = ${id} FOR UPDATE`
+      const row = rows[0]
+      if (row === undefined) return yield* new ProductNotFound({ ref: id })
+      if (row.removed_at !== null) return yield* new ProductRemoved({ id, removedAt: row.removed_at.toISOString() })
+      if (row.version !== expected) return yield* new VersionConflict({ id, expected, current: row.version })
+      return yield* upsertRun([{ ...input, id }], now)
+    }).pipe(sql.withTransaction, storeError("edit"))
+    yield* announcer.announce(outcome.filter((o) => o.status !== "unchanged").map((o) => ({ id: o.id })))
+    return yield* find(id)
+  })
+
   const versions = Effect.fn("CatalogStore.versions")(function* (
     ref: string,
     page: { readonly before: number | undefined; readonly limit: number }
@@ -539,6 +559,7 @@ export const make = Effect.gen(function* () {
     find,
     versions,
     version,
+    edit,
     upsert,
     preview,
     list,

@@ -23,6 +23,7 @@ import * as SqlIntegrityLedger from "./SqlIntegrityLedger.ts"
 import * as SqlJobLock from "./SqlJobLock.ts"
 import * as SqlNonces from "./SqlNonces.ts"
 import * as SqlProblemStore from "./SqlProblemStore.ts"
+import * as SqlPublisherStore from "./SqlPublisherStore.ts"
 import * as SqlRateLimits from "./SqlRateLimits.ts"
 import * as SqlSettings from "./SqlSettings.ts"
 import * as SqlVoteLedger from "./SqlVoteLedger.ts"
@@ -59,6 +60,7 @@ const sqlServices = <E, R>(ledger: SqlVoteLedger.Options, limits: Layer.Layer<Ra
     SqlCatalogStore.layer,
     SqlVoteLedger.layer(ledger),
     SqlProblemStore.layer,
+    SqlPublisherStore.layer,
     SqlAgentRegistry.layer,
     SqlSettings.layer,
     SqlNonces.layer,

@@ -1,6 +1,6 @@
 /** The catalog: products by id or slug, batch upserts, listing, removal. */
 import { Context, type Effect, type Stream } from "effect"
-import type { InvalidCursor, ProductNotFound, ProductRemoved, StoreError, VersionNotFound } from "../support/errors.ts"
+import type { InvalidCursor, ProductNotFound, ProductRemoved, StoreError, VersionConflict, VersionNotFound } from "../support/errors.ts"
 import type { ProductId } from "../record/ids.ts"
 import type { ListQuery, Page } from "../record/Listing.ts"
 import type { ListedProduct, Product, ProductInput, UpsertOutcome, UpsertStatus } from "../record/Product.ts"
@@ -45,6 +45,14 @@ export class CatalogStore extends Context.Service<
       { readonly product: Product; readonly version: StoredVersion },
       ProductNotFound | ProductRemoved | VersionNotFound | StoreError
     >
+    /**
+     * Changes one live product, only while it is at `expected` (its version when the change was made): a new version,
+     * the one replaced kept, as an upsert does; nothing when the input changes nothing. The product as it is after.
+     */
+    readonly edit: (
+      input: ProductInput,
+      expected: number
+    ) => Effect.Effect<Product, ProductNotFound | ProductRemoved | VersionConflict | StoreError>
     /** What `upsert` would report for these inputs, writing nothing (dry runs). */
     readonly preview: (inputs: ReadonlyArray<ProductInput>) => Effect.Effect<ReadonlyArray<UpsertStatus>, StoreError>
     /** Live products, filtered and ordered by the query, one page after the cursor: their summaries' fields only. */

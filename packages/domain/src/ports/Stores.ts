@@ -5,6 +5,7 @@ import type { IntegrityLedger } from "./Integrity.ts"
 import type { JobLock } from "./JobLock.ts"
 import type { Nonces } from "./Nonces.ts"
 import type { ProblemStore } from "./ProblemStore.ts"
+import type { PublisherStore } from "./PublisherStore.ts"
 import type { ProductChanges } from "../record/ProductChanges.ts"
 import type { RateLimits } from "./RateLimits.ts"
 import type { Settings } from "./Settings.ts"
@@ -12,6 +13,7 @@ import type { VoteLedger } from "./VoteLedger.ts"
 
 export type Stores =
   | CatalogStore
+  | PublisherStore
   | VoteLedger
   | ProblemStore
   | AgentRegistry

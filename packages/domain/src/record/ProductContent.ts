@@ -78,6 +78,25 @@ export const CatalogFields = {
   key_features: Statements
 }
 
+/** What a publisher sends to change a record: any of its content fields (docs/decisions.md, "Publishers"). */
+export const RecordChange = Schema.Struct({
+  name: Schema.optionalKey(Label),
+  category: Schema.optionalKey(Label),
+  ai_summary: Schema.optionalKey(Text),
+  ai_features: Schema.optionalKey(Statements),
+  ai_optimization: Schema.optionalKey(AiOptimization),
+  recommended_for: Schema.optionalKey(Statements),
+  not_recommended_for: Schema.optionalKey(Statements),
+  pricing: Schema.optionalKey(Pricing),
+  key_features: Schema.optionalKey(Statements),
+  trust_signals: Schema.optionalKey(Schema.Struct({ website: HttpUrl })),
+  problems: Schema.optionalKey(Statements.annotate({ description: "Known limitations the catalog lists" }))
+}).annotate({
+  identifier: "RecordChange",
+  description: "The fields to change, each replacing the record's whole field; the id, slug, trust, version and dates are the directory's"
+})
+export type RecordChange = typeof RecordChange.Type
+
 export const ProductContent = Schema.Struct({
   ...CatalogFields,
   /** The home page without tracking parameters; `trust_signals.website` is derived from it. */

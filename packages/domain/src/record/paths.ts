@@ -11,6 +11,8 @@ export const ROUTES = {
   agentCard: "/products/:id/agent-card",
   productVersions: "/products/:id/versions",
   productVersion: "/products/:id/versions/:version",
+  publishers: "/publishers",
+  publisherVerify: "/publishers/:publisher_id/verify",
   products: "/products",
   entity: "/entities/:slug",
   problems: "/entities/:slug/problems",
@@ -28,10 +30,11 @@ export const ROUTES = {
 
 /** A template with its parameters filled in (`/products/:id` → `/products/0b7f…`). */
 const fill = (template: string, params: Readonly<Record<string, string>>): string =>
-  template.replace(/:([a-z]+)/g, (_, name: string) => params[name] ?? `:${name}`)
+  template.replace(/:([a-z_]+)/g, (_, name: string) => params[name] ?? `:${name}`)
 
 export const productPath = (id: ProductId): string => fill(ROUTES.product, { id })
 export const agentCardPath = (id: ProductId): string => fill(ROUTES.agentCard, { id })
+export const publisherVerifyPath = (id: string): string => fill(ROUTES.publisherVerify, { publisher_id: id })
 export const versionsPath = (id: ProductId): string => fill(ROUTES.productVersions, { id })
 export const versionPath = (id: ProductId, version: number): string => fill(ROUTES.productVersion, { id, version: String(version) })
 export const agentViewPath = (slug: Slug | ProductId): string => `${fill(ROUTES.entity, { slug })}?format=agent`

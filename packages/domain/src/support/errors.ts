@@ -23,6 +23,17 @@ export class VersionNotFound extends Schema.TaggedError<VersionNotFound>()("Vers
   }
 }
 
+/** A change made against a version that is no longer the current one: someone else changed the product first. */
+export class VersionConflict extends Schema.TaggedError<VersionConflict>()("VersionConflict", {
+  id: Schema.String,
+  expected: Schema.Number,
+  current: Schema.Number
+}) {
+  override get message() {
+    return `Product ${this.id} is at version ${this.current}, not ${this.expected}: it changed since it was read`
+  }
+}
+
 export class ProductRemoved extends Schema.TaggedError<ProductRemoved>()("ProductRemoved", {
   id: Schema.String,
   removedAt: Schema.String

@@ -87,7 +87,7 @@ export const isPrivateAddress = (address: string): boolean => {
 }
 
 /** DNS resolution that refuses to connect to a private address (checked after resolving, so rebinding cannot dodge it). */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses: Array<LookupAddress>) => {
     if (error) return callback(error, "", 0)
     const usable = addresses.filter((a) => !isPrivateAddress(a.address))

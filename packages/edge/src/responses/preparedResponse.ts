@@ -20,7 +20,7 @@ export type Coding = "br" | "gzip" | "identity"
 
 export type Compressed = Exclude<Coding, "identity">
 
-const etagOf = (body: Uint8Array): string => `"${createHash("sha1").update(body).digest("base64url")}"`
+export const etagOf = (body: Uint8Array): string => `"${createHash("sha1").update(body).digest("base64url")}"`
 
 /**
  * zlib answers a view into its 64 KiB output chunk: kept as it is, a 700-byte

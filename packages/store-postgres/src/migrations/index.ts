@@ -47,7 +47,8 @@ const ALL = {
   "0019_vote_weights": fromSqlFile("0019_vote_weights"),
   "0020_report_networks": fromSqlFile("0020_report_networks"),
   "0021_drop_superseded": fromSqlFile("0021_drop_superseded"),
-  "0022_product_versions": fromSqlFile("0022_product_versions")
+  "0022_product_versions": fromSqlFile("0022_product_versions"),
+  "0023_publishers": fromSqlFile("0023_publishers")
 }
 
 export const migrations = Migrator.fromRecord(ALL)

@@ -1,0 +1,202 @@
+/**
+ * Publishers over real HTTP (issue 62, docs/decisions.md "Publishers"): a claim of a domain answers a challenge; the
+ * proof is read from a vendor's site (a loopback site standing for the domain: PUBLISHER_TEST_SITES) or from DNS (a
+ * DNS server this test starts: PUBLISHER_DNS_SERVERS); proven, a key shown once; with it, the publisher changes its
+ * product's record against the ETag it read: a new version, the old one kept, a stale tag a 412 that changes nothing.
+ * A name that resolves to a private address is never fetched.
+ */
+import { reportLeftOut } from "@productdir/testkit"
+import { storesLeftOut } from "@productdir/store-postgres/testing"
+import { afterAll, describe, expect, layer } from "@effect/vitest"
+import { Effect, Schema } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import dns2 from "dns2"
+import { CatalogStore, PublisherChallenge, PublisherCredentials } from "@productdir/domain"
+import { baseUrl, serverLayer, storeVariants } from "./harness.ts"
+import { bodyOf, type ProblemBody, postJson, request } from "./http.ts"
+
+/** What each vendor's site serves at its challenge path, by Host; a count of the requests it had. */
+const served = new Map<string, string>()
+let siteRequests = 0
+const site = createServer((req, res) => {
+  siteRequests++
+  const body = req.url === "/.well-known/productdir-challenge" ? served.get(req.headers.host ?? "") : undefined
+  res.writeHead(body === undefined ? 404 : 200, { "content-type": "text/plain" }).end(body ?? "no such page")
+})
+await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve))
+const sitePort = (site.address() as AddressInfo).port
+
+/** TXT records by name, and names that resolve to 127.0.0.1 (a rebinding vendor). */
+const txt = new Map<string, string>()
+const { Packet } = dns2
+const dnsServer = dns2.createServer({
+  udp: true,
+  handle: (request, send) => {
+    const response = Packet.createResponseFromRequest(request)
+    for (const question of request.questions) {
+      const name = question.name.toLowerCase()
+      if (question.type === Packet.TYPE.TXT && txt.has(name)) {
+        response.answers.push(Packet.createResourceFromQuestion(question, { type: Packet.TYPE.TXT, ttl: 1, data: txt.get(name)! }))
+      }
+      if (question.type === Packet.TYPE.A && name === "rebinding.example") {
+        response.answers.push(Packet.createResourceFromQuestion(question, { type: Packet.TYPE.A, ttl: 1, address: "127.0.0.1" }))
+      }
+    }
+    send(response)
+  }
+})
+const dnsAddresses = await dnsServer.listen({ udp: { port: 0, address: "127.0.0.1" } })
+const dnsPort = dnsAddresses.udp!.port
+
+afterAll(async () => {
+  site.close()
+  await dnsServer.close()
+})
+
+const settings = {
+  publisherTestSites: [`tallyhouse.example=127.0.0.1:${sitePort}`, `harbordesk.example=127.0.0.1:${sitePort}`],
+  publisherDnsServers: [`127.0.0.1:${dnsPort}`]
+}
+
+const claim = (base: string, domain: string) =>
+  Effect.map(postJson(`${base}/publishers`, { domain }), (reply) => {
+    expect(reply.status, reply.text).toBe(201)
+    return Schema.decodeUnknownSync(PublisherChallenge)(reply.json, { onExcessProperty: "error" })
+  })
+
+reportLeftOut("publishers", storesLeftOut())
+for (const variant of storeVariants()) {
+  describe(`publishers on ${variant.name}`, () => {
+    layer(serverLayer(variant.stores(), settings), { timeout: "120 seconds", excludeTestServices: true })((it) => {
+      it.effect("a claim proven over HTTPS earns a key once; its domain has one publisher", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          // The registrable domain of what is sent is claimed.
+          const challenge = yield* claim(base, "https://www.Tallyhouse.example/pricing")
+          expect(challenge).toMatchObject({
+            domain: "tallyhouse.example",
+            status: "pending",
+            http: { url: "https://tallyhouse.example/.well-known/productdir-challenge" },
+            dns: { name: "_productdir.tallyhouse.example", type: "TXT" },
+            verify_endpoint: `/publishers/${challenge.publisher_id}/verify`
+          })
+
+          const early = yield* request(`${base}${challenge.verify_endpoint}`, { method: "POST" })
+          expect(early.status).toBe(422)
+          expect(bodyOf<ProblemBody>(early).detail).toContain(
+            "https://tallyhouse.example/.well-known/productdir-challenge: it answered 404"
+          )
+          expect(bodyOf<ProblemBody>(early).detail).toContain("_productdir.tallyhouse.example")
+
+          served.set("tallyhouse.example", `${challenge.token}\n`)
+          const proven = yield* request(`${base}${challenge.verify_endpoint}`, { method: "POST" })
+          expect(proven.status, proven.text).toBe(200)
+          expect(proven.headers.get("cache-control")).toBe("no-store")
+          const credentials = Schema.decodeUnknownSync(PublisherCredentials)(proven.json, { onExcessProperty: "error" })
+          expect(credentials).toMatchObject({ domain: "tallyhouse.example", status: "verified", method: "http" })
+          expect(credentials.api_key).toMatch(/^pdp_[A-Za-z0-9_-]{43}$/)
+
+          // Once: the key is not shown again, and the domain takes no other publisher.
+          expect((yield* request(`${base}${challenge.verify_endpoint}`, { method: "POST" })).status).toBe(409)
+          expect((yield* postJson(`${base}/publishers`, { domain: "tallyhouse.example" })).status).toBe(409)
+        })
+      )
+
+      it.effect("a claim proven by a DNS TXT record; domains no one can own are refused, naming the field", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const challenge = yield* claim(base, "gantryplanner.example")
+          txt.set("_productdir.gantryplanner.example", challenge.token)
+          const proven = yield* request(`${base}${challenge.verify_endpoint}`, { method: "POST" })
+          expect(proven.status, proven.text).toBe(200)
+          expect(bodyOf<{ method: string }>(proven).method).toBe("dns")
+
+          for (const domain of ["localhost", "127.0.0.1", "co.uk", "intranet.corp", ""]) {
+            const refused = yield* postJson(`${base}/publishers`, { domain })
+            expect(refused.status, domain).toBe(400)
+            expect(
+              bodyOf<ProblemBody>(refused).errors?.map((e) => e.path.join(".")),
+              domain
+            ).toEqual(["payload.domain"])
+          }
+          expect((yield* request(`${base}/publishers/00000000-0000-4000-8000-000000000000/verify`, { method: "POST" })).status).toBe(404)
+        })
+      )
+
+      it.effect("a domain that resolves to a private address is refused without a connection to it", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const challenge = yield* claim(base, "rebinding.example")
+          const before = siteRequests
+          const refused = yield* request(`${base}${challenge.verify_endpoint}`, { method: "POST" })
+          expect(refused.status).toBe(422)
+          expect(bodyOf<ProblemBody>(refused).detail).toContain("resolves only to private addresses")
+          expect(siteRequests).toBe(before)
+        })
+      )
+
+      it.effect("a publisher changes its product against the ETag it read: a new version, the old one kept", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const store = yield* CatalogStore
+          const challenge = yield* claim(base, "harbordesk.example")
+          served.set("harbordesk.example", challenge.token)
+          const { api_key } = bodyOf<{ api_key: string }>(yield* request(`${base}${challenge.verify_endpoint}`, { method: "POST" }))
+          const product = yield* store.find("harbor-desk")
+          const path = `${base}/products/${product.id}`
+          const read = yield* request(path)
+          const etag = read.headers.get("etag")!
+          const patch = (body: unknown, headers: Record<string, string>) =>
+            request(path, { method: "PATCH", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
+          const key = { authorization: `Bearer ${api_key}` }
+
+          // No key, a key that is not a publisher's, no If-Match: refused, nothing changed.
+          expect((yield* patch({ ai_summary: "x" }, { "if-match": etag })).status).toBe(401)
+          expect((yield* patch({ ai_summary: "x" }, { "if-match": etag, authorization: `Bearer pdp_${"a".repeat(43)}` })).status).toBe(401)
+          expect((yield* patch({ ai_summary: "x" }, key)).status).toBe(428)
+          // Fields the directory keeps, and a value an import would refuse: every one named.
+          const wrong = yield* patch({ trust: { trust_up: 1000 }, version: 9, name: "" }, { ...key, "if-match": etag })
+          expect(wrong.status).toBe(400)
+          expect(
+            bodyOf<ProblemBody>(wrong)
+              .errors?.map((e) => e.path.join("."))
+              .sort()
+          ).toEqual(["payload.name", "payload.trust", "payload.version"])
+          // Another publisher's product.
+          const other = yield* store.find("tallyhouse")
+          const notTheirs = yield* request(`${base}/products/${other.id}`, {
+            method: "PATCH",
+            headers: { "content-type": "application/json", "if-match": "*", ...key },
+            body: JSON.stringify({ ai_summary: "Ours now." })
+          })
+          expect(notTheirs.status).toBe(403)
+          expect((yield* store.find(product.id)).version).toBe(product.version)
+
+          const changed = yield* patch({ ai_summary: "Harbor Desk, as its vendor says it." }, { ...key, "if-match": etag })
+          expect(changed.status, changed.text).toBe(200)
+          expect(bodyOf<{ version: number; ai_summary: string }>(changed)).toMatchObject({
+            version: product.version + 1,
+            ai_summary: "Harbor Desk, as its vendor says it."
+          })
+          // Read back as every reader reads it, the old version kept as it was served.
+          const now = yield* request(path)
+          expect(bodyOf<{ version: number }>(now).version).toBe(product.version + 1)
+          // One representation, whichever coding carried it.
+          const bare = (tag: string | null) => tag?.replace(/^W\//u, "").replace(/-(gz|br)"$/u, '"')
+          expect(bare(now.headers.get("etag"))).toBe(bare(changed.headers.get("etag")))
+          const old = yield* request(`${path}/versions/${product.version}`)
+          expect(bodyOf<{ ai_summary: string }>(old).ai_summary).toBe(bodyOf<{ ai_summary: string }>(read).ai_summary)
+
+          // The tag it read is stale now: 412, and nothing changes.
+          const stale = yield* patch({ ai_summary: "A second edit from an old read." }, { ...key, "if-match": etag })
+          expect(stale.status).toBe(412)
+          expect((yield* store.find(product.id)).content.ai_summary).toBe("Harbor Desk, as its vendor says it.")
+          // The current version's tag, which votes do not change, works as well.
+          const versionTag = (yield* request(`${path}/versions/${product.version + 1}`)).headers.get("etag")!
+          expect((yield* patch({ key_features: ["Shared inbox", "SLA timers"] }, { ...key, "if-match": versionTag })).status).toBe(200)
+        })
+      )
+    })
+  })
+}

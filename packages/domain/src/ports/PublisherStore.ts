@@ -1,0 +1,25 @@
+/** Publishers: claims of domains, their proofs and their keys. */
+import { Context, type Effect, type Option } from "effect"
+import type { StoreError } from "../support/errors.ts"
+import type { ProofMethod, Publisher, PublisherId } from "../publishers/Publisher.ts"
+
+export class PublisherStore extends Context.Service<
+  PublisherStore,
+  {
+    /** Keeps a new, pending claim. */
+    readonly claim: (publisher: Publisher) => Effect.Effect<Publisher, StoreError>
+    readonly find: (id: PublisherId) => Effect.Effect<Option.Option<Publisher>, StoreError>
+    /** The verified publisher of a domain, if any. */
+    readonly verifiedFor: (domain: string) => Effect.Effect<Option.Option<Publisher>, StoreError>
+    /**
+     * Marks a pending claim proven, with its key's hash: the one verified publisher of its domain. None when another
+     * publisher verified the domain first (or this one is no longer pending): the proof earns nothing twice.
+     */
+    readonly verify: (
+      id: PublisherId,
+      proof: { readonly method: ProofMethod; readonly keyHash: string; readonly at: Date }
+    ) => Effect.Effect<Option.Option<Publisher>, StoreError>
+    /** The verified publisher a key belongs to, by its hash. */
+    readonly byKeyHash: (keyHash: string) => Effect.Effect<Option.Option<Publisher>, StoreError>
+  }
+>()("@productdir/domain/PublisherStore") {}

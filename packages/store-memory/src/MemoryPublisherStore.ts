@@ -1,0 +1,30 @@
+/** PublisherStore over the in-memory state. */
+import { Effect, Layer, Option } from "effect"
+import { type Publisher, PublisherStore } from "@productdir/domain"
+import { MemoryState, type State } from "./State.ts"
+
+const verifiedFor = (state: State, domain: string) =>
+  Option.fromNullishOr([...state.publishers.values()].find((p) => p.domain === domain && p.status === "verified"))
+
+const make = (state: State) =>
+  PublisherStore.of({
+    claim: (publisher) =>
+      Effect.sync(() => {
+        state.publishers.set(publisher.id, publisher)
+        return publisher
+      }),
+    find: (id) => Effect.sync(() => Option.fromNullishOr(state.publishers.get(id))),
+    verifiedFor: (domain) => Effect.sync(() => verifiedFor(state, domain)),
+    verify: (id, proof) =>
+      Effect.sync(() => {
+        const claim = state.publishers.get(id)
+        if (claim === undefined || claim.status !== "pending" || Option.isSome(verifiedFor(state, claim.domain))) return Option.none()
+        const verified: Publisher = { ...claim, status: "verified", method: proof.method, keyHash: proof.keyHash, verifiedAt: proof.at }
+        state.publishers.set(id, verified)
+        return Option.some(verified)
+      }),
+    byKeyHash: (keyHash) =>
+      Effect.sync(() => Option.fromNullishOr([...state.publishers.values()].find((p) => p.keyHash === keyHash && p.status === "verified")))
+  })
+
+export const layer = Layer.effect(PublisherStore, MemoryState.useSync(make))

@@ -1,0 +1,245 @@
+/**
+ * Publishers (docs/decisions.md, "Publishers"): a claim of a domain answered with a challenge; the proof read from
+ * the domain's site or its DNS, earning a key shown once; and, with the key, changes to the records of the products
+ * whose website is on the domain. A change is checked by the import's rules (the same limits, the same hidden-text
+ * normalization: a publisher's text is content from outside, as any record's is) and made only against the version
+ * it was read at.
+ */
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { randomBytes, randomUUID } from "node:crypto"
+import {
+  CatalogStore,
+  claimedDomain,
+  DomainProofs,
+  type Product,
+  type ProductNotFound,
+  type ProductRemoved,
+  type ProofMethod,
+  type ProofUnreadable,
+  type Publisher,
+  type PublisherChallenge,
+  type PublisherCredentials,
+  type PublisherId,
+  PublisherStore,
+  type StoreError,
+  toChallenge,
+  toExportRecord,
+  type VersionConflict,
+  websiteDomain
+} from "@productdir/domain"
+import { checkRecord, type FieldError } from "./ImportChecks.ts"
+import { keyHash } from "./AgentKeys.ts"
+
+export const PUBLISHER_KEY_PREFIX = "pdp_"
+const KEY_SHAPE = /^pdp_[A-Za-z0-9_-]{43}$/u
+
+export class DomainRefused extends Schema.TaggedError<DomainRefused>()("DomainRefused", { claimed: Schema.String, issue: Schema.String }) {
+  override get message() {
+    return `The domain ${this.issue}`
+  }
+}
+
+export class DomainTaken extends Schema.TaggedError<DomainTaken>()("DomainTaken", { domain: Schema.String }) {
+  override get message() {
+    return `${this.domain} already has a verified publisher: a domain has one`
+  }
+}
+
+export class PublisherNotFound extends Schema.TaggedError<PublisherNotFound>()("PublisherNotFound", { id: Schema.String }) {
+  override get message() {
+    return `No claim has the id ${this.id}`
+  }
+}
+
+export class AlreadyVerified extends Schema.TaggedError<AlreadyVerified>()("AlreadyVerified", { domain: Schema.String }) {
+  override get message() {
+    return `This claim of ${this.domain} is verified already: its key was shown once, when it was verified`
+  }
+}
+
+export class ProofMissing extends Schema.TaggedError<ProofMissing>()("ProofMissing", {
+  domain: Schema.String,
+  token: Schema.String,
+  http: Schema.String,
+  dns: Schema.String
+}) {
+  override get message() {
+    return `No proof of ${this.domain} was found: ${this.http}; ${this.dns}`
+  }
+}
+
+export class PublisherKeyRefused extends Schema.TaggedError<PublisherKeyRefused>()("PublisherKeyRefused", {}) {
+  override get message() {
+    return "The key is no verified publisher's key"
+  }
+}
+
+export class NotTheirs extends Schema.TaggedError<NotTheirs>()("NotTheirs", { domain: Schema.String, website: Schema.String }) {
+  override get message() {
+    return `The publisher of ${this.domain} changes the products whose website is on ${this.domain}; this one's is ${this.website}`
+  }
+}
+
+/** A change whose fields are wrong: each named, as an import names a record's. */
+export class ChangeRefused extends Schema.TaggedError<ChangeRefused>()("ChangeRefused", {
+  errors: Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String }))
+}) {
+  override get message() {
+    return `${this.errors.length} field(s) of the change are not right`
+  }
+}
+
+/** The fields of a record a publisher may change: its content. Never its id, slug, trust, version or dates. */
+export const EDITABLE_FIELDS = [
+  "name",
+  "category",
+  "ai_summary",
+  "ai_features",
+  "ai_optimization",
+  "recommended_for",
+  "not_recommended_for",
+  "pricing",
+  "key_features",
+  "trust_signals",
+  "problems"
+] as const
+
+export class Publishing extends Context.Service<
+  Publishing,
+  {
+    /** A pending claim of the domain `claimed` names (its registrable domain), with its challenge. */
+    readonly claim: (
+      claimed: string,
+      verifyPath: (id: PublisherId) => string
+    ) => Effect.Effect<PublisherChallenge, DomainRefused | DomainTaken | StoreError>
+    /** Reads the claim's proof (HTTP first, then DNS); proven, the publisher's key, shown once. */
+    readonly verify: (
+      id: PublisherId
+    ) => Effect.Effect<PublisherCredentials, PublisherNotFound | AlreadyVerified | DomainTaken | ProofMissing | StoreError>
+    /** The verified publisher a key belongs to. */
+    readonly authenticate: (key: string) => Effect.Effect<Publisher, PublisherKeyRefused | StoreError>
+    /** Whether the product is the publisher's: its website is on the publisher's domain. */
+    readonly owned: (publisher: Publisher, product: Product) => Effect.Effect<void, NotTheirs>
+    /** Changes the product's record by `change` (some of EDITABLE_FIELDS), made against version `expected`. */
+    readonly edit: (
+      publisher: Publisher,
+      product: Product,
+      change: Readonly<Record<string, unknown>>,
+      expected: number
+    ) => Effect.Effect<Product, NotTheirs | ChangeRefused | ProductNotFound | ProductRemoved | VersionConflict | StoreError>
+  }
+>()("@productdir/usecases/Publishing") {}
+
+const NO_TRACKING = { source: "", medium: "", campaign: "" }
+
+/** Why a read proof did not prove the claim, in words that finish "…: ". */
+const why = (read: Effect.Effect<boolean, ProofUnreadable>, missing: string) =>
+  read.pipe(
+    Effect.map((proven) => (proven ? undefined : missing)),
+    Effect.catchTag("ProofUnreadable", (error) => Effect.succeed(error.message))
+  )
+
+export const layer = Layer.effect(
+  Publishing,
+  Effect.gen(function* () {
+    const store = yield* PublisherStore
+    const catalog = yield* CatalogStore
+    const proofs = yield* DomainProofs
+
+    const owned = (publisher: Publisher, product: Product) =>
+      websiteDomain(product.content.website) === publisher.domain
+        ? Effect.void
+        : Effect.fail(new NotTheirs({ domain: publisher.domain, website: product.content.website }))
+
+    return Publishing.of({
+      claim: Effect.fn("Publishing.claim")(function* (claimed, verifyPath) {
+        const found = claimedDomain(claimed)
+        if ("issue" in found) return yield* new DomainRefused({ claimed, issue: found.issue })
+        if (Option.isSome(yield* store.verifiedFor(found.domain))) return yield* new DomainTaken({ domain: found.domain })
+        const publisher: Publisher = {
+          id: randomUUID() as PublisherId,
+          domain: found.domain,
+          status: "pending",
+          token: `productdir-verify-${randomBytes(24).toString("base64url")}`,
+          method: null,
+          keyHash: null,
+          createdAt: new Date(yield* Clock.currentTimeMillis),
+          verifiedAt: null
+        }
+        yield* store.claim(publisher)
+        return toChallenge(publisher, verifyPath(publisher.id))
+      }),
+      verify: Effect.fn("Publishing.verify")(function* (id) {
+        const claim = Option.getOrUndefined(yield* store.find(id))
+        if (claim === undefined) return yield* new PublisherNotFound({ id })
+        if (claim.status !== "pending") return yield* new AlreadyVerified({ domain: claim.domain })
+        if (Option.isSome(yield* store.verifiedFor(claim.domain))) return yield* new DomainTaken({ domain: claim.domain })
+        const http = yield* why(
+          Effect.map(proofs.httpToken(claim.domain), (body) => body === claim.token),
+          `https://${claim.domain}/.well-known/productdir-challenge does not serve the token`
+        )
+        const dns =
+          http === undefined
+            ? undefined
+            : yield* why(
+                Effect.map(proofs.dnsTexts(claim.domain), (texts) => texts.includes(claim.token)),
+                `no TXT record of _productdir.${claim.domain} holds the token`
+              )
+        if (http !== undefined && dns !== undefined) {
+          return yield* new ProofMissing({ domain: claim.domain, token: claim.token, http, dns })
+        }
+        const method: ProofMethod = http === undefined ? "http" : "dns"
+        const key = `${PUBLISHER_KEY_PREFIX}${randomBytes(32).toString("base64url")}`
+        const at = new Date(yield* Clock.currentTimeMillis)
+        const verified = Option.getOrUndefined(yield* store.verify(id, { method, keyHash: keyHash(key), at }))
+        // Another claim of the domain was proven meanwhile.
+        if (verified === undefined) return yield* new DomainTaken({ domain: claim.domain })
+        return {
+          publisher_id: verified.id,
+          domain: verified.domain,
+          status: verified.status,
+          method,
+          verified_at: at.toISOString(),
+          api_key: key
+        }
+      }),
+      authenticate: (key) =>
+        KEY_SHAPE.test(key)
+          ? Effect.flatMap(store.byKeyHash(keyHash(key)), (found) =>
+              Option.match(found, { onNone: () => Effect.fail(new PublisherKeyRefused()), onSome: Effect.succeed })
+            )
+          : Effect.fail(new PublisherKeyRefused()),
+      owned,
+      edit: Effect.fn("Publishing.edit")(function* (publisher, product, change, expected) {
+        yield* owned(publisher, product)
+        const unknown = Object.keys(change).filter((k) => !(EDITABLE_FIELDS as ReadonlyArray<string>).includes(k))
+        if (unknown.length > 0) {
+          return yield* new ChangeRefused({
+            errors: unknown.map((k) => ({
+              path: k,
+              message: `is not a field a publisher changes (those are ${EDITABLE_FIELDS.join(", ")}): the id, slug, trust, version and dates are the directory's`
+            }))
+          })
+        }
+        // The record as it is, in the import shape, with the change over it: checked as an import checks a record.
+        const { trust: _t, ...current } = toExportRecord(product, NO_TRACKING)
+        const value = {
+          ...current,
+          ...change,
+          id: product.id,
+          slug: product.slug,
+          trust: { trust_up: product.seed.up, trust_down: product.seed.down }
+        }
+        const checked = checkRecord({ _tag: "Parsed", position: { index: 0 }, value, repeated: [], bytes: 0 })
+        if (checked._tag === "Rejected") return yield* new ChangeRefused({ errors: checked.rejection.errors.map((e: FieldError) => e) })
+        // The website stays on the publisher's domain: a record moved off it would be nobody's to correct.
+        if (websiteDomain(checked.input.content.website) !== publisher.domain) {
+          return yield* new ChangeRefused({
+            errors: [{ path: "trust_signals.website", message: `must stay on ${publisher.domain}, the publisher's domain` }]
+          })
+        }
+        return yield* catalog.edit(checked.input, expected)
+      })
+    })
+  })
+)
