@@ -106,7 +106,9 @@ const UseCasesLive = Layer.unwrap(
     const admission = countAdmissions(
       Admission.layer({ votesPerClient: config.votesPerAddress, directoryFetchesPerNetwork: config.directoryFetchesPerNetwork })
     )
-    const publishing = Publishing.layer.pipe(
+    // Claims and verifications draw on their own daily budgets, sized as registrations' are.
+    const publishing = Publishing.layer({ attemptsPerNetwork: config.registrationsPerNetwork }).pipe(
+      Layer.provide(identity),
       Layer.provide(
         DomainProofs.layer({
           testSites: new Map(

@@ -80,6 +80,16 @@ const verifyClaim = (id: string, status: number): Case => ({
   status,
   init: { method: "POST" }
 })
+const NEW_PRODUCT_FIELDS = [
+  "category",
+  "ai_summary",
+  "ai_features",
+  "ai_optimization",
+  "recommended_for",
+  "not_recommended_for",
+  "pricing",
+  "key_features"
+] as const
 const changeProduct = (status: number, headers: Record<string, string>): Case => ({
   operation: "patch /products/{id}",
   path: `/products/${product.id}`,
@@ -122,6 +132,20 @@ const cases = (): ReadonlyArray<Case> => [
   verifyClaim("{publisher}", 422),
   verifyClaim("00000000-0000-4000-8000-000000000000", 404),
   verifyClaim("not-a-claim", 400),
+  {
+    operation: "post /products",
+    path: "/products",
+    status: 401,
+    init: {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        ...Object.fromEntries(NEW_PRODUCT_FIELDS.map((f) => [f, product.content[f]])),
+        trust_signals: { website: product.content.website },
+        name: "Unclaimed"
+      })
+    }
+  },
   changeProduct(401, { "if-match": "*" }),
   changeProduct(401, { "if-match": "*", authorization: "Bearer pdp_nobody" }),
   get("/products", "/products?limit=5", 200),
@@ -313,7 +337,7 @@ describe("paths the document does not list are not served", () => {
           // Every GET is also served as HEAD.
           ["DELETE", `/products/${product.id}`, "GET, PATCH, HEAD"],
           ["PUT", "/vote", "POST"],
-          ["POST", "/products", "GET, HEAD"],
+          ["PUT", "/products", "GET, POST, HEAD"],
           ["PATCH", "/categories", "GET, HEAD"],
           // Paths served beside the API definition: the docs page's icon, the A2A interfaces, MCP.
           ["DELETE", "/favicon.ico", "GET, HEAD"],

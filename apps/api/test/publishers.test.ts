@@ -13,7 +13,7 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import dns2 from "dns2"
 import { CatalogStore, PublisherChallenge, PublisherCredentials } from "@productdir/domain"
-import { baseUrl, serverLayer, storeVariants } from "./harness.ts"
+import { baseUrl, memoryStores, serverLayer, storeVariants } from "./harness.ts"
 import { bodyOf, type ProblemBody, postJson, request } from "./http.ts"
 
 /** What each vendor's site serves at its challenge path, by Host; a count of the requests it had. */
@@ -136,6 +136,63 @@ for (const variant of storeVariants()) {
         })
       )
 
+      it.effect("a publisher adds a product on its domain; off its domain, or under a look-alike name, it is refused", () =>
+        Effect.gen(function* () {
+          const base = yield* baseUrl
+          const store = yield* CatalogStore
+          const challenge = yield* claim(base, "keystonevault.example")
+          txt.set("_productdir.keystonevault.example", challenge.token)
+          const { api_key } = bodyOf<{ api_key: string }>(yield* request(`${base}${challenge.verify_endpoint}`, { method: "POST" }))
+          const existing = bodyOf<Record<string, unknown>>(yield* request(`${base}/products/${(yield* store.find("keystone-vault")).id}`))
+          const fields = [
+            "name",
+            "category",
+            "ai_summary",
+            "ai_features",
+            "ai_optimization",
+            "recommended_for",
+            "not_recommended_for",
+            "pricing",
+            "key_features"
+          ]
+          const record = {
+            ...Object.fromEntries(fields.map((f) => [f, existing[f]])),
+            name: "Keystone Vault Teams",
+            trust_signals: { website: "https://teams.keystonevault.example/" }
+          }
+          const create = (body: unknown, key = api_key) =>
+            request(`${base}/products`, {
+              method: "POST",
+              headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+              body: JSON.stringify(body)
+            })
+
+          const created = yield* create(record)
+          expect(created.status, created.text).toBe(201)
+          const body = bodyOf<{ id: string; name: string; version: number; trust: { trust_up: number } }>(created)
+          expect(created.headers.get("location")).toBe(`/products/${body.id}`)
+          expect(body).toMatchObject({ name: "Keystone Vault Teams", version: 1, trust: { trust_up: 0 } })
+          expect(bodyOf<{ name: string }>(yield* request(`${base}/products/${body.id}`)).name).toBe("Keystone Vault Teams")
+
+          const offDomain = yield* create({ ...record, name: "Elsewhere Vault", trust_signals: { website: "https://elsewhere.example/" } })
+          expect(offDomain.status).toBe(400)
+          expect(bodyOf<ProblemBody>(offDomain).errors?.map((e) => e.path.join("."))).toEqual(["payload.trust_signals.website"])
+          // "Kеystone Vault", its e Cyrillic: another product's name to every reader.
+          const impostor = yield* create({ ...record, name: "K\u0435ystone Vault" })
+          expect(impostor.status).toBe(400)
+          expect(bodyOf<ProblemBody>(impostor).errors?.map((e) => e.path.join("."))).toEqual(["payload.name"])
+          const { name: _name, ...nameless } = record
+          const incomplete = yield* create({ ...nameless, id: "00000000-0000-4000-8000-000000000000" })
+          expect(incomplete.status).toBe(400)
+          expect(
+            bodyOf<ProblemBody>(incomplete)
+              .errors?.map((e) => e.path.join("."))
+              .sort()
+          ).toEqual(["payload.id", "payload.name"])
+          expect((yield* create(record, "pdp_nobody")).status).toBe(401)
+        })
+      )
+
       it.effect("a publisher changes its product against the ETag it read: a new version, the old one kept", () =>
         Effect.gen(function* () {
           const base = yield* baseUrl
@@ -200,3 +257,27 @@ for (const variant of storeVariants()) {
     })
   })
 }
+
+describe("publishers' claims and verifications draw on their network's daily budget", () => {
+  layer(serverLayer(memoryStores(), { ...settings, trustProxy: 1, registrationsPerNetwork: { "v4/32": 2 } }), {
+    timeout: "120 seconds",
+    excludeTestServices: true
+  })((it) => {
+    it.effect("past the budget, a 429 with Retry-After; another network is not held back", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const from = (address: string) => ({ "x-forwarded-for": address })
+        const first = yield* postJson(`${base}/publishers`, { domain: "pulseboard.example" }, from("203.0.113.7"))
+        expect(first.status).toBe(201)
+        const { verify_endpoint } = bodyOf<{ verify_endpoint: string }>(first)
+        // A verification is an attempt too: it fetches from the internet.
+        expect((yield* request(`${base}${verify_endpoint}`, { method: "POST", headers: from("203.0.113.7") })).status).toBe(422)
+        const over = yield* postJson(`${base}/publishers`, { domain: "pulseboard.example" }, from("203.0.113.7"))
+        expect(over.status).toBe(429)
+        expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0)
+        expect((yield* request(`${base}${verify_endpoint}`, { method: "POST", headers: from("203.0.113.7") })).status).toBe(429)
+        expect((yield* postJson(`${base}/publishers`, { domain: "pulseboard.example" }, from("198.51.100.7"))).status).toBe(201)
+      })
+    )
+  })
+})

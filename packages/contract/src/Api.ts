@@ -23,6 +23,7 @@ import {
   PublisherClaim,
   PublisherCredentials,
   PublisherId,
+  NewProduct,
   RecordChange,
   ROUTES,
   VersionList,
@@ -226,6 +227,16 @@ export class PublishersApi extends HttpApiGroup.make("publishers")
 
 export class PublishingApi extends HttpApiGroup.make("publishing")
   .add(
+    HttpApiEndpoint.post("createProduct", ROUTES.products, {
+      payload: NewProduct,
+      success: ProductRecord.pipe(HttpApiSchema.status(201)),
+      error: [BadRequest, Unauthorized, PayloadTooLarge, UnsupportedMediaType, ServiceUnavailable]
+    }).annotateMerge(
+      describe(
+        "Add a product, as its publisher",
+        "With the publisher's key, a product whose website is on the publisher's domain: the whole record's content fields, checked as an import checks a record (a name that imitates another product's is refused). The directory gives it its id and slug; the answer is the new record, its path in `Location`."
+      )
+    ),
     HttpApiEndpoint.patch("changeProduct", ROUTES.product, {
       params: { id: IdParam },
       payload: RecordChange,

@@ -16,6 +16,7 @@ import { jobsBehaviours } from "./jobs.contract.ts"
 import { limitsBehaviours } from "./limits.contract.ts"
 import { listingBehaviours } from "./listing.contract.ts"
 import { problemsBehaviours } from "./problems.contract.ts"
+import { publishersBehaviours } from "./publishers.contract.ts"
 import { reconciliationBehaviours } from "./reconciliation.contract.ts"
 import { searchBehaviours } from "./search.contract.ts"
 import { versionsBehaviours } from "./versions.contract.ts"
@@ -28,6 +29,7 @@ const CONCERNS: ReadonlyArray<readonly [string, (it: ContractIt) => void]> = [
   ["listing", listingBehaviours],
   ["search", searchBehaviours],
   ["versions", versionsBehaviours],
+  ["publishers", publishersBehaviours],
   ["votes", votesBehaviours],
   ["how votes count", countingBehaviours],
   ["problems", problemsBehaviours],

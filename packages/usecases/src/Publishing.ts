@@ -6,6 +6,7 @@
  * it was read at.
  */
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { decide, type Decision, RateLimits } from "@productdir/domain"
 import { randomBytes, randomUUID } from "node:crypto"
 import {
   CatalogStore,
@@ -21,14 +22,42 @@ import {
   type PublisherCredentials,
   type PublisherId,
   PublisherStore,
-  type StoreError,
+  StoreError,
   toChallenge,
   toExportRecord,
   type VersionConflict,
   websiteDomain
 } from "@productdir/domain"
-import { checkRecord, type FieldError } from "./ImportChecks.ts"
+import { type Checked, checkRecord, type FieldError } from "./ImportChecks.ts"
+import { findLookAlikes } from "./ImportLookAlikes.ts"
 import { keyHash } from "./AgentKeys.ts"
+import type { NetworkLevel } from "./network.ts"
+import { VoterIdentity } from "./VoterIdentity.ts"
+
+const DAY_SECONDS = 86_400
+
+export interface PublishingSettings {
+  /**
+   * Claims and verifications per day at each level of a client's networks, as registrations are budgeted (Agents.ts):
+   * a verification fetches from the internet, and a claim is a row kept.
+   */
+  readonly attemptsPerNetwork: Readonly<Partial<Record<NetworkLevel, number>>>
+}
+
+/** Who is claiming or verifying: the client's address, and whether it is this host (never limited). */
+export interface Claimant {
+  readonly address: string
+  readonly local: boolean
+}
+
+/** A claim or a verification over its network's budget: what was limited, as a rate limit's answer says it. */
+export class PublishingLimited extends Schema.TaggedError<PublishingLimited>()("PublishingLimited", {
+  limit: Schema.Number,
+  windowSeconds: Schema.Number,
+  retryAfterSeconds: Schema.Number,
+  resetSeconds: Schema.Number,
+  key: Schema.String
+}) {}
 
 export const PUBLISHER_KEY_PREFIX = "pdp_"
 const KEY_SHAPE = /^pdp_[A-Za-z0-9_-]{43}$/u
@@ -110,16 +139,23 @@ export class Publishing extends Context.Service<
     /** A pending claim of the domain `claimed` names (its registrable domain), with its challenge. */
     readonly claim: (
       claimed: string,
-      verifyPath: (id: PublisherId) => string
-    ) => Effect.Effect<PublisherChallenge, DomainRefused | DomainTaken | StoreError>
+      verifyPath: (id: PublisherId) => string,
+      claimant: Claimant
+    ) => Effect.Effect<PublisherChallenge, DomainRefused | DomainTaken | PublishingLimited | StoreError>
     /** Reads the claim's proof (HTTP first, then DNS); proven, the publisher's key, shown once. */
     readonly verify: (
-      id: PublisherId
-    ) => Effect.Effect<PublisherCredentials, PublisherNotFound | AlreadyVerified | DomainTaken | ProofMissing | StoreError>
+      id: PublisherId,
+      claimant: Claimant
+    ) => Effect.Effect<
+      PublisherCredentials,
+      PublisherNotFound | AlreadyVerified | DomainTaken | ProofMissing | PublishingLimited | StoreError
+    >
     /** The verified publisher a key belongs to. */
     readonly authenticate: (key: string) => Effect.Effect<Publisher, PublisherKeyRefused | StoreError>
     /** Whether the product is the publisher's: its website is on the publisher's domain. */
     readonly owned: (publisher: Publisher, product: Product) => Effect.Effect<void, NotTheirs>
+    /** A new product on the publisher's domain, from a whole record's content fields: checked as an import checks one. */
+    readonly create: (publisher: Publisher, record: Readonly<Record<string, unknown>>) => Effect.Effect<Product, ChangeRefused | StoreError>
     /** Changes the product's record by `change` (some of EDITABLE_FIELDS), made against version `expected`. */
     readonly edit: (
       publisher: Publisher,
@@ -139,107 +175,160 @@ const why = (read: Effect.Effect<boolean, ProofUnreadable>, missing: string) =>
     Effect.catchTag("ProofUnreadable", (error) => Effect.succeed(error.message))
   )
 
-export const layer = Layer.effect(
-  Publishing,
-  Effect.gen(function* () {
-    const store = yield* PublisherStore
-    const catalog = yield* CatalogStore
-    const proofs = yield* DomainProofs
-
-    const owned = (publisher: Publisher, product: Product) =>
-      websiteDomain(product.content.website) === publisher.domain
-        ? Effect.void
-        : Effect.fail(new NotTheirs({ domain: publisher.domain, website: product.content.website }))
-
-    return Publishing.of({
-      claim: Effect.fn("Publishing.claim")(function* (claimed, verifyPath) {
-        const found = claimedDomain(claimed)
-        if ("issue" in found) return yield* new DomainRefused({ claimed, issue: found.issue })
-        if (Option.isSome(yield* store.verifiedFor(found.domain))) return yield* new DomainTaken({ domain: found.domain })
-        const publisher: Publisher = {
-          id: randomUUID() as PublisherId,
-          domain: found.domain,
-          status: "pending",
-          token: `productdir-verify-${randomBytes(24).toString("base64url")}`,
-          method: null,
-          keyHash: null,
-          createdAt: new Date(yield* Clock.currentTimeMillis),
-          verifiedAt: null
-        }
-        yield* store.claim(publisher)
-        return toChallenge(publisher, verifyPath(publisher.id))
-      }),
-      verify: Effect.fn("Publishing.verify")(function* (id) {
-        const claim = Option.getOrUndefined(yield* store.find(id))
-        if (claim === undefined) return yield* new PublisherNotFound({ id })
-        if (claim.status !== "pending") return yield* new AlreadyVerified({ domain: claim.domain })
-        if (Option.isSome(yield* store.verifiedFor(claim.domain))) return yield* new DomainTaken({ domain: claim.domain })
-        const http = yield* why(
-          Effect.map(proofs.httpToken(claim.domain), (body) => body === claim.token),
-          `https://${claim.domain}/.well-known/productdir-challenge does not serve the token`
+export const layer = (settings: PublishingSettings) =>
+  Layer.effect(
+    Publishing,
+    Effect.gen(function* () {
+      const limits = yield* RateLimits
+      const identity = yield* VoterIdentity
+      /** One attempt from the claimant's networks' daily budgets; this host's own are not limited. */
+      const attempt = (claimant: Claimant) =>
+        Effect.flatMap(
+          claimant.local
+            ? Effect.succeed(decide([]))
+            : limits.take(
+                identity.networkKeys(claimant.address).map((network) => ({
+                  key: `publish:${network.level}:${network.key}`,
+                  max: settings.attemptsPerNetwork[network.level as NetworkLevel] ?? 0,
+                  windowSeconds: DAY_SECONDS
+                }))
+              ),
+          (decision: Decision) => {
+            if (decision._tag !== "Limited") return Effect.void
+            const { limit, windowSeconds, retryAfterSeconds, resetSeconds, key } = decision
+            return Effect.fail(new PublishingLimited({ limit, windowSeconds, retryAfterSeconds, resetSeconds, key }))
+          }
         )
-        const dns =
-          http === undefined
-            ? undefined
-            : yield* why(
-                Effect.map(proofs.dnsTexts(claim.domain), (texts) => texts.includes(claim.token)),
-                `no TXT record of _productdir.${claim.domain} holds the token`
-              )
-        if (http !== undefined && dns !== undefined) {
-          return yield* new ProofMissing({ domain: claim.domain, token: claim.token, http, dns })
-        }
-        const method: ProofMethod = http === undefined ? "http" : "dns"
-        const key = `${PUBLISHER_KEY_PREFIX}${randomBytes(32).toString("base64url")}`
-        const at = new Date(yield* Clock.currentTimeMillis)
-        const verified = Option.getOrUndefined(yield* store.verify(id, { method, keyHash: keyHash(key), at }))
-        // Another claim of the domain was proven meanwhile.
-        if (verified === undefined) return yield* new DomainTaken({ domain: claim.domain })
-        return {
-          publisher_id: verified.id,
-          domain: verified.domain,
-          status: verified.status,
-          method,
-          verified_at: at.toISOString(),
-          api_key: key
-        }
-      }),
-      authenticate: (key) =>
-        KEY_SHAPE.test(key)
-          ? Effect.flatMap(store.byKeyHash(keyHash(key)), (found) =>
-              Option.match(found, { onNone: () => Effect.fail(new PublisherKeyRefused()), onSome: Effect.succeed })
+      const store = yield* PublisherStore
+      const catalog = yield* CatalogStore
+      const proofs = yield* DomainProofs
+
+      const owned = (publisher: Publisher, product: Product) =>
+        websiteDomain(product.content.website) === publisher.domain
+          ? Effect.void
+          : Effect.fail(new NotTheirs({ domain: publisher.domain, website: product.content.website }))
+
+      // The website stays on the publisher's domain: a record moved off it would be nobody's to correct.
+      const onDomain = (publisher: Publisher, checked: Extract<Checked, { readonly _tag: "Valid" }>) =>
+        websiteDomain(checked.input.content.website) === publisher.domain
+          ? Effect.void
+          : Effect.fail(
+              new ChangeRefused({
+                errors: [
+                  {
+                    path: "trust_signals.website",
+                    message: `must be on ${publisher.domain}, the publisher's domain (the website is ${checked.input.content.website})`
+                  }
+                ]
+              })
             )
-          : Effect.fail(new PublisherKeyRefused()),
-      owned,
-      edit: Effect.fn("Publishing.edit")(function* (publisher, product, change, expected) {
-        yield* owned(publisher, product)
-        const unknown = Object.keys(change).filter((k) => !(EDITABLE_FIELDS as ReadonlyArray<string>).includes(k))
-        if (unknown.length > 0) {
-          return yield* new ChangeRefused({
-            errors: unknown.map((k) => ({
-              path: k,
-              message: `is not a field a publisher changes (those are ${EDITABLE_FIELDS.join(", ")}): the id, slug, trust, version and dates are the directory's`
-            }))
-          })
-        }
-        // The record as it is, in the import shape, with the change over it: checked as an import checks a record.
-        const { trust: _t, ...current } = toExportRecord(product, NO_TRACKING)
-        const value = {
-          ...current,
-          ...change,
-          id: product.id,
-          slug: product.slug,
-          trust: { trust_up: product.seed.up, trust_down: product.seed.down }
-        }
-        const checked = checkRecord({ _tag: "Parsed", position: { index: 0 }, value, repeated: [], bytes: 0 })
-        if (checked._tag === "Rejected") return yield* new ChangeRefused({ errors: checked.rejection.errors.map((e: FieldError) => e) })
-        // The website stays on the publisher's domain: a record moved off it would be nobody's to correct.
-        if (websiteDomain(checked.input.content.website) !== publisher.domain) {
-          return yield* new ChangeRefused({
-            errors: [{ path: "trust_signals.website", message: `must stay on ${publisher.domain}, the publisher's domain` }]
-          })
-        }
-        return yield* catalog.edit(checked.input, expected)
+
+      return Publishing.of({
+        claim: Effect.fn("Publishing.claim")(function* (claimed, verifyPath, claimant) {
+          const found = claimedDomain(claimed)
+          if ("issue" in found) return yield* new DomainRefused({ claimed, issue: found.issue })
+          yield* attempt(claimant)
+          if (Option.isSome(yield* store.verifiedFor(found.domain))) return yield* new DomainTaken({ domain: found.domain })
+          const publisher: Publisher = {
+            id: randomUUID() as PublisherId,
+            domain: found.domain,
+            status: "pending",
+            token: `productdir-verify-${randomBytes(24).toString("base64url")}`,
+            method: null,
+            keyHash: null,
+            createdAt: new Date(yield* Clock.currentTimeMillis),
+            verifiedAt: null
+          }
+          yield* store.claim(publisher)
+          return toChallenge(publisher, verifyPath(publisher.id))
+        }),
+        verify: Effect.fn("Publishing.verify")(function* (id, claimant) {
+          const claim = Option.getOrUndefined(yield* store.find(id))
+          if (claim === undefined) return yield* new PublisherNotFound({ id })
+          if (claim.status !== "pending") return yield* new AlreadyVerified({ domain: claim.domain })
+          if (Option.isSome(yield* store.verifiedFor(claim.domain))) return yield* new DomainTaken({ domain: claim.domain })
+          // Before anything is fetched: a verification reaches out to the internet.
+          yield* attempt(claimant)
+          const http = yield* why(
+            Effect.map(proofs.httpToken(claim.domain), (body) => body === claim.token),
+            `https://${claim.domain}/.well-known/productdir-challenge does not serve the token`
+          )
+          const dns =
+            http === undefined
+              ? undefined
+              : yield* why(
+                  Effect.map(proofs.dnsTexts(claim.domain), (texts) => texts.includes(claim.token)),
+                  `no TXT record of _productdir.${claim.domain} holds the token`
+                )
+          if (http !== undefined && dns !== undefined) {
+            return yield* new ProofMissing({ domain: claim.domain, token: claim.token, http, dns })
+          }
+          const method: ProofMethod = http === undefined ? "http" : "dns"
+          const key = `${PUBLISHER_KEY_PREFIX}${randomBytes(32).toString("base64url")}`
+          const at = new Date(yield* Clock.currentTimeMillis)
+          const verified = Option.getOrUndefined(yield* store.verify(id, { method, keyHash: keyHash(key), at }))
+          // Another claim of the domain was proven meanwhile.
+          if (verified === undefined) return yield* new DomainTaken({ domain: claim.domain })
+          return {
+            publisher_id: verified.id,
+            domain: verified.domain,
+            status: verified.status,
+            method,
+            verified_at: at.toISOString(),
+            api_key: key
+          }
+        }),
+        authenticate: (key) =>
+          KEY_SHAPE.test(key)
+            ? Effect.flatMap(store.byKeyHash(keyHash(key)), (found) =>
+                Option.match(found, { onNone: () => Effect.fail(new PublisherKeyRefused()), onSome: Effect.succeed })
+              )
+            : Effect.fail(new PublisherKeyRefused()),
+        owned,
+        create: Effect.fn("Publishing.create")(function* (publisher, record) {
+          const value = { ...record, id: randomUUID(), trust: { trust_up: 0, trust_down: 0 } }
+          const checked = checkRecord({ _tag: "Parsed", position: { index: 0 }, value, repeated: [], bytes: 0 })
+          if (checked._tag === "Rejected") return yield* new ChangeRefused({ errors: checked.rejection.errors.map((e: FieldError) => e) })
+          yield* onDomain(publisher, checked)
+          // A name that imitates another product's is refused, as for an import's new product.
+          const [lookAlike] = yield* findLookAlikes(catalog, [checked])
+          if (lookAlike !== undefined) return yield* new ChangeRefused({ errors: [{ path: "name", message: lookAlike.message }] })
+          yield* catalog.upsert([checked.input])
+          // Just written: not finding it is the store's failure, not the publisher's.
+          return yield* catalog.find(checked.input.id).pipe(
+            Effect.catchTags({
+              ProductNotFound: () =>
+                Effect.fail(new StoreError({ operation: "create", detail: "the new product was not found after it was written" })),
+              ProductRemoved: () =>
+                Effect.fail(new StoreError({ operation: "create", detail: "the new product was removed as it was written" }))
+            })
+          )
+        }),
+        edit: Effect.fn("Publishing.edit")(function* (publisher, product, change, expected) {
+          yield* owned(publisher, product)
+          const unknown = Object.keys(change).filter((k) => !(EDITABLE_FIELDS as ReadonlyArray<string>).includes(k))
+          if (unknown.length > 0) {
+            return yield* new ChangeRefused({
+              errors: unknown.map((k) => ({
+                path: k,
+                message: `is not a field a publisher changes (those are ${EDITABLE_FIELDS.join(", ")}): the id, slug, trust, version and dates are the directory's`
+              }))
+            })
+          }
+          // The record as it is, in the import shape, with the change over it: checked as an import checks a record.
+          const { trust: _t, ...current } = toExportRecord(product, NO_TRACKING)
+          const value = {
+            ...current,
+            ...change,
+            id: product.id,
+            slug: product.slug,
+            trust: { trust_up: product.seed.up, trust_down: product.seed.down }
+          }
+          const checked = checkRecord({ _tag: "Parsed", position: { index: 0 }, value, repeated: [], bytes: 0 })
+          if (checked._tag === "Rejected") return yield* new ChangeRefused({ errors: checked.rejection.errors.map((e: FieldError) => e) })
+          yield* onDomain(publisher, checked)
+          return yield* catalog.edit(checked.input, expected)
+        })
       })
     })
-  })
-)
+  )

@@ -97,6 +97,17 @@ export const RecordChange = Schema.Struct({
 })
 export type RecordChange = typeof RecordChange.Type
 
+/** What a publisher sends to add a product: a whole record's content fields, its website on the publisher's domain. */
+export const NewProduct = Schema.Struct({
+  ...CatalogFields,
+  trust_signals: Schema.Struct({ website: HttpUrl }),
+  problems: Schema.optionalKey(Statements.annotate({ description: "Known limitations the catalog lists" }))
+}).annotate({
+  identifier: "NewProduct",
+  description: "A new product's record: the directory gives it its id, slug, trust (none yet), version and dates"
+})
+export type NewProduct = typeof NewProduct.Type
+
 export const ProductContent = Schema.Struct({
   ...CatalogFields,
   /** The home page without tracking parameters; `trust_signals.website` is derived from it. */
