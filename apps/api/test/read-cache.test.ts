@@ -12,6 +12,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { sampleRecords } from "@productdir/fixtures/sample"
@@ -90,8 +92,14 @@ describe(`the read cache across processes (${server ? "two APIs on one PostgreSQ
   let reader: string
   let other: string
   let proxy: ConnectionProxy.ConnectionProxy | undefined
+  /** The vendor site of the product a publisher changes: it serves its claim's token. */
+  const published = sample[8]!
+  const publishedDomain = new URL(published.trust_signals?.website ?? published.ai_optimization.seeded_url).hostname
+  let token = ""
+  const site = createServer((_, res) => res.writeHead(200, { "content-type": "text/plain" }).end(token))
 
   beforeAll(async () => {
+    await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve))
     dir = mkdtempSync(join(tmpdir(), "productdir-cache-"))
     // Limits and the crowd defense off: these tests count every vote they cast.
     const settings = {
@@ -100,7 +108,8 @@ describe(`the read cache across processes (${server ? "two APIs on one PostgreSQ
       VOTE_RATE_PER_ADDRESS: "0",
       ANONYMOUS_VOTES_PER_NETWORK: "off",
       CROWD_DEFENSE: "off",
-      TRUST_PROXY: "1"
+      TRUST_PROXY: "1",
+      PUBLISHER_TEST_SITES: `${publishedDomain}=127.0.0.1:${(site.address() as AddressInfo).port}`
     }
     if (server) {
       const { url } = await Effect.runPromise(Scope.provide(freshDatabaseUrl(server), scope))
@@ -129,6 +138,7 @@ describe(`the read cache across processes (${server ? "two APIs on one PostgreSQ
   })
 
   afterAll(async () => {
+    site.close()
     for (const s of started) signalGroup(s.child, "SIGKILL")
     await Promise.all(started.map((s) => s.exited))
     await Effect.runPromise(Scope.close(scope, Exit.void))
@@ -153,6 +163,33 @@ describe(`the read cache across processes (${server ? "two APIs on one PostgreSQ
     }
     console.info(`votes served by the other process after ${delays.join(", ")} ms`)
     expect(await metric(reader, "productdir_read_cache_hits_total")).toBeGreaterThan(0)
+  })
+
+  it("a publisher's change through one process is served by every process (how soon: within a second, as votes)", async () => {
+    const before = await read(reader, published.id!)
+    const claim = await json<{ token: string; verify_endpoint: string }>(`${other}/publishers`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ domain: publishedDomain })
+    })
+    expect(claim.status).toBe(201)
+    token = claim.body.token
+    const verified = await json<{ api_key: string }>(`${other}${claim.body.verify_endpoint}`, { method: "POST" })
+    expect(verified.status).toBe(200)
+    const etag = (await fetch(`${other}/products/${published.id}`)).headers.get("etag")!
+    const changed = await json<{ version: number }>(`${other}/products/${published.id}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json", authorization: `Bearer ${verified.body.api_key}`, "if-match": etag },
+      body: JSON.stringify({ ai_summary: "Rewritten by its publisher, served everywhere." })
+    })
+    expect(changed.status).toBe(200)
+    const delay = await eventually(
+      1_000,
+      () => read(reader, published.id!),
+      (r) => r.body.ai_summary === "Rewritten by its publisher, served everywhere."
+    )
+    console.info(`a publisher's change served by the other process after ${delay} ms`)
+    expect(before.body.ai_summary).not.toBe("Rewritten by its publisher, served everywhere.")
   })
 
   it("an import, a prune and a revocation by the CLIs reach every API", async () => {
