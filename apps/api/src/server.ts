@@ -52,6 +52,7 @@ import * as HttpMetrics from "./observability/httpMetrics.ts"
 import { SessionGaugesLive, ToolCallsCounted } from "./observability/mcpMetrics.ts"
 import { makeMetricsResponse, MetricsListenerLive } from "./observability/scrape.ts"
 import { StoreStatusLive } from "./storeStatus.ts"
+import { PublisherChecksLive } from "./publisherChecks.ts"
 import { loadVocabulary } from "./searchVocabulary.ts"
 import { AgentCardRoute, MetricsRoute } from "@productdir/http/delegatedRoutes"
 import { makeCardRoute } from "@productdir/a2a/cardRoute"
@@ -138,6 +139,8 @@ export const AppRoutes = Layer.mergeAll(
   Layer.unwrap(Effect.map(tracingEnabled, (traced) => (traced ? Layer.empty : CacheFirstReadsLive))),
   DocsLive,
   TraceResponsesLive,
+  // Verified publishers' proofs read again on a schedule (publisherChecks.ts).
+  PublisherChecksLive,
   // With METRICS_PORT, /metrics on its own loopback listener (observability/scrape.ts).
   MetricsListenerLive,
   // Around every route, the docs and the fallback, outermost first: failures as problems,

@@ -131,6 +131,9 @@ const cases = (): ReadonlyArray<Case> => [
   // {publisher}: the claim the first 201 made; nothing serves its proof.
   verifyClaim("{publisher}", 422),
   verifyClaim("00000000-0000-4000-8000-000000000000", 404),
+  { operation: "get /publishers/{publisher_id}", path: "/publishers/{publisher}", status: 200 },
+  get("/publishers/{publisher_id}", "/publishers/00000000-0000-4000-8000-000000000000", 404),
+  get("/publishers/{publisher_id}", "/publishers/nope", 400),
   verifyClaim("not-a-claim", 400),
   {
     operation: "post /products",

@@ -8,11 +8,11 @@
 import { reportLeftOut } from "@productdir/testkit"
 import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { afterAll, describe, expect, layer } from "@effect/vitest"
-import { Effect, Schema } from "effect"
+import { Duration, Effect, Schedule, Schema } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import dns2 from "dns2"
-import { CatalogStore, PublisherChallenge, PublisherCredentials } from "@productdir/domain"
+import { CatalogStore, PublisherChallenge, PublisherCredentials, type PublisherView } from "@productdir/domain"
 import { baseUrl, memoryStores, serverLayer, storeVariants } from "./harness.ts"
 import { bodyOf, type ProblemBody, postJson, request } from "./http.ts"
 
@@ -277,6 +277,47 @@ describe("publishers' claims and verifications draw on their network's daily bud
         expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0)
         expect((yield* request(`${base}${verify_endpoint}`, { method: "POST", headers: from("203.0.113.7") })).status).toBe(429)
         expect((yield* postJson(`${base}/publishers`, { domain: "pulseboard.example" }, from("198.51.100.7"))).status).toBe(201)
+      })
+    )
+  })
+})
+
+describe("a verified publisher's proof is read again on a schedule", () => {
+  layer(serverLayer(memoryStores(), { ...settings, publisherCheckEvery: Duration.seconds(1) }), {
+    timeout: "120 seconds",
+    excludeTestServices: true
+  })((it) => {
+    it.effect("while it is served the publisher stays verified; three checks without it suspend the publisher, its key with it", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const challenge = yield* claim(base, "harbordesk.example")
+        served.set("harbordesk.example", challenge.token)
+        const { api_key } = bodyOf<{ api_key: string }>(yield* request(`${base}${challenge.verify_endpoint}`, { method: "POST" }))
+        const status = () => Effect.map(request(`${base}/publishers/${challenge.publisher_id}`), (reply) => bodyOf<PublisherView>(reply))
+        // Read again while the token is served: still verified, no failure counted.
+        yield* Effect.repeat(status(), { until: (p) => p.last_checked_at !== null, schedule: Schedule.spaced("200 millis") })
+        expect(yield* status()).toMatchObject({ status: "verified", failed_checks: 0, note: null })
+
+        // The domain stops serving it (it lapsed, it changed hands): suspended after three checks in a row.
+        served.set("harbordesk.example", "someone else's page")
+        const suspended = yield* Effect.repeat(status(), {
+          until: (p) => p.status === "suspended",
+          schedule: Schedule.spaced("200 millis")
+        })
+        expect(suspended).toMatchObject({ failed_checks: 3, status: "suspended" })
+        expect(suspended.note).toContain("does not serve the token")
+        expect(suspended.suspended_at).not.toBeNull()
+
+        // Its key stops working; its products' records stay.
+        const store = yield* CatalogStore
+        const product = yield* store.find("harbor-desk")
+        const refused = yield* request(`${base}/products/${product.id}`, {
+          method: "PATCH",
+          headers: { "content-type": "application/json", "if-match": "*", authorization: `Bearer ${api_key}` },
+          body: JSON.stringify({ ai_summary: "From a suspended publisher." })
+        })
+        expect(refused.status).toBe(401)
+        expect((yield* request(`${base}/products/${product.id}`)).status).toBe(200)
       })
     )
   })

@@ -23,6 +23,7 @@ import {
   PublisherClaim,
   PublisherCredentials,
   PublisherId,
+  PublisherView,
   NewProduct,
   RecordChange,
   ROUTES,
@@ -209,6 +210,16 @@ export class PublishersApi extends HttpApiGroup.make("publishers")
       describe(
         "Claim a domain, to publish its products",
         "Answers a challenge: serve its `token` as the whole body of `https://<domain>/.well-known/productdir-challenge`, or as a TXT record `_productdir.<domain>`, then POST to `verify_endpoint`. The registrable domain of what is sent is claimed (`shop.acme.co.uk` claims `acme.co.uk`). A domain that has a verified publisher is a 409."
+      )
+    ),
+    HttpApiEndpoint.get("getPublisher", ROUTES.publisher, {
+      params: { publisher_id: PublisherId },
+      success: PublisherView,
+      error: [BadRequest, NotFound, ServiceUnavailable]
+    }).annotateMerge(
+      describe(
+        "A claim or a publisher",
+        "Its status (`pending`, `verified`, `suspended`), how it was proven, and its proof's checks: a verified publisher's proof is read again on a schedule, and three checks in a row that do not find it suspend the publisher (its key stops working; its products' records stay), saying why in `note`."
       )
     ),
     HttpApiEndpoint.post("verifyDomain", ROUTES.publisherVerify, {

@@ -54,6 +54,8 @@ export interface ApiSettings {
   readonly publisherTestSites: ReadonlyArray<string>
   /** DNS servers publishers' TXT records are asked of (`host` or `host:port`); the system's when empty. */
   readonly publisherDnsServers: ReadonlyArray<string>
+  /** How long a verified publisher's proof holds before it is read again (three misses in a row suspend it). */
+  readonly publisherCheckEvery: Duration.Duration
   readonly cacheMaxAge: number
   /** Bytes the read cache may hold (responses ready to send); 0 turns it off. */
   readonly cacheBytes: number

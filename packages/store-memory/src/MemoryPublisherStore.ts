@@ -23,6 +23,34 @@ const make = (state: State) =>
         state.publishers.set(id, verified)
         return Option.some(verified)
       }),
+    due: (before, limit) =>
+      Effect.sync(() =>
+        [...state.publishers.values()]
+          .filter((p) => p.status === "verified" && (p.checkedAt ?? p.verifiedAt ?? p.createdAt) < before)
+          .sort(
+            (a, b) =>
+              (a.checkedAt ?? a.verifiedAt ?? a.createdAt).getTime() - (b.checkedAt ?? b.verifiedAt ?? b.createdAt).getTime() ||
+              (a.id < b.id ? -1 : 1)
+          )
+          .slice(0, limit)
+      ),
+    recordCheck: (id, check) =>
+      Effect.sync(() => {
+        const publisher = state.publishers.get(id)
+        if (publisher === undefined || publisher.status !== "verified") return Option.none()
+        const failedChecks = check.note === null ? 0 : publisher.failedChecks + 1
+        const suspended = failedChecks >= check.suspendAfter
+        const next: Publisher = {
+          ...publisher,
+          failedChecks,
+          checkedAt: check.at,
+          checkNote: check.note,
+          status: suspended ? "suspended" : "verified",
+          suspendedAt: suspended ? check.at : null
+        }
+        state.publishers.set(id, next)
+        return Option.some(next)
+      }),
     byKeyHash: (keyHash) =>
       Effect.sync(() => Option.fromNullishOr([...state.publishers.values()].find((p) => p.keyHash === keyHash && p.status === "verified")))
   })

@@ -13,9 +13,13 @@ interface PublisherRow {
   readonly key_hash: string | null
   readonly created_at: Date
   readonly verified_at: Date | null
+  readonly failed_checks: number
+  readonly checked_at: Date | null
+  readonly check_note: string | null
+  readonly suspended_at: Date | null
 }
 
-const COLUMNS = "id, domain, status, token, method, key_hash, created_at, verified_at"
+const COLUMNS = "id, domain, status, token, method, key_hash, created_at, verified_at, failed_checks, checked_at, check_note, suspended_at"
 
 const toPublisher = (row: PublisherRow): Publisher => ({
   id: row.id as PublisherId,
@@ -25,7 +29,11 @@ const toPublisher = (row: PublisherRow): Publisher => ({
   method: row.method,
   keyHash: row.key_hash,
   createdAt: row.created_at,
-  verifiedAt: row.verified_at
+  verifiedAt: row.verified_at,
+  failedChecks: row.failed_checks,
+  checkedAt: row.checked_at,
+  checkNote: row.check_note,
+  suspendedAt: row.suspended_at
 })
 
 const first = (rows: ReadonlyArray<PublisherRow>) => Option.map(Option.fromNullishOr(rows[0]), toPublisher)
@@ -57,6 +65,23 @@ export const make = Effect.gen(function* () {
         storeError("publishers"),
         Effect.map(first)
       ),
+    due: (before, limit) =>
+      sql<PublisherRow>`
+        SELECT ${sql.literal(COLUMNS)} FROM publishers
+        WHERE status = 'verified' AND coalesce(checked_at, verified_at, created_at) < ${before}
+        ORDER BY coalesce(checked_at, verified_at, created_at), id LIMIT ${limit}`.pipe(
+        storeError("publishers"),
+        Effect.map((rows) => rows.map(toPublisher))
+      ),
+    recordCheck: (id, check) =>
+      one(sql<PublisherRow>`
+        UPDATE publishers SET
+          failed_checks = CASE WHEN ${check.note}::text IS NULL THEN 0 ELSE failed_checks + 1 END,
+          checked_at = ${check.at}, check_note = ${check.note},
+          status = CASE WHEN ${check.note}::text IS NOT NULL AND failed_checks + 1 >= ${check.suspendAfter} THEN 'suspended' ELSE status END,
+          suspended_at = CASE WHEN ${check.note}::text IS NOT NULL AND failed_checks + 1 >= ${check.suspendAfter} THEN ${check.at} ELSE NULL END
+        WHERE id = ${id} AND status = 'verified'
+        RETURNING ${sql.literal(COLUMNS)}`),
     byKeyHash: (keyHash) =>
       one(sql<PublisherRow>`SELECT ${sql.literal(COLUMNS)} FROM publishers WHERE key_hash = ${keyHash} AND status = 'verified'`)
   })

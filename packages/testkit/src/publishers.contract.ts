@@ -18,7 +18,11 @@ const claimOf = (domain: string): Publisher => ({
   method: null,
   keyHash: null,
   createdAt: new Date(1_700_000_000_000),
-  verifiedAt: null
+  verifiedAt: null,
+  failedChecks: 0,
+  checkedAt: null,
+  checkNote: null,
+  suspendedAt: null
 })
 
 export const publishersBehaviours = (it: ContractIt) => {
@@ -43,6 +47,38 @@ export const publishersBehaviours = (it: ContractIt) => {
       assert.isTrue(Option.isNone(yield* store.byKeyHash(`hash-${second.id}`)))
       assert.strictEqual(Option.getOrThrow(yield* store.find(second.id)).status, "pending")
       assert.isTrue(Option.isNone(yield* store.find(randomUUID() as PublisherId)))
+    })
+  )
+
+  it.effect("checks of a verified publisher: a miss counts, a find resets, misses in a row suspend it and its key", () =>
+    Effect.gen(function* () {
+      const store = yield* PublisherStore
+      const claim = yield* store.claim(claimOf(`checked-${randomUUID().slice(0, 8)}.example`))
+      const hash = `hash-${claim.id}`
+      yield* store.verify(claim.id, { method: "http", keyHash: hash, at: new Date(1_700_000_100_000) })
+      const due = (at: number) => Effect.map(store.due(new Date(at), 10_000), (ps) => ps.some((p) => p.id === claim.id))
+      // Due once its proof is older than the round's bound.
+      assert.isFalse(yield* due(1_700_000_100_000))
+      assert.isTrue(yield* due(1_700_000_100_001))
+      const check = (at: number, note: string | null) =>
+        Effect.map(store.recordCheck(claim.id, { at: new Date(at), note, suspendAfter: 3 }), Option.getOrUndefined)
+      assert.strictEqual((yield* check(1_700_000_200_000, "gone"))?.failedChecks, 1)
+      assert.isFalse(yield* due(1_700_000_200_000))
+      assert.deepStrictEqual(yield* check(1_700_000_300_000, null), {
+        ...(yield* store.find(claim.id)).pipe(Option.getOrThrow),
+        failedChecks: 0,
+        checkNote: null
+      })
+      yield* check(1_700_000_400_000, "gone")
+      yield* check(1_700_000_500_000, "gone")
+      const third = yield* check(1_700_000_600_000, "still gone")
+      assert.deepStrictEqual(
+        [third?.status, third?.failedChecks, third?.checkNote, third?.suspendedAt?.getTime()],
+        ["suspended", 3, "still gone", 1_700_000_600_000]
+      )
+      assert.isTrue(Option.isNone(yield* store.byKeyHash(hash)))
+      assert.isFalse(yield* due(1_800_000_000_000))
+      assert.isUndefined(yield* check(1_700_000_700_000, null))
     })
   )
 }

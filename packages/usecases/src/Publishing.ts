@@ -5,7 +5,7 @@
  * normalization: a publisher's text is content from outside, as any record's is) and made only against the version
  * it was read at.
  */
-import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Schema } from "effect"
 import { decide, type Decision, RateLimits } from "@productdir/domain"
 import { randomBytes, randomUUID } from "node:crypto"
 import {
@@ -23,6 +23,7 @@ import {
   type PublisherId,
   PublisherStore,
   StoreError,
+  SUSPEND_AFTER_FAILED_CHECKS,
   toChallenge,
   toExportRecord,
   type VersionConflict,
@@ -35,6 +36,14 @@ import type { NetworkLevel } from "./network.ts"
 import { VoterIdentity } from "./VoterIdentity.ts"
 
 const DAY_SECONDS = 86_400
+
+/** Where a domain's proof was found, or what each place answered. */
+type Proof =
+  | { readonly _tag: "Found"; readonly method: ProofMethod }
+  | { readonly _tag: "Missing"; readonly http: string; readonly dns: string }
+/** Publishers a round of checks reads at most (the next round takes the rest), and how many at once. */
+const RECHECK_ROUND = 10_000
+const RECHECK_CONCURRENCY = 8
 
 export interface PublishingSettings {
   /**
@@ -150,6 +159,13 @@ export class Publishing extends Context.Service<
       PublisherCredentials,
       PublisherNotFound | AlreadyVerified | DomainTaken | ProofMissing | PublishingLimited | StoreError
     >
+    /** A claim or a publisher, by its id: its status and its proof's checks. */
+    readonly find: (id: PublisherId) => Effect.Effect<Publisher, PublisherNotFound | StoreError>
+    /**
+     * A round of checks: every verified publisher whose proof was last read more than `olderThan` ago is read again;
+     * three failures in a row suspend it (its key stops working; its products' records stay).
+     */
+    readonly recheck: (olderThan: Duration.Duration) => Effect.Effect<{ readonly checked: number; readonly suspended: number }, StoreError>
     /** The verified publisher a key belongs to. */
     readonly authenticate: (key: string) => Effect.Effect<Publisher, PublisherKeyRefused | StoreError>
     /** Whether the product is the publisher's: its website is on the publisher's domain. */
@@ -203,6 +219,21 @@ export const layer = (settings: PublishingSettings) =>
       const catalog = yield* CatalogStore
       const proofs = yield* DomainProofs
 
+      /** Where the token of `publisher` is found (HTTPS first, then DNS), or what each place answered. */
+      const readProof = (publisher: Publisher) =>
+        Effect.gen(function* () {
+          const http = yield* why(
+            Effect.map(proofs.httpToken(publisher.domain), (body) => body === publisher.token),
+            `https://${publisher.domain}/.well-known/productdir-challenge does not serve the token`
+          )
+          if (http === undefined) return { _tag: "Found", method: "http" } as Proof
+          const dns = yield* why(
+            Effect.map(proofs.dnsTexts(publisher.domain), (texts) => texts.includes(publisher.token)),
+            `no TXT record of _productdir.${publisher.domain} holds the token`
+          )
+          return (dns === undefined ? { _tag: "Found", method: "dns" } : { _tag: "Missing", http, dns }) as Proof
+        })
+
       const owned = (publisher: Publisher, product: Product) =>
         websiteDomain(product.content.website) === publisher.domain
           ? Effect.void
@@ -237,7 +268,11 @@ export const layer = (settings: PublishingSettings) =>
             method: null,
             keyHash: null,
             createdAt: new Date(yield* Clock.currentTimeMillis),
-            verifiedAt: null
+            verifiedAt: null,
+            failedChecks: 0,
+            checkedAt: null,
+            checkNote: null,
+            suspendedAt: null
           }
           yield* store.claim(publisher)
           return toChallenge(publisher, verifyPath(publisher.id))
@@ -249,21 +284,10 @@ export const layer = (settings: PublishingSettings) =>
           if (Option.isSome(yield* store.verifiedFor(claim.domain))) return yield* new DomainTaken({ domain: claim.domain })
           // Before anything is fetched: a verification reaches out to the internet.
           yield* attempt(claimant)
-          const http = yield* why(
-            Effect.map(proofs.httpToken(claim.domain), (body) => body === claim.token),
-            `https://${claim.domain}/.well-known/productdir-challenge does not serve the token`
-          )
-          const dns =
-            http === undefined
-              ? undefined
-              : yield* why(
-                  Effect.map(proofs.dnsTexts(claim.domain), (texts) => texts.includes(claim.token)),
-                  `no TXT record of _productdir.${claim.domain} holds the token`
-                )
-          if (http !== undefined && dns !== undefined) {
-            return yield* new ProofMissing({ domain: claim.domain, token: claim.token, http, dns })
-          }
-          const method: ProofMethod = http === undefined ? "http" : "dns"
+          const proof = yield* readProof(claim)
+          if (proof._tag === "Missing")
+            return yield* new ProofMissing({ domain: claim.domain, token: claim.token, http: proof.http, dns: proof.dns })
+          const { method } = proof
           const key = `${PUBLISHER_KEY_PREFIX}${randomBytes(32).toString("base64url")}`
           const at = new Date(yield* Clock.currentTimeMillis)
           const verified = Option.getOrUndefined(yield* store.verify(id, { method, keyHash: keyHash(key), at }))
@@ -277,6 +301,34 @@ export const layer = (settings: PublishingSettings) =>
             verified_at: at.toISOString(),
             api_key: key
           }
+        }),
+        find: (id) =>
+          Effect.flatMap(
+            store.find(id),
+            Option.match({ onNone: () => Effect.fail(new PublisherNotFound({ id })), onSome: Effect.succeed })
+          ),
+        recheck: Effect.fn("Publishing.recheck")(function* (olderThan) {
+          const now = yield* Clock.currentTimeMillis
+          const due = yield* store.due(new Date(now - Duration.toMillis(olderThan)), RECHECK_ROUND)
+          let suspended = 0
+          yield* Effect.forEach(
+            due,
+            (publisher) =>
+              Effect.gen(function* () {
+                const proof = yield* readProof(publisher)
+                const note = proof._tag === "Missing" ? `${proof.http}; ${proof.dns}` : null
+                const after = yield* store.recordCheck(publisher.id, { at: new Date(now), note, suspendAfter: SUSPEND_AFTER_FAILED_CHECKS })
+                if (Option.isSome(after) && after.value.status === "suspended") {
+                  suspended++
+                  yield* Effect.logWarning(
+                    `publisher of ${publisher.domain} suspended: its proof was not found ${SUSPEND_AFTER_FAILED_CHECKS} checks in a row (${note})`
+                  )
+                }
+              }),
+            // Polite: a few domains at a time, each fetch bounded (DomainProofs).
+            { concurrency: RECHECK_CONCURRENCY, discard: true }
+          )
+          return { checked: due.length, suspended }
         }),
         authenticate: (key) =>
           KEY_SHAPE.test(key)

@@ -19,6 +19,16 @@ export class PublisherStore extends Context.Service<
       id: PublisherId,
       proof: { readonly method: ProofMethod; readonly keyHash: string; readonly at: Date }
     ) => Effect.Effect<Option.Option<Publisher>, StoreError>
+    /** Verified publishers whose proof was last read (or first proven) before `before`: a check's round, at most `limit`. */
+    readonly due: (before: Date, limit: number) => Effect.Effect<ReadonlyArray<Publisher>, StoreError>
+    /**
+     * What a check of a verified publisher's proof found: found, its failures reset; not found (`note` says why), one
+     * more in a row, and at `suspendAfter` in a row it is suspended. None when it is no longer verified.
+     */
+    readonly recordCheck: (
+      id: PublisherId,
+      check: { readonly at: Date; readonly note: string | null; readonly suspendAfter: number }
+    ) => Effect.Effect<Option.Option<Publisher>, StoreError>
     /** The verified publisher a key belongs to, by its hash. */
     readonly byKeyHash: (keyHash: string) => Effect.Effect<Option.Option<Publisher>, StoreError>
   }

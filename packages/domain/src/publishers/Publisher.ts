@@ -30,7 +30,16 @@ export interface Publisher {
   readonly keyHash: string | null
   readonly createdAt: Date
   readonly verifiedAt: Date | null
+  /** Checks of its proof in a row that did not find it (reset by one that does). */
+  readonly failedChecks: number
+  /** When its proof was last read again, and what was found wrong (null when it was found). */
+  readonly checkedAt: Date | null
+  readonly checkNote: string | null
+  readonly suspendedAt: Date | null
 }
+
+/** Checks in a row that do not find a verified publisher's proof before it is suspended. */
+export const SUSPEND_AFTER_FAILED_CHECKS = 3
 
 /** Where a domain's proof is looked for. */
 export const CHALLENGE_PATH = "/.well-known/productdir-challenge"
@@ -70,6 +79,33 @@ export const PublisherCredentials = Schema.Struct({
   })
 }).annotate({ identifier: "PublisherCredentials", description: "A proven publisher and its key, shown once" })
 export type PublisherCredentials = typeof PublisherCredentials.Type
+
+export const PublisherView = Schema.Struct({
+  publisher_id: PublisherId,
+  domain: Schema.String,
+  status: PublisherStatus,
+  method: Schema.NullOr(ProofMethod),
+  verified_at: Schema.NullOr(Schema.String),
+  last_checked_at: Schema.NullOr(Schema.String).annotate({ description: "When the proof was last read again" }),
+  failed_checks: Schema.Int.annotate({
+    description: `Checks in a row that did not find the proof; ${SUSPEND_AFTER_FAILED_CHECKS} suspend the publisher`
+  }),
+  note: Schema.NullOr(Schema.String).annotate({ description: "What the last check found wrong, or why the publisher is suspended" }),
+  suspended_at: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "Publisher", description: "A claim or a publisher: its status and its proof's checks" })
+export type PublisherView = typeof PublisherView.Type
+
+export const toPublisherView = (p: Publisher): PublisherView => ({
+  publisher_id: p.id,
+  domain: p.domain,
+  status: p.status,
+  method: p.method,
+  verified_at: p.verifiedAt?.toISOString() ?? null,
+  last_checked_at: p.checkedAt?.toISOString() ?? null,
+  failed_checks: p.failedChecks,
+  note: p.checkNote,
+  suspended_at: p.suspendedAt?.toISOString() ?? null
+})
 
 export const toChallenge = (publisher: Publisher, verifyPath: string): PublisherChallenge => ({
   publisher_id: publisher.id,

@@ -12,6 +12,7 @@ export const ROUTES = {
   productVersions: "/products/:id/versions",
   productVersion: "/products/:id/versions/:version",
   publishers: "/publishers",
+  publisher: "/publishers/:publisher_id",
   publisherVerify: "/publishers/:publisher_id/verify",
   products: "/products",
   entity: "/entities/:slug",

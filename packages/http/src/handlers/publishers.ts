@@ -24,12 +24,14 @@ import {
   productPath,
   publisherVerifyPath,
   toProductRecord,
-  toProductVersion
+  toProductVersion,
+  toPublisherView
 } from "@productdir/domain"
 import { Directory, Publishing } from "@productdir/usecases"
 import { ApiConfig } from "@productdir/edge/ApiConfig"
 import { etagOf, tagFor } from "@productdir/edge/responses/preparedResponse"
 import { readProblems, storeUnavailable } from "../domainProblems.ts"
+import { cachedJson } from "@productdir/edge/responses/cachedJson"
 import { clientAddress, isLocalClient } from "@productdir/edge/clients/clientAddress"
 import { tooManyRequests } from "@productdir/edge/problems/rateLimits"
 
@@ -70,6 +72,16 @@ export const PublishersLive = HttpApiBuilder.group(Api, "publishers", (handlers)
               Effect.fail(new BadRequest({ detail: error.message, errors: [{ path: ["payload", "domain"], message: error.issue }] })),
             DomainTaken: (error) => Effect.fail(new Conflict({ detail: error.message })),
             PublishingLimited: limited,
+            StoreError: unavailable
+          })
+        )
+      )
+      .handle("getPublisher", ({ params }) =>
+        publishing.find(params.publisher_id).pipe(
+          // A publisher's status is public: cached briefly, as every read is, with its validator.
+          Effect.flatMap((publisher) => cachedJson(toPublisherView(publisher))),
+          Effect.catchTags({
+            PublisherNotFound: (error) => Effect.fail(new NotFound({ detail: `${error.message}: claim a domain with POST /publishers.` })),
             StoreError: unavailable
           })
         )

@@ -1,6 +1,8 @@
 -- Migration 0023_publishers: claims of domains and the publishers who proved them (docs/decisions.md, "Publishers").
 -- A domain has at most one verified publisher (the partial unique index): two proofs of one domain race for it, and
--- the second is refused. A key is kept as its SHA-256, as agents' are.
+-- the second is refused. A key is kept as its SHA-256, as agents' are. A verified publisher's proof is read again on a
+-- schedule: `failed_checks` in a row (reset by a check that finds it), the last check's time and what it found; three
+-- failures in a row suspend it (`suspended_at`: its key stops working, its products' records stay).
 
 CREATE TABLE publishers (
   id          uuid PRIMARY KEY,
@@ -10,7 +12,11 @@ CREATE TABLE publishers (
   method      text CHECK (method IN ('http', 'dns')),
   key_hash    text UNIQUE,
   created_at  timestamptz NOT NULL,
-  verified_at timestamptz
+  verified_at timestamptz,
+  failed_checks integer NOT NULL DEFAULT 0,
+  checked_at  timestamptz,
+  check_note  text,
+  suspended_at timestamptz
 );
 
 CREATE UNIQUE INDEX publishers_one_verified ON publishers (domain) WHERE status = 'verified';
