@@ -149,6 +149,12 @@ const cases = (): ReadonlyArray<Case> => [
       })
     }
   },
+  {
+    operation: "post /entities/{slug}/problems/{problem_id}/replies",
+    path: `/entities/${product.id}/problems/lim-1/replies`,
+    status: 401,
+    init: { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "Unclaimed." }) }
+  },
   changeProduct(401, { "if-match": "*" }),
   changeProduct(401, { "if-match": "*", authorization: "Bearer pdp_nobody" }),
   get("/products", "/products?limit=5", 200),

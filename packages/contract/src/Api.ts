@@ -14,7 +14,9 @@ import {
   boundedText,
   CategoryList,
   ListSort,
+  Problem,
   ProblemList,
+  ProblemReply,
   ProductPage,
   ProductRecord,
   ProductRef,
@@ -246,6 +248,17 @@ export class PublishingApi extends HttpApiGroup.make("publishing")
       describe(
         "Add a product, as its publisher",
         "With the publisher's key, a product whose website is on the publisher's domain: the whole record's content fields, checked as an import checks a record (a name that imitates another product's is refused). The directory gives it its id and slug; the answer is the new record, its path in `Location`."
+      )
+    ),
+    HttpApiEndpoint.post("replyToProblem", ROUTES.problemReplies, {
+      params: { slug: SlugParam, problem_id: boundedText(100).annotate({ description: "A problem's `id`, from the problems read" }) },
+      payload: ProblemReply,
+      success: Problem.pipe(HttpApiSchema.status(201)),
+      error: [BadRequest, Unauthorized, Forbidden, NotFound, Gone, PayloadTooLarge, UnsupportedMediaType, ServiceUnavailable]
+    }).annotateMerge(
+      describe(
+        "Reply to a problem, as the product's publisher",
+        "With the publisher's key, on a problem of a product whose website is on the publisher's domain: the reply is shown beside the reports as the vendor's (`reply`, `source: publisher`), and may say which version of the record fixes it. A later reply replaces the earlier one. The answer is the problem as it reads now."
       )
     ),
     HttpApiEndpoint.patch("changeProduct", ROUTES.product, {

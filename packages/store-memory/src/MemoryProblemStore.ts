@@ -1,7 +1,7 @@
 /** ProblemStore over the in-memory state: the same phrasings, counts and budgets as SqlProblemStore's query. */
 import { Effect, Layer } from "effect"
-import { ProblemStore, REPORT_TEXT_BUDGET, type ReportedPhrasing, VOTE_WEIGHTS } from "@productdir/domain"
-import { MemoryState, type Report, type State } from "./State.ts"
+import { canonicalProductId, ProblemStore, REPORT_TEXT_BUDGET, type ReportedPhrasing, VOTE_WEIGHTS } from "@productdir/domain"
+import { announce, MemoryState, type Report, type State } from "./State.ts"
 
 const WINDOW_MS = REPORT_TEXT_BUDGET.windowHours * 3_600_000
 
@@ -32,6 +32,18 @@ const add = (map: Map<string, Array<Placed>>, key: string, placed: Placed) => {
 
 const make = (state: State) =>
   ProblemStore.of({
+    replies: (id) =>
+      Effect.sync(() =>
+        [...(state.replies.get(canonicalProductId(id))?.values() ?? [])].sort((a, b) => (a.problemId < b.problemId ? -1 : 1))
+      ),
+    reply: (id, reply) =>
+      Effect.sync(() => {
+        const product = canonicalProductId(id)
+        const replies = state.replies.get(product) ?? new Map()
+        replies.set(reply.problemId, reply)
+        state.replies.set(product, replies)
+        announce(state, [product])
+      }),
     reported: (id) =>
       Effect.sync(() => {
         // Every live report, by voter and by network: a report's budget is drawn across products.

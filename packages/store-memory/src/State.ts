@@ -19,6 +19,7 @@ import {
   ProductRemoved,
   type Publisher,
   type Recount,
+  type StoredReply,
   type StoredVersion,
   type Tally,
   tallyEquals,
@@ -61,6 +62,8 @@ export interface StoredAgent {
 export interface State {
   readonly products: Map<string, Product>
   readonly slugs: Map<string, ProductId>
+  /** product id -> problem id -> its publisher's reply */
+  readonly replies: Map<string, Map<string, StoredReply>>
   /** publisher id -> publisher */
   readonly publishers: Map<string, Publisher>
   /** product id -> the versions its changes replaced, oldest first */
@@ -89,6 +92,7 @@ export const emptyState = (): State => ({
   slugs: new Map(),
   versions: new Map(),
   publishers: new Map(),
+  replies: new Map(),
   votes: new Map(),
   reports: new Map(),
   settings: new Map(),

@@ -3,22 +3,26 @@
  * not a revoked agent's, nor one whose vote is held (until the integrity pass counts it) or discounted. A product read: on a replica that has its last change, else the primary (ReadReplicas.ts).
  */
 import { Effect, Layer } from "effect"
-import type { SqlClient } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import {
   canonicalProductId,
   type ProductId,
   ProblemStore,
   REPORT_TEXT_BUDGET,
   type ReportedPhrasing,
+  type StoredReply,
   VOTE_WEIGHTS
 } from "@productdir/domain"
 import { storeError } from "./errors.ts"
 import { ReadRouter } from "./ReadReplicas.ts"
+import { Announcer } from "./ChangeFeed.ts"
 
 const WINDOW = `${REPORT_TEXT_BUDGET.windowHours} hours`
 
 export const make = Effect.gen(function* () {
   const router = yield* ReadRouter
+  const primary = yield* SqlClient.SqlClient
+  const announcer = yield* Announcer
   const reported = Effect.fn("ProblemStore.reported")(function* (id: ProductId) {
     const product = canonicalProductId(id)
     const rows = yield* router
@@ -78,7 +82,45 @@ export const make = Effect.gen(function* () {
       })
     )
   })
-  return ProblemStore.of({ reported })
+  const replies = Effect.fn("ProblemStore.replies")(function* (id: ProductId) {
+    const product = canonicalProductId(id)
+    const rows = yield* router
+      .product(
+        product,
+        true,
+        (sql: SqlClient.SqlClient) => sql<{
+          problem_id: string
+          text: string
+          publisher_domain: string
+          fixed_in_version: number | null
+          replied_at: Date
+        }>`SELECT problem_id, text, publisher_domain, fixed_in_version, replied_at FROM problem_replies
+           WHERE product_id = ${product} ORDER BY problem_id`,
+        () => false
+      )
+      .pipe(storeError("replies"))
+    return rows.map(
+      (r): StoredReply => ({
+        problemId: r.problem_id,
+        text: r.text,
+        domain: r.publisher_domain,
+        fixedInVersion: r.fixed_in_version,
+        repliedAt: r.replied_at
+      })
+    )
+  })
+  // The row's trigger stamps its product changed (migration 0023): every process hears of it through the change feed,
+  // this one at once.
+  const reply = (id: ProductId, r: StoredReply) =>
+    primary`
+      INSERT INTO problem_replies (product_id, problem_id, text, publisher_domain, fixed_in_version, replied_at)
+      VALUES (${canonicalProductId(id)}, ${r.problemId}, ${r.text}, ${r.domain}, ${r.fixedInVersion}, ${r.repliedAt})
+      ON CONFLICT (product_id, problem_id) DO UPDATE SET text = EXCLUDED.text, publisher_domain = EXCLUDED.publisher_domain,
+        fixed_in_version = EXCLUDED.fixed_in_version, replied_at = EXCLUDED.replied_at`.pipe(
+      storeError("reply"),
+      Effect.andThen(announcer.announce([{ id: canonicalProductId(id) }]))
+    )
+  return ProblemStore.of({ reported, replies, reply })
 })
 
 export const layer = Layer.effect(ProblemStore, make)

@@ -6,7 +6,8 @@
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { type Publisher, type PublisherId, PublisherStore } from "@productdir/domain"
+import { CatalogStore, ProblemStore, type Publisher, type PublisherId, PublisherStore } from "@productdir/domain"
+import { freshInput } from "./inputs.ts"
 import type { ContractIt } from "./contractIt.ts"
 
 let counter = 0
@@ -47,6 +48,30 @@ export const publishersBehaviours = (it: ContractIt) => {
       assert.isTrue(Option.isNone(yield* store.byKeyHash(`hash-${second.id}`)))
       assert.strictEqual(Option.getOrThrow(yield* store.find(second.id)).status, "pending")
       assert.isTrue(Option.isNone(yield* store.find(randomUUID() as PublisherId)))
+    })
+  )
+
+  it.effect("a publisher's replies: one per problem of a product, a later one in its place, each product its own", () =>
+    Effect.gen(function* () {
+      const problems = yield* ProblemStore
+      const [a, b] = [freshInput(), freshInput()]
+      yield* CatalogStore.use((catalog) => catalog.upsert([a, b]))
+      const reply = (problemId: string, text: string, at: number) => ({
+        problemId,
+        text,
+        domain: "vendor.example",
+        fixedInVersion: at === 2 ? 1 : null,
+        repliedAt: new Date(1_700_000_000_000 + at * 1000)
+      })
+      yield* problems.reply(a.id, reply("lim-2", "Second problem, answered.", 1))
+      yield* problems.reply(a.id, reply("lim-1", "First words.", 1))
+      yield* problems.reply(a.id, reply("lim-1", "Fixed in version 1.", 2))
+      yield* problems.reply(b.id, reply("lim-1", "Another product's.", 1))
+      assert.deepStrictEqual(yield* problems.replies(a.id), [
+        reply("lim-1", "Fixed in version 1.", 2),
+        reply("lim-2", "Second problem, answered.", 1)
+      ])
+      assert.deepStrictEqual(yield* problems.replies(b.id), [reply("lim-1", "Another product's.", 1)])
     })
   )
 

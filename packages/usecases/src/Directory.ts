@@ -131,7 +131,11 @@ export const layer = (config: DirectorySettings) =>
 
       const seal = yield* makeCursorSeal
       const descriptions = makeDescriptionCache(DESCRIPTION_CACHE_CHARACTERS)
-      const problemsFor = (product: Product) => Effect.map(reports.reported(product.id), (r) => problemsOf(product, r))
+      // Reports and the publisher's replies, read side by side.
+      const problemsFor = (product: Product) =>
+        Effect.map(Effect.all([reports.reported(product.id), reports.replies(product.id)], { concurrency: 2 }), ([reported, replies]) =>
+          problemsOf(product, reported, replies)
+        )
 
       return Directory.of({
         // A ref in any case names the product its lowercase names (ProductRef): slugs and ids are stored so.

@@ -22,6 +22,11 @@ import {
   type PublisherCredentials,
   type PublisherId,
   PublisherStore,
+  type Problem,
+  ProblemStore,
+  problemsOf,
+  REPLY_LIMIT,
+  tidyReason,
   StoreError,
   SUSPEND_AFTER_FAILED_CHECKS,
   toChallenge,
@@ -106,6 +111,15 @@ export class ProofMissing extends Schema.TaggedError<ProofMissing>()("ProofMissi
   }
 }
 
+export class ProblemNotFound extends Schema.TaggedError<ProblemNotFound>()("ProblemNotFound", {
+  slug: Schema.String,
+  problem: Schema.String
+}) {
+  override get message() {
+    return `${this.slug} has no problem ${this.problem}`
+  }
+}
+
 export class PublisherKeyRefused extends Schema.TaggedError<PublisherKeyRefused>()("PublisherKeyRefused", {}) {
   override get message() {
     return "The key is no verified publisher's key"
@@ -172,6 +186,16 @@ export class Publishing extends Context.Service<
     readonly owned: (publisher: Publisher, product: Product) => Effect.Effect<void, NotTheirs>
     /** A new product on the publisher's domain, from a whole record's content fields: checked as an import checks one. */
     readonly create: (publisher: Publisher, record: Readonly<Record<string, unknown>>) => Effect.Effect<Product, ChangeRefused | StoreError>
+    /**
+     * The publisher's reply to a problem of its product (a later one replaces it), said to be fixed in a version of the
+     * record if it says so; the problem as it reads now.
+     */
+    readonly reply: (
+      publisher: Publisher,
+      product: Product,
+      problemId: string,
+      reply: { readonly text: string; readonly fixedInVersion: number | undefined }
+    ) => Effect.Effect<Problem, NotTheirs | ProblemNotFound | ChangeRefused | StoreError>
     /** Changes the product's record by `change` (some of EDITABLE_FIELDS), made against version `expected`. */
     readonly edit: (
       publisher: Publisher,
@@ -218,6 +242,7 @@ export const layer = (settings: PublishingSettings) =>
       const store = yield* PublisherStore
       const catalog = yield* CatalogStore
       const proofs = yield* DomainProofs
+      const problems = yield* ProblemStore
 
       /** Where the token of `publisher` is found (HTTPS first, then DNS), or what each place answered. */
       const readProof = (publisher: Publisher) =>
@@ -355,6 +380,31 @@ export const layer = (settings: PublishingSettings) =>
                 Effect.fail(new StoreError({ operation: "create", detail: "the new product was removed as it was written" }))
             })
           )
+        }),
+        reply: Effect.fn("Publishing.reply")(function* (publisher, product, problemId, reply) {
+          yield* owned(publisher, product)
+          const listed = (replies: Parameters<typeof problemsOf>[2]) =>
+            Effect.map(problems.reported(product.id), (reported) => problemsOf(product, reported, replies).find((p) => p.id === problemId))
+          if ((yield* listed([])) === undefined) return yield* new ProblemNotFound({ slug: product.slug, problem: problemId })
+          // The vendor's words are content from outside: cleaned as reports are, and bounded.
+          const text = tidyReason(reply.text)
+          const errors = [
+            ...(text.length === 0 ? [{ path: "text", message: "must say something a reader can see" }] : []),
+            ...([...text].length > REPLY_LIMIT ? [{ path: "text", message: `must be at most ${REPLY_LIMIT} characters` }] : []),
+            ...(reply.fixedInVersion !== undefined && reply.fixedInVersion > product.version
+              ? [{ path: "fixed_in_version", message: `must be a version the record has had: it is at version ${product.version}` }]
+              : [])
+          ]
+          if (errors.length > 0) return yield* new ChangeRefused({ errors })
+          yield* problems.reply(product.id, {
+            problemId,
+            text,
+            domain: publisher.domain,
+            fixedInVersion: reply.fixedInVersion ?? null,
+            repliedAt: new Date(yield* Clock.currentTimeMillis)
+          })
+          const answered = yield* listed(yield* problems.replies(product.id))
+          return answered!
         }),
         edit: Effect.fn("Publishing.edit")(function* (publisher, product, change, expected) {
           yield* owned(publisher, product)

@@ -17,6 +17,7 @@ export const ROUTES = {
   products: "/products",
   entity: "/entities/:slug",
   problems: "/entities/:slug/problems",
+  problemReplies: "/entities/:slug/problems/:problem_id/replies",
   vote: "/vote",
   agents: "/agents",
   categories: "/categories",

@@ -157,6 +157,24 @@ export const PublishingLive = HttpApiBuilder.group(Api, "publishing", (handlers)
           })
         }).pipe(Effect.catchTags({ StoreError: storeUnavailable, ChangeRefused: refusedChange }))
       )
+      .handle("replyToProblem", ({ params, payload }) =>
+        Effect.gen(function* () {
+          const product = yield* directory.product(params.slug)
+          const problem = yield* publishing.reply(yield* PublisherCaller, product, params.problem_id, {
+            text: payload.text,
+            fixedInVersion: payload.fixed_in_version
+          })
+          return HttpServerResponse.jsonUnsafe(problem, { status: 201, headers: { "cache-control": "no-store" } })
+        }).pipe(
+          Effect.catchTags({
+            ...readProblems,
+            NotTheirs: (error) => Effect.fail(new Forbidden({ detail: error.message })),
+            ProblemNotFound: (error) =>
+              Effect.fail(new NotFound({ detail: `${error.message}: the problems read lists each problem's id.` })),
+            ChangeRefused: refusedChange
+          })
+        )
+      )
       .handle("changeProduct", ({ params, payload }) =>
         Effect.gen(function* () {
           const publisher = yield* PublisherCaller

@@ -20,3 +20,18 @@ CREATE TABLE publishers (
 );
 
 CREATE UNIQUE INDEX publishers_one_verified ON publishers (domain) WHERE status = 'verified';
+
+-- A publisher's reply to a problem of its product, one per problem (a later one replaces it). Its product is stamped
+-- changed as a report's is (productdir_report_changed, migration 0003): every reader hears of it.
+CREATE TABLE problem_replies (
+  product_id       uuid NOT NULL REFERENCES products (id) ON DELETE CASCADE,
+  problem_id       text NOT NULL,
+  text             text NOT NULL,
+  publisher_domain text NOT NULL,
+  fixed_in_version integer,
+  replied_at       timestamptz NOT NULL,
+  PRIMARY KEY (product_id, problem_id)
+);
+
+CREATE TRIGGER problem_replies_changed AFTER INSERT OR UPDATE OR DELETE ON problem_replies
+  FOR EACH ROW EXECUTE FUNCTION productdir_report_changed();
