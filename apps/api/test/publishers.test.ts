@@ -12,7 +12,7 @@ import { Duration, Effect, Schedule, Schema } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import dns2 from "dns2"
-import { CatalogStore, PublisherChallenge, PublisherCredentials, type PublisherView } from "@productdir/domain"
+import { AuditTrail, CatalogStore, productSubject, PublisherChallenge, PublisherCredentials, type PublisherView } from "@productdir/domain"
 import { baseUrl, memoryStores, serverLayer, storeVariants } from "./harness.ts"
 import { bodyOf, type ProblemBody, postJson, request } from "./http.ts"
 
@@ -310,6 +310,13 @@ for (const variant of storeVariants()) {
           const stale = yield* patch({ ai_summary: "A second edit from an old read." }, { ...key, "if-match": etag })
           expect(stale.status).toBe(412)
           expect((yield* store.find(product.id)).content.ai_summary).toBe("Harbor Desk, as its vendor says it.")
+          // The audit trail says who changed it, and to which version.
+          const trail = yield* AuditTrail.use((t) => t.list({ subject: productSubject(product.id), limit: 10 }))
+          expect(trail.map((e) => [e.actor, e.action, e.detail])).toContainEqual([
+            { kind: "publisher", domain: "harbordesk.example" },
+            "edit",
+            `version ${product.version + 1}: ai_summary`
+          ])
           // The current version's tag, which votes do not change, works as well.
           const versionTag = (yield* request(`${path}/versions/${product.version + 1}`)).headers.get("etag")!
           expect((yield* patch({ key_features: ["Shared inbox", "SLA timers"] }, { ...key, "if-match": versionTag })).status).toBe(200)

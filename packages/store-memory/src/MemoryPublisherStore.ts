@@ -51,6 +51,25 @@ const make = (state: State) =>
         state.publishers.set(id, next)
         return Option.some(next)
       }),
+    list: Effect.sync(() =>
+      [...state.publishers.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1))
+    ),
+    setStatus: (id, change) =>
+      Effect.sync(() => {
+        const publisher = state.publishers.get(id)
+        const from = change.to === "suspended" ? "verified" : "suspended"
+        if (publisher === undefined || publisher.status !== from) return Option.none()
+        if (change.to === "verified" && Option.isSome(verifiedFor(state, publisher.domain))) return Option.none()
+        const next: Publisher = {
+          ...publisher,
+          status: change.to,
+          checkNote: change.note,
+          suspendedAt: change.to === "suspended" ? change.at : null,
+          failedChecks: change.to === "verified" ? 0 : publisher.failedChecks
+        }
+        state.publishers.set(id, next)
+        return Option.some(next)
+      }),
     byKeyHash: (keyHash) =>
       Effect.sync(() => Option.fromNullishOr([...state.publishers.values()].find((p) => p.keyHash === keyHash && p.status === "verified")))
   })

@@ -19,6 +19,7 @@ import {
   ProductRemoved,
   type Publisher,
   type Recount,
+  type AuditEntry,
   type StoredReply,
   type StoredVersion,
   type Tally,
@@ -64,6 +65,8 @@ export interface State {
   readonly slugs: Map<string, ProductId>
   /** product id -> problem id -> its publisher's reply */
   readonly replies: Map<string, Map<string, StoredReply>>
+  /** The audit trail, oldest first. */
+  readonly audit: Array<AuditEntry>
   /** publisher id -> publisher */
   readonly publishers: Map<string, Publisher>
   /** product id -> the versions its changes replaced, oldest first */
@@ -92,6 +95,7 @@ export const emptyState = (): State => ({
   slugs: new Map(),
   versions: new Map(),
   publishers: new Map(),
+  audit: [],
   replies: new Map(),
   votes: new Map(),
   reports: new Map(),

@@ -13,6 +13,7 @@ import * as MemoryNonces from "./MemoryNonces.ts"
 import * as MemoryProblemStore from "./MemoryProblemStore.ts"
 import * as MemoryProductChanges from "./MemoryProductChanges.ts"
 import * as MemoryPublisherStore from "./MemoryPublisherStore.ts"
+import * as MemoryAuditTrail from "./MemoryAuditTrail.ts"
 import * as MemoryRateLimits from "./MemoryRateLimits.ts"
 import * as MemorySettings from "./MemorySettings.ts"
 import * as MemoryVoteLedger from "./MemoryVoteLedger.ts"
@@ -27,6 +28,7 @@ export {
   MemoryProblemStore,
   MemoryProductChanges,
   MemoryPublisherStore,
+  MemoryAuditTrail,
   MemoryRateLimits,
   MemorySettings,
   MemoryVoteLedger
@@ -39,6 +41,7 @@ export const layerState = Layer.sync(MemoryState, emptyState)
 export const layerServices: Layer.Layer<Stores, never, MemoryState> = Layer.mergeAll(
   MemoryCatalogStore.layer,
   MemoryPublisherStore.layer,
+  MemoryAuditTrail.layer,
   MemoryVoteLedger.layer,
   MemoryProblemStore.layer,
   MemoryAgentRegistry.layer,

@@ -82,6 +82,27 @@ export const make = Effect.gen(function* () {
           suspended_at = CASE WHEN ${check.note}::text IS NOT NULL AND failed_checks + 1 >= ${check.suspendAfter} THEN ${check.at} ELSE NULL END
         WHERE id = ${id} AND status = 'verified'
         RETURNING ${sql.literal(COLUMNS)}`),
+    list: sql<PublisherRow>`SELECT ${sql.literal(COLUMNS)} FROM publishers ORDER BY created_at, id`.pipe(
+      storeError("publishers"),
+      Effect.map((rows) => rows.map(toPublisher))
+    ),
+    // Restored, the partial unique index refuses it when its domain has another verified publisher now: none.
+    setStatus: (id, change) =>
+      one(
+        sql<PublisherRow>`
+          UPDATE publishers SET status = ${change.to}, check_note = ${change.note},
+            suspended_at = ${change.to === "suspended" ? change.at : null},
+            failed_checks = CASE WHEN ${change.to} = 'verified' THEN 0 ELSE failed_checks END
+          WHERE id = ${id} AND status = ${change.to === "suspended" ? "verified" : "suspended"}
+            AND (${change.to} = 'suspended' OR NOT EXISTS (
+              SELECT 1 FROM publishers v WHERE v.domain = publishers.domain AND v.status = 'verified'))
+          RETURNING ${sql.literal(COLUMNS)}`.pipe(
+          Effect.catchIf(
+            (error) => /publishers_one_verified/.test(String(error.cause)),
+            () => Effect.succeed([] as ReadonlyArray<PublisherRow>)
+          )
+        )
+      ),
     byKeyHash: (keyHash) =>
       one(sql<PublisherRow>`SELECT ${sql.literal(COLUMNS)} FROM publishers WHERE key_hash = ${keyHash} AND status = 'verified'`)
   })

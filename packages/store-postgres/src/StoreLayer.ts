@@ -24,6 +24,7 @@ import * as SqlJobLock from "./SqlJobLock.ts"
 import * as SqlNonces from "./SqlNonces.ts"
 import * as SqlProblemStore from "./SqlProblemStore.ts"
 import * as SqlPublisherStore from "./SqlPublisherStore.ts"
+import * as SqlAuditTrail from "./SqlAuditTrail.ts"
 import * as SqlRateLimits from "./SqlRateLimits.ts"
 import * as SqlSettings from "./SqlSettings.ts"
 import * as SqlVoteLedger from "./SqlVoteLedger.ts"
@@ -61,6 +62,7 @@ const sqlServices = <E, R>(ledger: SqlVoteLedger.Options, limits: Layer.Layer<Ra
     SqlVoteLedger.layer(ledger),
     SqlProblemStore.layer,
     SqlPublisherStore.layer,
+    SqlAuditTrail.layer,
     SqlAgentRegistry.layer,
     SqlSettings.layer,
     SqlNonces.layer,

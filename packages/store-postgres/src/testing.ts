@@ -14,6 +14,7 @@ import { join, resolve as resolvePath } from "node:path"
 import type { Stores } from "@productdir/domain"
 import { socketPathFor } from "./embedded/SocketServer.ts"
 import { KNOWN_MIGRATIONS } from "./migrations/index.ts"
+import { shippedSql } from "./sqlFile.ts"
 import { layerPglite, layerPostgres } from "./StoreLayer.ts"
 
 const withAdmin = <A, E>(url: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
@@ -43,14 +44,23 @@ export interface TestTarget {
 }
 
 /**
- * The migrated store every PGlite target starts from, one per set of migrations, shared by every test process
+ * The migrated store every PGlite target starts from, one per set of migrations (and their texts), shared by every test process
  * and kept between runs. A store per test process (about 100 MB each), left in the system's temporary directory,
  * would pile up by the dozen with every CI run. Migrations only add (a store upgrades by the ids it has not run),
  * so one made by an earlier run of the same set is this one. Built aside and renamed into place: another process
  * finds it whole, or builds its own and keeps whichever was renamed first.
  */
 const templateOf = async (): Promise<string> => {
-  const key = createHash("sha256").update(KNOWN_MIGRATIONS.join("\n")).digest("hex").slice(0, 16)
+  // By the migrations' text, not only their ids: a migration not yet released changes while it is written, and a
+  // template made from an earlier text of it would not be this one.
+  const texts = KNOWN_MIGRATIONS.map((id) => {
+    try {
+      return `${id}\n${shippedSql(`migrations/${id}.sql`)}`
+    } catch {
+      return id // a migration in TypeScript (0015, 0017): released, frozen
+    }
+  })
+  const key = createHash("sha256").update(texts.join("\n")).digest("hex").slice(0, 16)
   const folder = join(tmpdir(), `productdir-template-${key}`)
   const dir = join(folder, "data")
   if (existsSync(dir)) return dir

@@ -6,7 +6,7 @@
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { CatalogStore, ProblemStore, type Publisher, type PublisherId, PublisherStore } from "@productdir/domain"
+import { AuditTrail, CatalogStore, ProblemStore, type Publisher, type PublisherId, PublisherStore } from "@productdir/domain"
 import { freshInput } from "./inputs.ts"
 import type { ContractIt } from "./contractIt.ts"
 
@@ -72,6 +72,50 @@ export const publishersBehaviours = (it: ContractIt) => {
         reply("lim-2", "Second problem, answered.", 1)
       ])
       assert.deepStrictEqual(yield* problems.replies(b.id), [reply("lim-1", "Another product's.", 1)])
+    })
+  )
+
+  it.effect("an operator suspends a verified publisher and restores it; the list has every claim, oldest first", () =>
+    Effect.gen(function* () {
+      const store = yield* PublisherStore
+      const claim = yield* store.claim(claimOf(`operated-${randomUUID().slice(0, 8)}.example`))
+      const at = new Date(1_700_000_900_000)
+      assert.isTrue(Option.isNone(yield* store.setStatus(claim.id, { to: "suspended", at, note: "pending: nothing to suspend" })))
+      yield* store.verify(claim.id, { method: "dns", keyHash: `hash-${claim.id}`, at })
+      const suspended = Option.getOrThrow(yield* store.setStatus(claim.id, { to: "suspended", at, note: "malware report" }))
+      assert.deepStrictEqual([suspended.status, suspended.checkNote, suspended.suspendedAt], ["suspended", "malware report", at])
+      assert.isTrue(Option.isNone(yield* store.byKeyHash(`hash-${claim.id}`)))
+      const restored = Option.getOrThrow(yield* store.setStatus(claim.id, { to: "verified", at, note: "reviewed" }))
+      assert.deepStrictEqual([restored.status, restored.failedChecks, restored.suspendedAt], ["verified", 0, null])
+      assert.isTrue(Option.isSome(yield* store.byKeyHash(`hash-${claim.id}`)))
+      const listed = yield* store.list
+      assert.isTrue(listed.some((p) => p.id === claim.id))
+      const times = listed.map((p) => p.createdAt.getTime())
+      assert.deepStrictEqual(
+        times,
+        [...times].sort((a, b) => a - b)
+      )
+    })
+  )
+
+  it.effect("the audit trail: appended, read newest first, of one subject or all", () =>
+    Effect.gen(function* () {
+      const trail = yield* AuditTrail
+      const subject = `publisher:${randomUUID()}`
+      const entry = (n: number) => ({
+        at: new Date(1_700_001_000_000 + n),
+        actor: n === 1 ? ({ kind: "publisher", domain: "vendor.example" } as const) : ({ kind: "operator" } as const),
+        action: n === 1 ? ("verify" as const) : ("suspend" as const),
+        subject,
+        reason: n === 1 ? null : "why not",
+        detail: `entry ${n}`
+      })
+      yield* trail.record(entry(1))
+      yield* trail.record(entry(2))
+      yield* trail.record({ ...entry(3), subject: "product:elsewhere" })
+      assert.deepStrictEqual(yield* trail.list({ subject, limit: 10 }), [entry(2), entry(1)])
+      assert.deepStrictEqual(yield* trail.list({ subject, limit: 1 }), [entry(2)])
+      assert.deepStrictEqual((yield* trail.list({ subject: undefined, limit: 1 }))[0]?.detail, "entry 3")
     })
   )
 

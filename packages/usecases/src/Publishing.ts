@@ -22,6 +22,9 @@ import {
   type PublisherCredentials,
   type PublisherId,
   PublisherStore,
+  AuditTrail,
+  productSubject,
+  publisherSubject,
   type Problem,
   ProblemStore,
   problemsOf,
@@ -243,6 +246,10 @@ export const layer = (settings: PublishingSettings) =>
       const catalog = yield* CatalogStore
       const proofs = yield* DomainProofs
       const problems = yield* ProblemStore
+      const trail = yield* AuditTrail
+      /** One line of the audit trail, stamped now. */
+      const audit = (entry: Omit<Parameters<typeof trail.record>[0], "at">) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => trail.record({ ...entry, at: new Date(now) }))
 
       /** Where the token of `publisher` is found (HTTPS first, then DNS), or what each place answered. */
       const readProof = (publisher: Publisher) =>
@@ -300,6 +307,13 @@ export const layer = (settings: PublishingSettings) =>
             suspendedAt: null
           }
           yield* store.claim(publisher)
+          yield* audit({
+            actor: { kind: "publisher", domain: publisher.domain },
+            action: "claim",
+            subject: publisherSubject(publisher.id),
+            reason: null,
+            detail: `claimed ${publisher.domain}, pending its proof`
+          })
           return toChallenge(publisher, verifyPath(publisher.id))
         }),
         verify: Effect.fn("Publishing.verify")(function* (id, claimant) {
@@ -318,6 +332,13 @@ export const layer = (settings: PublishingSettings) =>
           const verified = Option.getOrUndefined(yield* store.verify(id, { method, keyHash: keyHash(key), at }))
           // Another claim of the domain was proven meanwhile.
           if (verified === undefined) return yield* new DomainTaken({ domain: claim.domain })
+          yield* audit({
+            actor: { kind: "publisher", domain: verified.domain },
+            action: "verify",
+            subject: publisherSubject(verified.id),
+            reason: null,
+            detail: `proved ${verified.domain} by ${method === "http" ? "its HTTPS challenge" : "a DNS TXT record"}`
+          })
           return {
             publisher_id: verified.id,
             domain: verified.domain,
@@ -345,6 +366,13 @@ export const layer = (settings: PublishingSettings) =>
                 const after = yield* store.recordCheck(publisher.id, { at: new Date(now), note, suspendAfter: SUSPEND_AFTER_FAILED_CHECKS })
                 if (Option.isSome(after) && after.value.status === "suspended") {
                   suspended++
+                  yield* audit({
+                    actor: { kind: "schedule" },
+                    action: "suspend",
+                    subject: publisherSubject(publisher.id),
+                    reason: note,
+                    detail: `${publisher.domain}: its proof not found ${SUSPEND_AFTER_FAILED_CHECKS} checks in a row`
+                  })
                   yield* Effect.logWarning(
                     `publisher of ${publisher.domain} suspended: its proof was not found ${SUSPEND_AFTER_FAILED_CHECKS} checks in a row (${note})`
                   )
@@ -370,7 +398,14 @@ export const layer = (settings: PublishingSettings) =>
           // A name that imitates another product's is refused, as for an import's new product.
           const [lookAlike] = yield* findLookAlikes(catalog, [checked])
           if (lookAlike !== undefined) return yield* new ChangeRefused({ errors: [{ path: "name", message: lookAlike.message }] })
-          yield* catalog.upsert([checked.input])
+          const [created] = yield* catalog.upsert([checked.input])
+          yield* audit({
+            actor: { kind: "publisher", domain: publisher.domain },
+            action: "create",
+            subject: productSubject(checked.input.id),
+            reason: null,
+            detail: `created ${created?.slug ?? checked.input.id}`
+          })
           // Just written: not finding it is the store's failure, not the publisher's.
           return yield* catalog.find(checked.input.id).pipe(
             Effect.catchTags({
@@ -396,6 +431,13 @@ export const layer = (settings: PublishingSettings) =>
               : [])
           ]
           if (errors.length > 0) return yield* new ChangeRefused({ errors })
+          yield* audit({
+            actor: { kind: "publisher", domain: publisher.domain },
+            action: "reply",
+            subject: productSubject(product.id),
+            reason: null,
+            detail: `replied to problem ${problemId}${reply.fixedInVersion === undefined ? "" : `, fixed in version ${reply.fixedInVersion}`}`
+          })
           yield* problems.reply(product.id, {
             problemId,
             text,
@@ -429,7 +471,17 @@ export const layer = (settings: PublishingSettings) =>
           const checked = checkRecord({ _tag: "Parsed", position: { index: 0 }, value, repeated: [], bytes: 0 })
           if (checked._tag === "Rejected") return yield* new ChangeRefused({ errors: checked.rejection.errors.map((e: FieldError) => e) })
           yield* onDomain(publisher, checked)
-          return yield* catalog.edit(checked.input, expected)
+          const changed = yield* catalog.edit(checked.input, expected)
+          if (changed.version !== product.version) {
+            yield* audit({
+              actor: { kind: "publisher", domain: publisher.domain },
+              action: "edit",
+              subject: productSubject(product.id),
+              reason: null,
+              detail: `version ${changed.version}: ${Object.keys(change).sort().join(", ")}`
+            })
+          }
+          return changed
         })
       })
     })

@@ -29,6 +29,17 @@ export class PublisherStore extends Context.Service<
       id: PublisherId,
       check: { readonly at: Date; readonly note: string | null; readonly suspendAfter: number }
     ) => Effect.Effect<Option.Option<Publisher>, StoreError>
+    /** Every claim and publisher, oldest first. */
+    readonly list: Effect.Effect<ReadonlyArray<Publisher>, StoreError>
+    /**
+     * An operator's suspension (of a verified publisher) or restoration (of a suspended one, its checks' count reset):
+     * the publisher as it is after, or none when it was not in the state the change needs (or, restored, its domain has
+     * another verified publisher now).
+     */
+    readonly setStatus: (
+      id: PublisherId,
+      change: { readonly to: "verified" | "suspended"; readonly at: Date; readonly note: string }
+    ) => Effect.Effect<Option.Option<Publisher>, StoreError>
     /** The verified publisher a key belongs to, by its hash. */
     readonly byKeyHash: (keyHash: string) => Effect.Effect<Option.Option<Publisher>, StoreError>
   }

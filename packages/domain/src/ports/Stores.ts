@@ -6,6 +6,7 @@ import type { JobLock } from "./JobLock.ts"
 import type { Nonces } from "./Nonces.ts"
 import type { ProblemStore } from "./ProblemStore.ts"
 import type { PublisherStore } from "./PublisherStore.ts"
+import type { AuditTrail } from "./AuditTrail.ts"
 import type { ProductChanges } from "../record/ProductChanges.ts"
 import type { RateLimits } from "./RateLimits.ts"
 import type { Settings } from "./Settings.ts"
@@ -14,6 +15,7 @@ import type { VoteLedger } from "./VoteLedger.ts"
 export type Stores =
   | CatalogStore
   | PublisherStore
+  | AuditTrail
   | VoteLedger
   | ProblemStore
   | AgentRegistry

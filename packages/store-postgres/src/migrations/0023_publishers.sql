@@ -33,5 +33,20 @@ CREATE TABLE problem_replies (
   PRIMARY KEY (product_id, problem_id)
 );
 
+-- Every operator's and publisher's action that changes what the directory says or who may say it: appended, never
+-- changed (docs/decisions.md, "Publishers"), read newest first, of one subject or all.
+CREATE TABLE audit_trail (
+  id           bigserial PRIMARY KEY,
+  at           timestamptz NOT NULL,
+  actor_kind   text NOT NULL CHECK (actor_kind IN ('operator', 'publisher', 'schedule')),
+  actor_domain text,
+  action       text NOT NULL,
+  subject      text NOT NULL,
+  reason       text,
+  detail       text NOT NULL
+);
+
+CREATE INDEX audit_trail_by_subject ON audit_trail (subject, id);
+
 CREATE TRIGGER problem_replies_changed AFTER INSERT OR UPDATE OR DELETE ON problem_replies
   FOR EACH ROW EXECUTE FUNCTION productdir_report_changed();
