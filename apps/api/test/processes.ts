@@ -9,6 +9,7 @@ export const API_MAIN = resolve(ROOT, "apps/api/dist/main.js")
 export const IMPORT_BIN = resolve(ROOT, "apps/import/bin/productdir-import.js")
 export const RECONCILE_BIN = resolve(ROOT, "apps/reconcile/bin/productdir-reconcile.js")
 export const AGENTS_BIN = resolve(ROOT, "apps/agents/bin/productdir-agents.js")
+export const PUBLISHERS_BIN = resolve(ROOT, "apps/publishers/bin/productdir-publishers.js")
 
 /** The environment for a child: the test's own, without store settings unless given. */
 export const childEnv = (env: Record<string, string>): NodeJS.ProcessEnv => {

@@ -20,7 +20,7 @@ import { sampleRecords } from "@productdir/fixtures/sample"
 import { freshDatabaseUrl } from "@productdir/store-postgres/testing"
 import { ConnectionProxy, PrivateServer } from "@productdir/testkit"
 import { ENTRY_OVERHEAD_BYTES } from "@productdir/read-cache/ReadCache"
-import { AGENTS_BIN, IMPORT_BIN, json, run, signalGroup, startApi, type Started, vote } from "./processes.ts"
+import { AGENTS_BIN, IMPORT_BIN, json, PUBLISHERS_BIN, run, signalGroup, startApi, type Started, vote } from "./processes.ts"
 
 const sample = sampleRecords()
 const server = process.env.DATABASE_URL
@@ -238,6 +238,25 @@ describe(`the read cache across processes (${server ? "two APIs on one PostgreSQ
       1_000,
       () => read(reader, target),
       (r) => r.body.trust.trust_up === before.trust_up
+    )
+  })
+
+  it("an operator's takedown by productdir-publishers reaches every API: 410 with its reason; brought back, 200", async () => {
+    const target = sample[9]!.id!
+    expect((await read(reader, target)).status).toBe(200) // cached now
+    const down = await run(PUBLISHERS_BIN, ["take-down", target, "--reason", "Listing impersonates its vendor"], env)
+    expect(down.code, down.stderr).toBe(0)
+    await eventually(
+      1_000,
+      () => json<{ detail?: string }>(`${reader}/products/${target}`),
+      (r) => r.status === 410 && (r.body.detail ?? "").includes("Listing impersonates its vendor")
+    )
+    const back = await run(PUBLISHERS_BIN, ["bring-back", target, "--reason", "The vendor proved it is theirs"], env)
+    expect(back.code, back.stderr).toBe(0)
+    await eventually(
+      1_000,
+      () => read(reader, target),
+      (r) => r.status === 200
     )
   })
 

@@ -64,6 +64,36 @@ const statusCommand = (operation: "suspend" | "restore", description: string) =>
     }).pipe(Effect.provide(Administration))
   ).pipe(Command.withDescription(description))
 
+const productCommand = (operation: "take-down" | "bring-back", description: string) =>
+  Command.make(
+    operation,
+    {
+      product: Argument.String("product").pipe(Argument.withDescription("The product's id or slug")),
+      reason,
+      json
+    },
+    (options) =>
+      Effect.gen(function* () {
+        const administration = yield* PublisherAdministration.PublisherAdministration
+        const why = options.reason.trim()
+        if (why.length === 0) {
+          return yield* new UsageError({
+            message: `--reason must say why the product is ${operation === "take-down" ? "taken down" : "brought back"}`
+          })
+        }
+        const id = yield* operation === "take-down"
+          ? administration.takeDown(options.product, why)
+          : administration.bringBack(options.product, why)
+        yield* Console.log(
+          options.json
+            ? JSON.stringify({ id, status: operation === "take-down" ? "removed" : "active", reason: why }, null, 2)
+            : operation === "take-down"
+              ? `took down ${options.product} (${id}): its reads answer 410 with "${why}" on every API within a second`
+              : `brought back ${options.product} (${id}): ${why}`
+        )
+      }).pipe(Effect.provide(Administration))
+  ).pipe(Command.withDescription(description))
+
 const audit = Command.make(
   "audit",
   {
@@ -96,6 +126,8 @@ export const publishersCommand = Command.make("productdir-publishers").pipe(
     show,
     statusCommand("suspend", "Suspend a verified publisher: its key stops working, its products' records stay (--reason is required)"),
     statusCommand("restore", "Restore a suspended publisher: its key works again and its checks start afresh (--reason is required)"),
+    productCommand("take-down", "Take any product down: its reads answer 410 with the reason, its votes are kept (--reason is required)"),
+    productCommand("bring-back", "Undo a takedown: the product is live again as it was (--reason is required)"),
     audit
   ])
 )

@@ -2,7 +2,7 @@
 /**
  * productdir-publishers: the entry point and its wiring.
  *
- *   argv ─► cli (list | show | suspend | restore | audit) ─► PublisherAdministration over the store from the environment
+ *   argv ─► cli (list | show | suspend | restore | take-down | bring-back | audit) ─► PublisherAdministration over the store from the environment
  *   outcome ─► exit code: 0 done, 1 no such publisher or a change its state does not allow, 2 usage or connection error
  */
 import { Console, Effect } from "effect"
@@ -22,6 +22,9 @@ runCli({
           Effect.as(1)
         )
       case "StatusUnchanged":
+      case "ProductUnchanged":
+        return Console.error(`productdir-publishers: ${error.message}.`).pipe(Effect.as(1))
+      case "ProductNotFound":
         return Console.error(`productdir-publishers: ${error.message}.`).pipe(Effect.as(1))
       case "UsageError":
         return Console.error(`productdir-publishers: ${error.message}`).pipe(Effect.as(2))

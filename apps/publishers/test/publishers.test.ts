@@ -8,7 +8,8 @@ import { storesLeftOut } from "@productdir/store-postgres/testing"
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { resolve } from "node:path"
-import { AuditTrail, type Publisher, type PublisherId, PublisherStore, publisherSubject } from "@productdir/domain"
+import { AuditTrail, CatalogStore, type Publisher, type PublisherId, PublisherStore, publisherSubject } from "@productdir/domain"
+import { sampleCatalog } from "@productdir/fixtures/sample"
 import { spawnApp, type TestTarget, testTargets } from "@productdir/store-postgres/testing"
 
 const BIN = resolve(import.meta.dirname, "..", "bin", "productdir-publishers.js")
@@ -32,7 +33,10 @@ const publisher = (id: PublisherId, domain: string, createdAt: string): Publishe
 })
 
 /** One verified publisher (its proof read by DNS), one pending claim, and the verification in the trail. */
+const [product] = sampleCatalog()
+
 const seed = Effect.gen(function* () {
+  yield* CatalogStore.use((catalog) => catalog.upsert([product!]))
   const store = yield* PublisherStore
   yield* store.claim(publisher(VERIFIED, "acme.example", "2026-12-01T10:00:00Z"))
   yield* store.claim(publisher(PENDING, "globex.example", "2026-12-02T09:00:00Z"))
@@ -105,6 +109,32 @@ for (const variant of testTargets()) {
         ["publisher acme.example", "verify", null]
       ])
       expect((await cli(["audit", "--limit", "1"])).stdout).toContain("operator  restore")
+    })
+
+    it("takes a product down with its reason, and brings it back; both in the audit trail", async () => {
+      const slug = (await target.run(CatalogStore.use((c) => c.find(product!.id)))).slug
+      const down = await cli(["take-down", slug, "--reason", "Malware in its installer, confirmed"])
+      expect(down.code, down.stderr).toBe(0)
+      expect(down.stdout).toContain("410")
+      const removed = await target.run(Effect.flip(CatalogStore.use((c) => c.find(product!.id))))
+      expect(removed).toMatchObject({ _tag: "ProductRemoved", reason: "Malware in its installer, confirmed" })
+      const again = await cli(["take-down", product!.id, "--reason", "twice"])
+      expect(again.code).toBe(1)
+      expect(again.stderr).toContain("is removed already")
+
+      const back = await cli(["bring-back", product!.id, "--reason", "The vendor shipped a clean build"])
+      expect(back.code, back.stderr).toBe(0)
+      expect((await target.run(CatalogStore.use((c) => c.find(product!.id)))).id).toBe(product!.id)
+      const trail = JSON.parse((await cli(["audit", "--product", product!.id, "--json"])).stdout) as Array<{
+        action: string
+        reason: string
+      }>
+      expect(trail.map((e) => [e.action, e.reason])).toEqual([
+        ["bring-back", "The vendor shipped a clean build"],
+        ["take-down", "Malware in its installer, confirmed"]
+      ])
+      const unknown = await cli(["take-down", "no-such-product", "--reason", "x"])
+      expect(unknown.code).toBe(1)
     })
 
     it("wrong ids, a missing reason and a pending claim are refused, naming what to do", async () => {

@@ -25,7 +25,7 @@ import {
   SEED_WEIGHT,
   type UpsertOutcome,
   type UpsertStatus,
-  type ProductNotFound,
+  ProductNotFound,
   type ProductRemoved,
   type VersionEntry,
   VersionConflict,
@@ -59,7 +59,8 @@ const upsertOne = (state: State, input: ProductInput, now: Date): UpsertOutcome 
   }
   if (isUnchanged(existing, input)) return { id, slug: existing.slug, status: "unchanged" }
   const seedDelta = { up: input.seed.up - existing.seed.up, down: input.seed.down - existing.seed.down }
-  // The version this change replaces is kept, as it was.
+  // Brought back by the change, it is no longer taken down. The version this change replaces is kept, as it was.
+  state.takenDown.delete(id)
   const past = state.versions.get(id) ?? []
   past.push({ version: existing.version, content: existing.content, updatedAt: existing.updatedAt, supersededAt: now })
   state.versions.set(id, past)
@@ -217,6 +218,26 @@ const make = (state: State) =>
         .map(([category, count]): CategoryCount => ({ category, count }))
         .sort((a, b) => (a.category < b.category ? -1 : a.category > b.category ? 1 : 0))
     }),
+    takeDown: (id, reason) =>
+      Effect.flatMap(Clock.currentTimeMillis, (millis) => {
+        const product = state.products.get(canonicalProductId(id))
+        if (product === undefined) return Effect.fail(new ProductNotFound({ ref: id }))
+        if (product.removedAt !== null) return Effect.succeed(false)
+        state.products.set(product.id, { ...product, removedAt: new Date(millis) })
+        state.takenDown.set(product.id, reason)
+        announce(state, [product.id])
+        return Effect.succeed(true)
+      }),
+    bringBack: (id) =>
+      Effect.suspend(() => {
+        const product = state.products.get(canonicalProductId(id))
+        if (product === undefined) return Effect.fail(new ProductNotFound({ ref: id }))
+        if (product.removedAt === null) return Effect.succeed(false)
+        state.products.set(product.id, { ...product, removedAt: null })
+        state.takenDown.delete(product.id)
+        announce(state, [product.id])
+        return Effect.succeed(true)
+      }),
     remove: (ids) =>
       Effect.map(Clock.currentTimeMillis, (millis) => {
         const now = new Date(millis)

@@ -65,6 +65,8 @@ export interface State {
   readonly slugs: Map<string, ProductId>
   /** product id -> problem id -> its publisher's reply */
   readonly replies: Map<string, Map<string, StoredReply>>
+  /** product id -> why an operator took it down */
+  readonly takenDown: Map<string, string>
   /** The audit trail, oldest first. */
   readonly audit: Array<AuditEntry>
   /** publisher id -> publisher */
@@ -96,6 +98,7 @@ export const emptyState = (): State => ({
   versions: new Map(),
   publishers: new Map(),
   audit: [],
+  takenDown: new Map(),
   replies: new Map(),
   votes: new Map(),
   reports: new Map(),
@@ -130,7 +133,10 @@ export const findLive = (state: State, ref: string): Result.Result<Product, Prod
   const product = resolve(state, ref)
   if (product === undefined) return Result.fail(new ProductNotFound({ ref }))
   if (product.removedAt !== null) {
-    return Result.fail(new ProductRemoved({ id: product.id, removedAt: product.removedAt.toISOString() }))
+    const reason = state.takenDown.get(product.id)
+    return Result.fail(
+      new ProductRemoved({ id: product.id, removedAt: product.removedAt.toISOString(), ...(reason === undefined ? {} : { reason }) })
+    )
   }
   return Result.succeed(product)
 }

@@ -80,10 +80,12 @@ export const make = Effect.gen(function* () {
   const pg = yield* PgClient.PgClient
   const router = yield* ReadRouter
 
+  /** A product's row, and why it was taken down when it was. */
+  type FoundRow = ProductRow & { readonly removed_reason: string | null }
   const findRow = (db: SqlClient.SqlClient, ref: string, isId: boolean) =>
     isId
-      ? db<ProductRow>`SELECT ${db.literal(PRODUCT_COLUMNS)} FROM products WHERE id = ${ref}`
-      : db<ProductRow>`SELECT ${db.literal(PRODUCT_COLUMNS)} FROM products WHERE slug = ${ref}`
+      ? db<FoundRow>`SELECT ${db.literal(PRODUCT_COLUMNS)}, removed_reason FROM products WHERE id = ${ref}`
+      : db<FoundRow>`SELECT ${db.literal(PRODUCT_COLUMNS)}, removed_reason FROM products WHERE slug = ${ref}`
 
   const find = Effect.fn("CatalogStore.find")(function* (ref: string) {
     const isId = isProductId(ref)
@@ -101,7 +103,11 @@ export const make = Effect.gen(function* () {
     if (row === undefined) return yield* new ProductNotFound({ ref })
     router.learn(row.id, row.slug)
     if (row.removed_at !== null) {
-      return yield* new ProductRemoved({ id: row.id, removedAt: row.removed_at.toISOString() })
+      return yield* new ProductRemoved({
+        id: row.id,
+        removedAt: row.removed_at.toISOString(),
+        ...(row.removed_reason === null ? {} : { reason: row.removed_reason })
+      })
     }
     return toProduct(row)
   })
@@ -170,7 +176,7 @@ export const make = Effect.gen(function* () {
         weight_up = p.weight_up + (EXCLUDED.seed_up - p.seed_up) * ${SEED_WEIGHT},
         weight_down = p.weight_down + (EXCLUDED.seed_down - p.seed_down) * ${SEED_WEIGHT},
         seed_up = EXCLUDED.seed_up, seed_down = EXCLUDED.seed_down,
-        version = p.version + 1, updated_at = ${now}, removed_at = NULL
+        version = p.version + 1, updated_at = ${now}, removed_at = NULL, removed_reason = NULL
       WHERE p.content IS DISTINCT FROM EXCLUDED.content
          OR p.seed_up IS DISTINCT FROM EXCLUDED.seed_up
          OR p.seed_down IS DISTINCT FROM EXCLUDED.seed_down
@@ -448,6 +454,32 @@ export const make = Effect.gen(function* () {
     )
     .pipe(storeError("categories"), Effect.withSpan("CatalogStore.categories"))
 
+  const takeDown = Effect.fn("CatalogStore.takeDown")(function* (id: ProductId, reason: string) {
+    const key = canonicalProductId(id)
+    const rows = yield* sql<{ live: boolean }>`
+      WITH target AS (SELECT id, removed_at IS NULL AS live FROM products WHERE id = ${key} FOR UPDATE),
+      taken AS (
+        UPDATE products p SET removed_at = ${yield* stamp}, removed_reason = ${reason}
+        FROM target WHERE p.id = target.id AND target.live RETURNING p.id)
+      SELECT live FROM target`.pipe(storeError("takeDown"))
+    if (rows[0] === undefined) return yield* new ProductNotFound({ ref: id })
+    if (rows[0].live) yield* announcer.announce([{ id: key }])
+    return rows[0].live
+  })
+
+  const bringBack = Effect.fn("CatalogStore.bringBack")(function* (id: ProductId) {
+    const key = canonicalProductId(id)
+    const rows = yield* sql<{ removed: boolean }>`
+      WITH target AS (SELECT id, removed_at IS NOT NULL AS removed FROM products WHERE id = ${key} FOR UPDATE),
+      brought AS (
+        UPDATE products p SET removed_at = NULL, removed_reason = NULL
+        FROM target WHERE p.id = target.id AND target.removed RETURNING p.id)
+      SELECT removed FROM target`.pipe(storeError("bringBack"))
+    if (rows[0] === undefined) return yield* new ProductNotFound({ ref: id })
+    if (rows[0].removed) yield* announcer.announce([{ id: key }])
+    return rows[0].removed
+  })
+
   const remove = Effect.fn("CatalogStore.remove")(function* (ids: ReadonlyArray<ProductId>) {
     if (ids.length === 0) return 0
     const rows = yield* sql<{ id: string }>`
@@ -560,6 +592,8 @@ export const make = Effect.gen(function* () {
     versions,
     version,
     edit,
+    takeDown,
+    bringBack,
     upsert,
     preview,
     list,

@@ -8,6 +8,7 @@ import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { AuditTrail, CatalogStore, ProblemStore, type Publisher, type PublisherId, PublisherStore } from "@productdir/domain"
 import { freshInput } from "./inputs.ts"
+import type { ProductId } from "@productdir/domain"
 import type { ContractIt } from "./contractIt.ts"
 
 let counter = 0
@@ -95,6 +96,29 @@ export const publishersBehaviours = (it: ContractIt) => {
         times,
         [...times].sort((a, b) => a - b)
       )
+    })
+  )
+
+  it.effect("an operator's takedown: 410 with its reason; brought back, or imported again, it is live and the reason gone", () =>
+    Effect.gen(function* () {
+      const catalog = yield* CatalogStore
+      const input = freshInput()
+      yield* catalog.upsert([input])
+      const reasonOf = Effect.map(Effect.flip(catalog.find(input.id)), (e) => (e._tag === "ProductRemoved" ? e.reason : e._tag))
+      assert.isTrue(yield* catalog.takeDown(input.id, "malware reported, confirmed"))
+      assert.strictEqual(yield* reasonOf, "malware reported, confirmed")
+      assert.isFalse(yield* catalog.takeDown(input.id, "again"))
+      assert.strictEqual(yield* reasonOf, "malware reported, confirmed")
+      assert.isTrue(yield* catalog.bringBack(input.id))
+      assert.strictEqual((yield* catalog.find(input.id)).id, input.id)
+      assert.isFalse(yield* catalog.bringBack(input.id))
+      // Taken down, then imported again: live, and no reason stays for a later prune to show.
+      yield* catalog.takeDown(input.id, "second report")
+      yield* catalog.upsert([input])
+      yield* catalog.remove([input.id])
+      assert.isUndefined(yield* reasonOf)
+      const unknown = yield* Effect.flip(catalog.takeDown("00000000-0000-4000-8000-00000000beef" as ProductId, "x"))
+      assert.strictEqual(unknown._tag, "ProductNotFound")
     })
   )
 

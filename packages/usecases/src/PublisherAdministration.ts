@@ -6,6 +6,11 @@ import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import {
   type AuditEntry,
   AuditTrail,
+  CatalogStore,
+  canonicalRef,
+  type ProductId,
+  type ProductNotFound,
+  productSubject,
   type Publisher,
   type PublisherId,
   PublisherStore,
@@ -27,6 +32,16 @@ export class StatusUnchanged extends Schema.TaggedError<StatusUnchanged>()("Stat
   }
 }
 
+/** A takedown of a product that is removed already, or a bringing back of one that is live. */
+export class ProductUnchanged extends Schema.TaggedError<ProductUnchanged>()("ProductUnchanged", {
+  id: Schema.String,
+  live: Schema.Boolean
+}) {
+  override get message() {
+    return this.live ? `Product ${this.id} is live: there is nothing to bring back` : `Product ${this.id} is removed already`
+  }
+}
+
 export class PublisherAdministration extends Context.Service<
   PublisherAdministration,
   {
@@ -38,6 +53,10 @@ export class PublisherAdministration extends Context.Service<
     readonly suspend: (id: PublisherId, reason: string) => Effect.Effect<Publisher, PublisherNotFound | StatusUnchanged | StoreError>
     readonly restore: (id: PublisherId, reason: string) => Effect.Effect<Publisher, PublisherNotFound | StatusUnchanged | StoreError>
     readonly audit: (subject: string | undefined, limit: number) => Effect.Effect<ReadonlyArray<AuditEntry>, StoreError>
+    /** An operator's takedown of any product (by id or slug): 410 with the reason, on every process within a second. */
+    readonly takeDown: (ref: string, reason: string) => Effect.Effect<ProductId, ProductNotFound | ProductUnchanged | StoreError>
+    /** Undoes a takedown: the product is live again as it was. */
+    readonly bringBack: (ref: string, reason: string) => Effect.Effect<ProductId, ProductNotFound | ProductUnchanged | StoreError>
   }
 >()("@productdir/usecases/PublisherAdministration") {}
 
@@ -46,6 +65,28 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const store = yield* PublisherStore
     const trail = yield* AuditTrail
+    const catalog = yield* CatalogStore
+    /** A product's id by its id or slug, live or removed. */
+    const productId = (ref: string) =>
+      catalog.find(canonicalRef(ref)).pipe(
+        Effect.map((product) => product.id),
+        Effect.catchTag("ProductRemoved", (removed) => Effect.succeed(removed.id as ProductId))
+      )
+    const productChange = (action: "take-down" | "bring-back") =>
+      Effect.fn(`PublisherAdministration.${action}`)(function* (ref: string, reason: string) {
+        const id = yield* productId(ref)
+        const changed = action === "take-down" ? yield* catalog.takeDown(id, reason) : yield* catalog.bringBack(id)
+        if (!changed) return yield* new ProductUnchanged({ id, live: action === "bring-back" })
+        yield* trail.record({
+          at: new Date(yield* Clock.currentTimeMillis),
+          actor: { kind: "operator" },
+          action,
+          subject: productSubject(id),
+          reason,
+          detail: action === "take-down" ? `${ref}: taken down (410 with the reason)` : `${ref}: live again`
+        })
+        return id
+      })
     const found = (id: PublisherId) =>
       Effect.flatMap(store.find(id), Option.match({ onNone: () => Effect.fail(new PublisherNotFound({ id })), onSome: Effect.succeed }))
 
@@ -75,7 +116,9 @@ export const layer = Layer.effect(
         ),
       suspend: change("suspended"),
       restore: change("verified"),
-      audit: (subject, limit) => trail.list({ subject, limit })
+      audit: (subject, limit) => trail.list({ subject, limit }),
+      takeDown: productChange("take-down"),
+      bringBack: productChange("bring-back")
     })
   })
 )

@@ -68,6 +68,13 @@ export class CatalogStore extends Context.Service<
     readonly namedBySlugs: (slugs: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<NamedProduct>, StoreError>
     /** Categories of live products with their counts, by name. */
     readonly categories: Effect.Effect<ReadonlyArray<CategoryCount>, StoreError>
+    /**
+     * An operator's takedown: the product is removed (reads answer 410 with `reason`), its votes kept; false when it
+     * was removed already. Every reader hears of it.
+     */
+    readonly takeDown: (id: ProductId, reason: string) => Effect.Effect<boolean, ProductNotFound | StoreError>
+    /** Undoes a takedown (or a prune): the product is live again as it was; false when it was live. */
+    readonly bringBack: (id: ProductId) => Effect.Effect<boolean, ProductNotFound | StoreError>
     /** Marks products removed (reads answer 410, votes are kept). Returns how many were live. */
     readonly remove: (ids: ReadonlyArray<ProductId>) => Effect.Effect<number, StoreError>
     /** Live products whose id `isKept` refuses: what `import --prune` removes. */

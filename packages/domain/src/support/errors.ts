@@ -36,10 +36,14 @@ export class VersionConflict extends Schema.TaggedError<VersionConflict>()("Vers
 
 export class ProductRemoved extends Schema.TaggedError<ProductRemoved>()("ProductRemoved", {
   id: Schema.String,
-  removedAt: Schema.String
+  removedAt: Schema.String,
+  /** Why, when an operator took it down (a prune gives none). */
+  reason: Schema.optionalKey(Schema.String)
 }) {
   override get message() {
-    return `Product ${this.id} was removed from the catalog at ${this.removedAt}`
+    return this.reason === undefined
+      ? `Product ${this.id} was removed from the catalog at ${this.removedAt}`
+      : `Product ${this.id} was taken down at ${this.removedAt}: ${this.reason}`
   }
 }
 

@@ -33,6 +33,10 @@ CREATE TABLE problem_replies (
   PRIMARY KEY (product_id, problem_id)
 );
 
+-- Why an operator took a product down (productdir-publishers take-down): read with the 410 its reads answer. A prune
+-- gives none; bringing the product back (or an import that restores it) clears it.
+ALTER TABLE products ADD COLUMN removed_reason text;
+
 -- Every operator's and publisher's action that changes what the directory says or who may say it: appended, never
 -- changed (docs/decisions.md, "Publishers"), read newest first, of one subject or all.
 CREATE TABLE audit_trail (
