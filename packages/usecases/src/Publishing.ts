@@ -5,7 +5,7 @@
  * normalization: a publisher's text is content from outside, as any record's is) and made only against the version
  * it was read at.
  */
-import { Clock, Context, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { decide, type Decision, RateLimits } from "@productdir/domain"
 import { randomBytes, randomUUID } from "node:crypto"
 import {
