@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import type { ImportRecord } from "@productdir/domain"
+import { CatalogStore, type ImportRecord } from "@productdir/domain"
 import { bulkyRecord } from "@productdir/fixtures"
 import { generateRecord } from "@productdir/fixtures/generator"
 import { spawnSync } from "node:child_process"
@@ -577,6 +577,26 @@ for (const variant of targets()) {
         expect(failed.stderr.trim().split("\n"), path).toEqual([expect.stringContaining(says)])
         expect(failed.stderr).toContain(`cannot write the export to ${path}`)
       }
+    })
+
+    it("an import that writes over a publisher's change warns, naming the publisher; its version stays", async () => {
+      const [r] = records(12, 1)
+      await cli([file("own.ndjson", ndjson([r]))])
+      await target.run(
+        CatalogStore.use((catalog) =>
+          Effect.flatMap(catalog.find(r!.id), (p) =>
+            catalog.edit(
+              { id: p.id, seed: p.seed, content: { ...p.content, ai_summary: "The vendor's own words." } },
+              p.version,
+              "vendor.example"
+            )
+          )
+        )
+      )
+      const run = await cli([file("again.ndjson", ndjson([r]))])
+      expect(run.code, run.stderr).toBe(0)
+      expect(run.stdout).toContain("writes over the change its publisher (vendor.example) made; the publisher's version is kept")
+      expect(run.stdout).toMatch(/updated\s+1/)
     })
 
     it("given trust values that disagree with the counts are warnings", async () => {

@@ -74,7 +74,9 @@ const upsertOne = (state: State, input: ProductInput, now: Date): UpsertOutcome 
     updatedAt: now,
     removedAt: null
   })
-  return { id, slug: existing.slug, status: "updated" }
+  const overwrote = state.editedBy.get(id)
+  state.editedBy.delete(id)
+  return { id, slug: existing.slug, status: "updated", ...(overwrote === undefined ? {} : { overwrote }) }
 }
 
 /** Categories match whatever their case, as in every store. */
@@ -145,7 +147,7 @@ const make = (state: State) =>
           nextCursor: keyed.length > query.limit && last !== undefined ? encodeCursor(last.key) : null
         })
       }),
-    edit: (input, expected) =>
+    edit: (input, expected, by) =>
       Effect.flatMap(Clock.currentTimeMillis, (millis) =>
         Effect.flatMap(
           Effect.fromResult(findLive(state, input.id)),
@@ -154,7 +156,10 @@ const make = (state: State) =>
               return Effect.fail(new VersionConflict({ id: product.id, expected, current: product.version }))
             }
             const outcome = upsertOne(state, { ...input, id: product.id }, new Date(millis))
-            if (outcome.status !== "unchanged") announce(state, [product.id])
+            if (outcome.status !== "unchanged") {
+              state.editedBy.set(product.id, by)
+              announce(state, [product.id])
+            }
             return Effect.fromResult(findLive(state, product.id))
           }
         )

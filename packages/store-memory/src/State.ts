@@ -65,6 +65,8 @@ export interface State {
   readonly slugs: Map<string, ProductId>
   /** product id -> problem id -> its publisher's reply */
   readonly replies: Map<string, Map<string, StoredReply>>
+  /** product id -> the publisher that changed it last (until an import writes it again) */
+  readonly editedBy: Map<string, string>
   /** product id -> why an operator took it down */
   readonly takenDown: Map<string, string>
   /** The audit trail, oldest first. */
@@ -99,6 +101,7 @@ export const emptyState = (): State => ({
   publishers: new Map(),
   audit: [],
   takenDown: new Map(),
+  editedBy: new Map(),
   replies: new Map(),
   votes: new Map(),
   reports: new Map(),

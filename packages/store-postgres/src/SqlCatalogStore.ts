@@ -158,12 +158,12 @@ export const make = Effect.gen(function* () {
    * Inserts products or updates those that differ, so a rerun of the same data leaves version and
    * updated_at alone. Rows in id order: concurrent batches lock them in one order.
    */
-  const writeProducts = (rows: ReturnType<typeof productRows>, now: Date) =>
+  const writeProducts = (rows: ReturnType<typeof productRows>, now: Date, by: string | null) =>
     sql<{ id: string; created: boolean }>`
       INSERT INTO products AS p (id, slug, name, name_key, category, content, seed_up, seed_down, trust_up, trust_down,
-        weight_up, weight_down, updated_at)
+        weight_up, weight_down, updated_at, edited_by)
       SELECT r.id, r.slug, r.name, r.name_key, r.category, r.content, r.seed_up, r.seed_down, r.seed_up, r.seed_down,
-        r.seed_up * ${SEED_WEIGHT}, r.seed_down * ${SEED_WEIGHT}, ${now}
+        r.seed_up * ${SEED_WEIGHT}, r.seed_down * ${SEED_WEIGHT}, ${now}, ${by}
       FROM jsonb_to_recordset(${pg.json(rows)}) AS r(
         id uuid, slug text, name text, name_key text, category text, content jsonb, seed_up bigint, seed_down bigint)
       ORDER BY r.id
@@ -176,7 +176,7 @@ export const make = Effect.gen(function* () {
         weight_up = p.weight_up + (EXCLUDED.seed_up - p.seed_up) * ${SEED_WEIGHT},
         weight_down = p.weight_down + (EXCLUDED.seed_down - p.seed_down) * ${SEED_WEIGHT},
         seed_up = EXCLUDED.seed_up, seed_down = EXCLUDED.seed_down,
-        version = p.version + 1, updated_at = ${now}, removed_at = NULL, removed_reason = NULL
+        version = p.version + 1, updated_at = ${now}, removed_at = NULL, removed_reason = NULL, edited_by = ${by}
       WHERE p.content IS DISTINCT FROM EXCLUDED.content
          OR p.seed_up IS DISTINCT FROM EXCLUDED.seed_up
          OR p.seed_down IS DISTINCT FROM EXCLUDED.seed_down
@@ -255,10 +255,16 @@ export const make = Effect.gen(function* () {
    * two import batches overlap on two connections. A new product's vector precedes its row (the
    * reference is checked at commit, migration 8).
    */
-  const upsertRun = Effect.fn("CatalogStore.upsertRun")(function* (run: ReadonlyArray<ProductInput>, now: Date) {
+  /**
+   * `by`: the publisher that makes the change (PATCH), null for an import; a change an import writes over a publisher's
+   * says whose it was (`overwrote`).
+   */
+  const upsertRun = Effect.fn("CatalogStore.upsertRun")(function* (run: ReadonlyArray<ProductInput>, now: Date, by: string | null = null) {
     const ids = run.map((input) => canonicalProductId(input.id))
-    const existing = yield* sql<{ id: string; slug: string }>`SELECT id, slug FROM products WHERE id = ANY(${ids}::uuid[])`
+    const existing = yield* sql<{ id: string; slug: string; edited_by: string | null }>`
+      SELECT id, slug, edited_by FROM products WHERE id = ANY(${ids}::uuid[])`
     const slugById = new Map(existing.map((row) => [row.id, row.slug as Slug]))
+    const editedBy = new Map(existing.flatMap((row) => (row.edited_by === null ? [] : [[row.id, row.edited_by] as const])))
     const known = run.filter((input) => slugById.has(canonicalProductId(input.id)))
     const fresh = run.filter((input) => !slugById.has(canonicalProductId(input.id)))
     const status = new Map<string, "created" | "updated">()
@@ -267,7 +273,7 @@ export const make = Effect.gen(function* () {
     }
     if (known.length > 0) {
       yield* keepReplaced(known, now)
-      record(yield* writeProducts(productRows(known, slugById), now))
+      record(yield* writeProducts(productRows(known, slugById), now, by))
       const changed = known.filter((input) => status.has(canonicalProductId(input.id)))
       if (changed.length > 0) yield* writeSearch(changed)
     }
@@ -278,11 +284,12 @@ export const make = Effect.gen(function* () {
       for (const [i, input] of fresh.entries()) slugById.set(canonicalProductId(input.id), slugs[i]!)
       // Another process may have created one of them since: its row is updated (or left) instead, its version kept.
       yield* keepReplaced(fresh, now)
-      record(yield* writeProducts(productRows(fresh, slugById), now))
+      record(yield* writeProducts(productRows(fresh, slugById), now, by))
     }
     return run.map((input): UpsertOutcome => {
       const id = canonicalProductId(input.id)
-      return { id, slug: slugById.get(id)!, status: status.get(id) ?? "unchanged" }
+      const overwrote = by === null && status.get(id) === "updated" ? editedBy.get(id) : undefined
+      return { id, slug: slugById.get(id)!, status: status.get(id) ?? "unchanged", ...(overwrote === undefined ? {} : { overwrote }) }
     })
   })
 
@@ -535,7 +542,7 @@ export const make = Effect.gen(function* () {
       )
     )
 
-  const edit = Effect.fn("CatalogStore.edit")(function* (input: ProductInput, expected: number) {
+  const edit = Effect.fn("CatalogStore.edit")(function* (input: ProductInput, expected: number, by: string) {
     const id = canonicalProductId(input.id)
     const now = yield* stamp
     const outcome = yield* Effect.gen(function* () {
@@ -548,7 +555,7 @@ export const make = Effect.gen(function* () {
       if (row === undefined) return yield* new ProductNotFound({ ref: id })
       if (row.removed_at !== null) return yield* new ProductRemoved({ id, removedAt: row.removed_at.toISOString() })
       if (row.version !== expected) return yield* new VersionConflict({ id, expected, current: row.version })
-      return yield* upsertRun([{ ...input, id }], now)
+      return yield* upsertRun([{ ...input, id }], now, by)
     }).pipe(sql.withTransaction, storeError("edit"))
     yield* announcer.announce(outcome.filter((o) => o.status !== "unchanged").map((o) => ({ id: o.id })))
     return yield* find(id)

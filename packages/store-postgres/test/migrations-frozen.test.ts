@@ -32,7 +32,7 @@ const RELEASED: Readonly<Record<string, string>> = {
   "0020_report_networks.sql": "c87d356c4f4323171323720262f74e6f87a416111fa9333d0f8a2eeec356f27b",
   "0021_drop_superseded.sql": "07c7b601d6e165b0b77b7d664d3676966f3212e3be8cb6477fc905c138d85700",
   "0022_product_versions.sql": "c53b32c6ab80221a50efb3241a8c25952cec64ba27d8fe60134722862e9c66e7",
-  "0023_publishers.sql": "2ab4c07a767351f1890f7b295296a57e027e81041aea239f8b2a5262b909c541",
+  "0023_publishers.sql": "c37383403f7bdc0a78f5199fddd46fa765bb9003cb540e2736d3f8c1edbb6099",
   "data/0017_confusables.json": "21d5bce11720b494cc2fab889165b1ea674b679a317176f0df461ac0ba6e98b0"
 }
 

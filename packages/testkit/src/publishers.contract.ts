@@ -122,6 +122,28 @@ export const publishersBehaviours = (it: ContractIt) => {
     })
   )
 
+  it.effect("an import that writes over a publisher's change says whose it was; the next one has nothing to say", () =>
+    Effect.gen(function* () {
+      const catalog = yield* CatalogStore
+      const input = freshInput()
+      yield* catalog.upsert([input])
+      const edited = yield* catalog.edit(
+        { ...input, content: { ...input.content, ai_summary: "The vendor's words." } },
+        1,
+        "vendor.example"
+      )
+      assert.strictEqual(edited.version, 2)
+      // The same input again: the record differs from the publisher's, so the import writes over it and says so.
+      const [over] = yield* catalog.upsert([input])
+      assert.deepStrictEqual([over?.status, over?.overwrote], ["updated", "vendor.example"])
+      assert.strictEqual((yield* catalog.version(input.id, 2)).version.content.ai_summary, "The vendor's words.")
+      const [next] = yield* catalog.upsert([{ ...input, content: { ...input.content, ai_summary: "The operator's words." } }])
+      assert.deepStrictEqual([next?.status, next?.overwrote], ["updated", undefined])
+      const stale = yield* Effect.flip(catalog.edit(input, 1, "vendor.example"))
+      assert.strictEqual(stale._tag, "VersionConflict")
+    })
+  )
+
   it.effect("the audit trail: appended, read newest first, of one subject or all", () =>
     Effect.gen(function* () {
       const trail = yield* AuditTrail

@@ -198,6 +198,13 @@ export const runImport = <E>(options: ImportOptions<E>) =>
                   : `slug "${asked}" is not given: a product keeps the slug it was first given ("${o.slug}"), so that links to it stay good`
             })
           }
+          // The operator's import wins over a publisher's change, and says so: the publisher's version stays readable.
+          if (o.overwrote !== undefined) {
+            warn({
+              where: batch[i]!.where,
+              message: `writes over the change its publisher (${o.overwrote}) made; the publisher's version is kept: GET /products/${o.id}/versions`
+            })
+          }
           return o.status
         })
       ).pipe(

@@ -411,7 +411,7 @@ export const layer = (settings: PublishingSettings) =>
           const checked = checkRecord({ _tag: "Parsed", position: { index: 0 }, value, repeated: [], bytes: 0 })
           if (checked._tag === "Rejected") return yield* new ChangeRefused({ errors: checked.rejection.errors.map((e: FieldError) => e) })
           yield* onDomain(publisher, checked)
-          const changed = yield* catalog.edit(checked.input, expected)
+          const changed = yield* catalog.edit(checked.input, expected, publisher.domain)
           if (changed.version !== product.version) {
             yield* audit({
               actor: { kind: "publisher", domain: publisher.domain },

@@ -29,7 +29,8 @@ export class CatalogStore extends Context.Service<
      * Creates or updates a batch of products atomically. `version` and
      * `updated_at` move only when content or seed counts change; an unchanged
      * input is reported `unchanged` and left alone. A removed product that comes
-     * back is restored (`updated`). Outcomes are in input order.
+     * back is restored (`updated`). Outcomes are in input order; an update of a record a publisher changed last says
+     * whose change it wrote over (`overwrote`).
      */
     readonly upsert: (inputs: ReadonlyArray<ProductInput>) => Effect.Effect<ReadonlyArray<UpsertOutcome>, StoreError>
     /**
@@ -51,7 +52,9 @@ export class CatalogStore extends Context.Service<
      */
     readonly edit: (
       input: ProductInput,
-      expected: number
+      expected: number,
+      /** Who changes it: the publisher's domain, kept until an import writes the record again. */
+      by: string
     ) => Effect.Effect<Product, ProductNotFound | ProductRemoved | VersionConflict | StoreError>
     /** What `upsert` would report for these inputs, writing nothing (dry runs). */
     readonly preview: (inputs: ReadonlyArray<ProductInput>) => Effect.Effect<ReadonlyArray<UpsertStatus>, StoreError>

@@ -56,4 +56,6 @@ export interface UpsertOutcome {
   readonly id: ProductId
   readonly slug: Slug
   readonly status: UpsertStatus
+  /** The publisher whose change this upsert wrote over (its version is kept): said by the import. */
+  readonly overwrote?: string | undefined
 }

@@ -37,6 +37,10 @@ CREATE TABLE problem_replies (
 -- gives none; bringing the product back (or an import that restores it) clears it.
 ALTER TABLE products ADD COLUMN removed_reason text;
 
+-- The publisher whose change is the product's current version (PATCH /products/{id}); an import that writes the
+-- record again clears it, and says whose change it wrote over.
+ALTER TABLE products ADD COLUMN edited_by text;
+
 -- Every operator's and publisher's action that changes what the directory says or who may say it: appended, never
 -- changed (docs/decisions.md, "Publishers"), read newest first, of one subject or all.
 CREATE TABLE audit_trail (
