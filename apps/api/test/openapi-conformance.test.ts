@@ -15,7 +15,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
 import { Effect, Layer } from "effect"
-import { CatalogStore } from "@productdir/domain"
+import { CATALOG_FIELD_NAMES, CatalogStore } from "@productdir/domain"
 import { sampleCatalog } from "@productdir/fixtures/sample"
 import { Lifecycle } from "../src/index.ts"
 import { baseUrl, serverLayer, storeVariants } from "./harness.ts"
@@ -80,16 +80,6 @@ const verifyClaim = (id: string, status: number): Case => ({
   status,
   init: { method: "POST" }
 })
-const NEW_PRODUCT_FIELDS = [
-  "category",
-  "ai_summary",
-  "ai_features",
-  "ai_optimization",
-  "recommended_for",
-  "not_recommended_for",
-  "pricing",
-  "key_features"
-] as const
 const changeProduct = (status: number, headers: Record<string, string>): Case => ({
   operation: "patch /products/{id}",
   path: `/products/${product.id}`,
@@ -143,7 +133,7 @@ const cases = (): ReadonlyArray<Case> => [
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
-        ...Object.fromEntries(NEW_PRODUCT_FIELDS.map((f) => [f, product.content[f]])),
+        ...Object.fromEntries(CATALOG_FIELD_NAMES.map((f) => [f, product.content[f]])),
         trust_signals: { website: product.content.website },
         name: "Unclaimed"
       })

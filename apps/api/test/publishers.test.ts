@@ -12,7 +12,15 @@ import { Duration, Effect, Schedule, Schema } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import dns2 from "dns2"
-import { AuditTrail, CatalogStore, productSubject, PublisherChallenge, PublisherCredentials, type PublisherView } from "@productdir/domain"
+import {
+  AuditTrail,
+  CATALOG_FIELD_NAMES,
+  CatalogStore,
+  productSubject,
+  PublisherChallenge,
+  PublisherCredentials,
+  type PublisherView
+} from "@productdir/domain"
 import { baseUrl, memoryStores, serverLayer, storeVariants } from "./harness.ts"
 import { bodyOf, type ProblemBody, postJson, request } from "./http.ts"
 
@@ -144,19 +152,8 @@ for (const variant of storeVariants()) {
           txt.set("_productdir.keystonevault.example", challenge.token)
           const { api_key } = bodyOf<{ api_key: string }>(yield* request(`${base}${challenge.verify_endpoint}`, { method: "POST" }))
           const existing = bodyOf<Record<string, unknown>>(yield* request(`${base}/products/${(yield* store.find("keystone-vault")).id}`))
-          const fields = [
-            "name",
-            "category",
-            "ai_summary",
-            "ai_features",
-            "ai_optimization",
-            "recommended_for",
-            "not_recommended_for",
-            "pricing",
-            "key_features"
-          ]
           const record = {
-            ...Object.fromEntries(fields.map((f) => [f, existing[f]])),
+            ...Object.fromEntries(CATALOG_FIELD_NAMES.map((f) => [f, existing[f]])),
             name: "Keystone Vault Teams",
             trust_signals: { website: "https://teams.keystonevault.example/" }
           }

@@ -9,6 +9,7 @@ import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { decide, type Decision, RateLimits } from "@productdir/domain"
 import { randomBytes, randomUUID } from "node:crypto"
 import {
+  CATALOG_FIELD_NAMES,
   CatalogStore,
   claimedDomain,
   DomainProofs,
@@ -85,19 +86,7 @@ export const PUBLISHER_KEY_PREFIX = "pdp_"
 const KEY_SHAPE = /^pdp_[A-Za-z0-9_-]{43}$/u
 
 /** The fields of a record a publisher may change: its content. Never its id, slug, trust, version or dates. */
-export const EDITABLE_FIELDS = [
-  "name",
-  "category",
-  "ai_summary",
-  "ai_features",
-  "ai_optimization",
-  "recommended_for",
-  "not_recommended_for",
-  "pricing",
-  "key_features",
-  "trust_signals",
-  "problems"
-] as const
+export const EDITABLE_FIELDS: ReadonlyArray<string> = [...CATALOG_FIELD_NAMES, "trust_signals", "problems"]
 
 export class Publishing extends Context.Service<
   Publishing,
@@ -390,7 +379,7 @@ export const layer = (settings: PublishingSettings) =>
         }),
         edit: Effect.fn("Publishing.edit")(function* (publisher, product, change, expected) {
           yield* owned(publisher, product)
-          const unknown = Object.keys(change).filter((k) => !(EDITABLE_FIELDS as ReadonlyArray<string>).includes(k))
+          const unknown = Object.keys(change).filter((k) => !EDITABLE_FIELDS.includes(k))
           if (unknown.length > 0) {
             return yield* new ChangeRefused({
               errors: unknown.map((k) => ({

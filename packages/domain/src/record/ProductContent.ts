@@ -78,6 +78,9 @@ export const CatalogFields = {
   key_features: Statements
 }
 
+/** The detail record's fields that are a product's content (CatalogFields), by name: what a version and a change hold. */
+export const CATALOG_FIELD_NAMES = Object.keys(CatalogFields) as ReadonlyArray<keyof typeof CatalogFields>
+
 /** What a publisher sends to change a record: any of its content fields (docs/decisions.md, "Publishers"). */
 export const RecordChange = Schema.Struct({
   name: Schema.optionalKey(Label),

@@ -7,11 +7,11 @@
 import { Schema } from "effect"
 import { ProductId } from "./ids.ts"
 import type { Product } from "./Product.ts"
-import { AiOptimization, Label, OffsetTimestamp, Pricing, Statements, Text, type ProductContent } from "./ProductContent.ts"
-import { formatOffsetTimestamp, TrustSignals } from "./ProductRecord.ts"
+import { CatalogFields, OffsetTimestamp, type ProductContent } from "./ProductContent.ts"
+import { formatOffsetTimestamp, toProductRecord, TrustSignals } from "./ProductRecord.ts"
 import { versionPath, versionsPath } from "./paths.ts"
 import { Slug } from "./slug.ts"
-import { withTracking, type Utm } from "./tracking.ts"
+import type { Utm } from "./tracking.ts"
 
 /** One version of a product, as the store keeps it. */
 export interface VersionEntry {
@@ -66,15 +66,7 @@ export const ProductVersion = Schema.Struct({
   current: Schema.Boolean,
   updated_at: OffsetTimestamp,
   superseded_at: Schema.NullOr(OffsetTimestamp),
-  name: Label,
-  category: Label,
-  ai_summary: Text,
-  ai_features: Statements,
-  ai_optimization: AiOptimization,
-  recommended_for: Statements,
-  not_recommended_for: Statements,
-  pricing: Pricing,
-  key_features: Statements,
+  ...CatalogFields,
   trust_signals: TrustSignals,
   versions_endpoint: Schema.String.annotate({ description: "/products/<id>/versions" })
 }).annotate({
@@ -106,22 +98,16 @@ export const toVersionList = (history: VersionHistory, page: VersionsPage): Vers
   }
 }
 
+/** A version as the detail record served it: the record of the product at that version, its content fields taken. */
 export const toProductVersion = (product: Product, stored: StoredVersion, utm: Utm): ProductVersion => {
-  const c = stored.content
+  const served = toProductRecord({ ...product, content: stored.content, version: stored.version, updatedAt: stored.updatedAt }, utm)
   const { href: _, ...summary } = summaryOf(product, stored)
+  const { id, name, category, ai_summary, ai_features, ai_optimization, recommended_for, not_recommended_for, pricing, key_features } =
+    served
   return {
     ...summary,
-    id: product.id,
-    name: c.name,
-    category: c.category,
-    ai_summary: c.ai_summary,
-    ai_features: c.ai_features,
-    ai_optimization: c.ai_optimization,
-    recommended_for: c.recommended_for,
-    not_recommended_for: c.not_recommended_for,
-    pricing: c.pricing,
-    key_features: c.key_features,
-    trust_signals: { website: withTracking(c.website, utm) },
+    ...{ id, name, category, ai_summary, ai_features, ai_optimization, recommended_for, not_recommended_for, pricing, key_features },
+    trust_signals: served.trust_signals,
     versions_endpoint: versionsPath(product.id)
   }
 }
