@@ -86,15 +86,30 @@ export const isPrivateAddress = (address: string): boolean => {
   return family === 0 || PRIVATE.check(address, family === 4 ? "ipv4" : "ipv6")
 }
 
-/** DNS resolution that refuses to connect to a private address (checked after resolving, so rebinding cannot dodge it). */
+/**
+ * Answers a lookup with the public ones of a name's `addresses`, or fails when it has none: checked after resolving,
+ * so a name that resolves (or rebinds) to a private address is never connected to. Shared by every outbound fetch a
+ * client can aim (key directories here, publishers' proofs).
+ */
+export const answerPublic = (
+  hostname: string,
+  addresses: ReadonlyArray<LookupAddress>,
+  all: boolean | undefined,
+  callback: Parameters<LookupFunction>[2]
+): void => {
+  const usable = addresses.filter((a) => !isPrivateAddress(a.address))
+  const first = usable[0]
+  if (addresses.length === 0) callback(Object.assign(new Error(`${hostname} does not resolve`), { code: "ENOTFOUND" }), "", 0)
+  else if (first === undefined) callback(new Error(`${hostname} resolves only to private addresses`), "", 0)
+  else if (all) (callback as unknown as (e: null, a: Array<LookupAddress>) => void)(null, usable)
+  else callback(null, first.address, first.family)
+}
+
+/** DNS resolution (the system's) that refuses to connect to a private address. */
 export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses: Array<LookupAddress>) => {
     if (error) return callback(error, "", 0)
-    const usable = addresses.filter((a) => !isPrivateAddress(a.address))
-    const first = usable[0]
-    if (first === undefined) return callback(new Error(`${hostname} resolves only to private addresses`), "", 0)
-    if (options.all) return (callback as unknown as (e: null, a: Array<LookupAddress>) => void)(null, usable)
-    callback(null, first.address, first.family)
+    answerPublic(hostname, addresses, options.all, callback)
   })
 }
 

@@ -13,7 +13,7 @@ import { get as httpGet, type IncomingMessage } from "node:http"
 import { get as httpsGet } from "node:https"
 import type { LookupFunction } from "node:net"
 import { CHALLENGE_PATH, challengeRecord, DomainProofs, ProofUnreadable } from "@productdir/domain"
-import { isPrivateAddress, publicOnlyLookup } from "../callers/keyDirectory.ts"
+import { answerPublic, publicOnlyLookup } from "../callers/keyDirectory.ts"
 
 const DEADLINE = Duration.seconds(5)
 const MAX_BYTES = 4 * 1024
@@ -30,18 +30,17 @@ export interface DomainProofsOptions {
 const publicLookupVia =
   (resolver: dns.Resolver): LookupFunction =>
   (hostname, options, callback) => {
-    void Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]).then(([v4, v6]) => {
-      const found = [
-        ...(v4.status === "fulfilled" ? v4.value.map((address) => ({ address, family: 4 })) : []),
-        ...(v6.status === "fulfilled" ? v6.value.map((address) => ({ address, family: 6 })) : [])
-      ]
-      const usable = found.filter((a) => !isPrivateAddress(a.address))
-      const first = usable[0]
-      if (found.length === 0) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: "ENOTFOUND" }), "", 0)
-      if (first === undefined) return callback(new Error(`${hostname} resolves only to private addresses`), "", 0)
-      if (options.all) return (callback as unknown as (e: null, a: typeof usable) => void)(null, usable)
-      callback(null, first.address, first.family)
-    })
+    void Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]).then(([v4, v6]) =>
+      answerPublic(
+        hostname,
+        [
+          ...(v4.status === "fulfilled" ? v4.value.map((address) => ({ address, family: 4 })) : []),
+          ...(v6.status === "fulfilled" ? v6.value.map((address) => ({ address, family: 6 })) : [])
+        ],
+        options.all,
+        callback
+      )
+    )
   }
 
 const fetchToken = (domain: string, site: string | undefined, lookup: LookupFunction) =>
